@@ -1,0 +1,89 @@
+"""The tool protocol the agent loop executes.
+
+A tool reports failure only by raising (any exception; ``ToolError`` for expected failures): the
+loop turns the exception text into an error result for the model. A returned value is always a
+success. ``on_update`` streams partial output; calls after the tool settles are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from aw_action.ai.types import AbortSignal, TextContent, ToolSpec
+
+
+class ToolError(Exception):
+    """An expected tool failure; its message is what the model reads."""
+
+
+@dataclass
+class ToolResult:
+    content: list[TextContent]
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def text(cls, text: str, **details: Any) -> ToolResult:
+        return cls(content=[TextContent(text=text)], details=dict(details))
+
+
+UpdateCallback = Callable[[ToolResult], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a running tool may know about its environment."""
+
+    cwd: Path
+    output_dir: Path
+    env: dict[str, str] = field(default_factory=dict)
+    """Extra environment variables for subprocesses (merged over the process environment)."""
+
+
+class AgentTool(Protocol):
+    """A tool the model can call. ``parameters`` is a JSON Schema object validated before
+    ``execute`` runs; ``execute`` gets the validated arguments."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def parameters(self) -> dict[str, Any]: ...
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal,
+        on_update: UpdateCallback,
+        ctx: ToolContext,
+    ) -> ToolResult: ...
+
+
+def tool_spec(tool: AgentTool) -> ToolSpec:
+    return ToolSpec(name=tool.name, description=tool.description, parameters=tool.parameters)
+
+
+@dataclass
+class FunctionTool:
+    """An ``AgentTool`` made from a plain async function; what ``api.register_tool`` builds."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    fn: Callable[[str, dict[str, Any], AbortSignal, UpdateCallback, ToolContext], Awaitable[ToolResult]]
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal,
+        on_update: UpdateCallback,
+        ctx: ToolContext,
+    ) -> ToolResult:
+        return await self.fn(tool_call_id, args, signal, on_update, ctx)
