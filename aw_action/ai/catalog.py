@@ -46,9 +46,7 @@ def resolve_model(name: str) -> Model:
     if ref is None:
         close = difflib.get_close_matches(name, known_names(), n=5, cutoff=0.5)
         hint = f"; did you mean: {', '.join(close)}" if close else ""
-        raise UnknownModelError(
-            f"unknown model {name!r} (use an alias or provider/model){hint}"
-        )
+        raise UnknownModelError(f"unknown model {name!r} (use an alias or provider/model){hint}")
     provider, model_id = ref.split("/", 1)
     entry: dict[str, Any] = {**data["defaults"], **data["models"].get(ref, {})}
     api = entry.get("api") or data["provider_apis"].get(provider, "openai-completions")

@@ -19,6 +19,7 @@ When the script runs out the request fails with ``No more faux responses queued`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 from collections.abc import AsyncIterator
@@ -61,7 +62,7 @@ def load_script(path: Path | None) -> list[dict[str, Any]]:
     data = json.loads(text)
     turns = data.get("turns") if isinstance(data, dict) else data
     if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
-        raise ValueError("a faux script must be a list of turn objects (or {\"turns\": [...]})")
+        raise ValueError('a faux script must be a list of turn objects (or {"turns": [...]})')
     return turns
 
 
@@ -100,10 +101,8 @@ class FauxProvider:
         turn = self._turns.pop(0)
         delay = float(turn.get("delay_s", 0))
         if delay:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(abort.wait(), timeout=delay)
-            except TimeoutError:
-                pass
         if abort.aborted:
             yield StreamError(_failed(base, "Request was aborted", "aborted", "aborted"))
             return

@@ -1,0 +1,287 @@
+"""AgentSession: phases, queues, runtime config, save points and pending writes.
+
+Lifecycle rules (seed 001, "AgentHarness lifecycle"):
+- Structural operations (``prompt``, ``compact``) need ``phase == "idle"``; they set the phase
+  before their first ``await`` and raise ``SessionBusyError`` otherwise.
+- ``steer``, ``follow_up``, ``next_turn``, ``abort`` and the runtime setters are accepted at any
+  time. Setters change the *latest config*; a turn uses the snapshot taken at run start or at the
+  last save point, so an in-flight request is never mutated. Getters return the latest config.
+- Save point = after a turn's assistant message and all its tool results: pending session writes
+  are flushed (after that turn's agent messages) and a fresh snapshot is taken.
+- Session writes (``append_entry``, ``replace_messages``) made while busy are queued and flushed
+  in order at the next save point, at settlement, or in failure cleanup; never dropped.
+- Steering and follow-up queues drain one message at a time (Pi's default ``one-at-a-time``).
+- After a run ends, queued follow-ups (e.g. from an ``agent_end`` listener) start another run in
+  the same ``prompt`` call unless the session was aborted.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from aw_action.agent.events import AgentEnd, AnyMessage
+from aw_action.agent.hooks import NullHooks, SessionHooks
+from aw_action.agent.loop import TurnSnapshot, run_loop
+from aw_action.agent.tools import AgentTool, ToolContext
+from aw_action.agent.transcript import Transcript
+from aw_action.ai.types import AbortSignal, Model, Provider, StreamOptions, UserMessage
+
+Phase = Literal["idle", "turn", "compaction", "retry"]
+ProviderResolver = Callable[[Model], Provider]
+
+MAX_CHAINED_RUNS = 16
+"""Upper bound on follow-up runs started by one ``prompt`` call (guards listener loops)."""
+
+
+class SessionBusyError(RuntimeError):
+    """A structural operation was called while the session was not idle."""
+
+
+@dataclass(frozen=True)
+class PendingWrite:
+    """A session write queued while busy: a transcript entry or a message-history replacement."""
+
+    kind: Literal["entry", "replace_messages"]
+    custom_type: str = ""
+    data: Any = None
+    messages: tuple[AnyMessage, ...] = ()
+
+
+class AgentSession:
+    """One agent session. Create it, ``await prompt(...)`` once or more, then ``dispose()``."""
+
+    def __init__(
+        self,
+        *,
+        model: Model,
+        resolve_provider: ProviderResolver,
+        tools: Sequence[AgentTool] = (),
+        system_prompt: str = "",
+        hooks: SessionHooks | None = None,
+        tool_context: ToolContext,
+        transcript: Transcript | None = None,
+        options: StreamOptions | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self.session_id = session_id or str(uuid.uuid4())
+        self.hooks: SessionHooks = hooks or NullHooks()
+        self.tool_context = tool_context
+        self.transcript = transcript
+        self.signal = AbortSignal()
+        self._resolve_provider = resolve_provider
+        self._model = model
+        self._tools: dict[str, AgentTool] = {t.name: t for t in tools}
+        self._active: list[str] = list(self._tools)
+        self._system_prompt = system_prompt
+        self._options = options or StreamOptions()
+        self._phase: Phase = "idle"
+        self._messages: list[AnyMessage] = []
+        self._steering: list[UserMessage] = []
+        self._follow_ups: list[UserMessage] = []
+        self._next_turn: list[UserMessage] = []
+        self._pending: list[PendingWrite] = []
+        self.abort_reason: str | None = None
+        self.last_end: AgentEnd | None = None
+        self.disposed = False
+
+    # ---- getters: latest config, never the in-flight snapshot -----------------------------
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def is_idle(self) -> bool:
+        return self._phase == "idle"
+
+    @property
+    def model(self) -> Model:
+        return self._model
+
+    @property
+    def system_prompt(self) -> str:
+        return self._system_prompt
+
+    @property
+    def tools(self) -> list[AgentTool]:
+        return list(self._tools.values())
+
+    @property
+    def active_tool_names(self) -> list[str]:
+        return list(self._active)
+
+    @property
+    def messages(self) -> list[AnyMessage]:
+        """Persisted messages only (queued writes are not visible until flushed)."""
+        return list(self._messages)
+
+    @property
+    def pending_writes(self) -> tuple[PendingWrite, ...]:
+        return tuple(self._pending)
+
+    @property
+    def queued(self) -> dict[str, list[str]]:
+        return {
+            "steer": [m.text for m in self._steering],
+            "follow_up": [m.text for m in self._follow_ups],
+            "next_turn": [m.text for m in self._next_turn],
+        }
+
+    # ---- runtime setters: take effect at the next snapshot ---------------------------------
+
+    def set_model(self, model: Model) -> None:
+        self._model = model
+
+    def set_system_prompt(self, prompt: str) -> None:
+        self._system_prompt = prompt
+
+    def set_tools(self, tools: Sequence[AgentTool], active: Sequence[str] | None = None) -> None:
+        self._tools = {t.name: t for t in tools}
+        self.set_active_tools(active if active is not None else list(self._tools))
+
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        unknown = [n for n in names if n not in self._tools]
+        if unknown:
+            raise ValueError(f"unknown tool name(s): {', '.join(unknown)}")
+        self._active = list(names)
+
+    def set_options(self, options: StreamOptions) -> None:
+        self._options = options.copy()
+
+    # ---- queue operations: allowed at any time ---------------------------------------------
+
+    def steer(self, text: str) -> None:
+        """Deliver ``text`` after the current turn's tool batch, before the next model call."""
+        self._steering.append(UserMessage.of(text, source="steer"))
+
+    def follow_up(self, text: str) -> None:
+        """Deliver ``text`` when the agent would otherwise stop."""
+        self._follow_ups.append(UserMessage.of(text, source="follow_up"))
+
+    def next_turn(self, text: str) -> None:
+        """Deliver ``text`` before the user message of the next ``prompt``."""
+        self._next_turn.append(UserMessage.of(text, source="next_turn"))
+
+    def abort(self, reason: str | None = None) -> None:
+        """Stop the active run: no further model request or tool call starts. Clears the steer
+        and follow-up queues; keeps ``next_turn`` messages and pending writes. The first reason
+        given is kept in ``abort_reason``."""
+        if self.abort_reason is None:
+            self.abort_reason = reason or "aborted"
+        self.signal.abort(self.abort_reason)
+        self._steering.clear()
+        self._follow_ups.clear()
+
+    # ---- session writes ----------------------------------------------------------------------
+
+    def append_entry(self, custom_type: str, data: Any = None) -> None:
+        """Add a custom transcript entry: now when idle, at the next save point when busy."""
+        self._write(PendingWrite("entry", custom_type=custom_type, data=data))
+
+    def replace_messages(self, messages: Sequence[AnyMessage], reason: str) -> None:
+        """Replace the message history (repair, compaction): now when idle, else queued."""
+        self._write(PendingWrite("replace_messages", custom_type=reason, messages=tuple(messages)))
+
+    def _write(self, write: PendingWrite) -> None:
+        if self.is_idle:
+            self._apply(write)
+        else:
+            self._pending.append(write)
+
+    def _apply(self, write: PendingWrite) -> None:
+        if write.kind == "entry":
+            if self.transcript is not None:
+                self.transcript.append("custom", customType=write.custom_type, data=write.data)
+        else:
+            self._messages = list(write.messages)
+            if self.transcript is not None:
+                self.transcript.append("history_replaced", reason=write.custom_type, count=len(write.messages))
+
+    def _flush_pending(self) -> None:
+        while self._pending:
+            self._apply(self._pending.pop(0))
+
+    # ---- LoopHost ----------------------------------------------------------------------------
+
+    def context_messages(self) -> list[AnyMessage]:
+        return list(self._messages)
+
+    def persist(self, message: AnyMessage) -> None:
+        self._messages.append(message)
+        if self.transcript is not None:
+            self.transcript.append_message(message)
+
+    def drain_steering(self) -> list[UserMessage]:
+        return [self._steering.pop(0)] if self._steering else []
+
+    def drain_follow_ups(self) -> list[UserMessage]:
+        return [self._follow_ups.pop(0)] if self._follow_ups else []
+
+    async def save_point(self) -> TurnSnapshot:
+        self._flush_pending()
+        return self.snapshot()
+
+    def snapshot(self) -> TurnSnapshot:
+        active = tuple(self._tools[n] for n in self._active if n in self._tools)
+        return TurnSnapshot(
+            model=self._model,
+            provider=self._resolve_provider(self._model),
+            system_prompt=self._system_prompt,
+            tools=active,
+            options=self._options.copy(),
+            session_id=self.session_id,
+        )
+
+    # ---- structural operations ---------------------------------------------------------------
+
+    def _enter(self, phase: Phase) -> None:
+        if self.disposed:
+            raise SessionBusyError("session is disposed")
+        if self._phase != "idle":
+            raise SessionBusyError(f"session is busy ({self._phase}); use steer() or follow_up() to queue messages")
+        self._phase = phase
+
+    async def prompt(self, prompt: str | Sequence[UserMessage]) -> AgentEnd:
+        """Run the agent on ``prompt`` (text, or ready-made user messages sent as one batch)."""
+        self._enter("turn")
+        try:
+            messages = [UserMessage.of(prompt)] if isinstance(prompt, str) else list(prompt)
+            batch = [*self._next_turn, *messages]
+            self._next_turn.clear()
+            end = await run_loop(self, self.snapshot(), batch)
+            runs = 1
+            while self._follow_ups and not self.signal.aborted and runs < MAX_CHAINED_RUNS:
+                self._flush_pending()
+                end = await run_loop(self, self.snapshot(), self.drain_follow_ups())
+                runs += 1
+            self.last_end = end
+            return end
+        finally:
+            self._flush_pending()
+            self._phase = "idle"
+
+    async def run_structural(self, phase: Phase, operation: Callable[[], Any]) -> Any:
+        """Run a structural operation (compaction, ...) under ``phase``; idle afterwards."""
+        self._enter(phase)
+        try:
+            result = operation()
+            if hasattr(result, "__await__"):
+                result = await result
+            return result
+        finally:
+            self._flush_pending()
+            self._phase = "idle"
+
+    def dispose(self) -> None:
+        """Abort anything running, flush pending writes, close the transcript. Idempotent."""
+        if self.disposed:
+            return
+        if not self.is_idle:
+            self.signal.abort("disposed")
+        self._flush_pending()
+        if self.transcript is not None:
+            self.transcript.close()
+        self.disposed = True

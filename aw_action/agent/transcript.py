@@ -1,0 +1,71 @@
+"""The session transcript: ``session.jsonl``, one entry a line, written as it happens.
+
+Format (modelled on Pi's session file): a header ``{"type": "session", "version", "id",
+"timestamp", "cwd", "model"}``, then entries with ``id``, ``parentId`` and ``timestamp``:
+``message`` (``message``), ``custom`` (``customType``, ``data``), ``compaction`` (``summary``,
+``tokensBefore``, ``tokensAfter``), ``repair`` (``action``, ``details``). Each line is flushed on
+write, so the file stays valid JSONL if the process dies between two lines. Every line passes
+through ``scrub`` (the run's redactor) before it is written.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from aw_action.agent.events import AnyMessage
+
+Scrub = Callable[[Any], Any]
+
+
+def iso_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Transcript:
+    """Append-only JSONL transcript. ``path`` None keeps entries in memory only."""
+
+    def __init__(self, path: Path | None, *, session_id: str, cwd: str, model: str, scrub: Scrub | None = None) -> None:
+        self.path = path
+        self.entries: list[dict[str, Any]] = []
+        self._scrub: Scrub = scrub or (lambda v: v)
+        self._last_id: str | None = None
+        self._fh: IO[str] | None = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = path.open("a", encoding="utf-8")
+        header = {
+            "type": "session",
+            "version": 1,
+            "id": session_id,
+            "timestamp": iso_now(),
+            "cwd": cwd,
+            "model": model,
+        }
+        self._write(header)
+
+    def _write(self, record: dict[str, Any]) -> None:
+        record = self._scrub(record)
+        self.entries.append(record)
+        if self._fh is not None:
+            self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self._fh.flush()
+
+    def append(self, type_: str, **fields: Any) -> dict[str, Any]:
+        entry_id = uuid.uuid4().hex[:8]
+        record = {"type": type_, "id": entry_id, "parentId": self._last_id, "timestamp": iso_now(), **fields}
+        self._last_id = entry_id
+        self._write(record)
+        return record
+
+    def append_message(self, message: AnyMessage) -> None:
+        self.append("message", message=message.model_dump(mode="json"))
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None

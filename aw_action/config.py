@@ -1,0 +1,108 @@
+"""config.json as typed models (keys spelled as in spec §6.1, kebab-case).
+
+Unknown top-level keys are ignored (the compiler passes frontmatter such as ``on:``); inside
+``harness`` every key must be known, so a typo cannot silently disable a budget. These models
+are plain data shared by every layer; loading files and reporting errors lives in ``inputs.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+class _Open(BaseModel):
+    """Extra keys ignored (frontmatter the harness does not use)."""
+
+    model_config = ConfigDict(alias_generator=_kebab, populate_by_name=True, extra="ignore")
+
+
+class _Strict(BaseModel):
+    """Extra keys are errors (harness settings: a typo must not pass silently)."""
+
+    model_config = ConfigDict(alias_generator=_kebab, populate_by_name=True, extra="forbid")
+
+
+class Engine(_Open):
+    id: str = "aw"
+    model: str = Field(min_length=1)
+
+
+class ImportEntry(_Open):
+    """A compiler-resolved import: its repository path and, usually, its content."""
+
+    path: str = Field(min_length=1)
+    content: str | None = None
+
+
+class GithubTools(_Open):
+    mode: str = "gh-proxy"
+    toolsets: list[str] = Field(default_factory=list)
+
+
+class Tools(_Open):
+    github: GithubTools = Field(default_factory=GithubTools)
+    bash: list[str] | bool | None = None
+    """Allowed command names (informational; the compiler's bash policy), or true/false."""
+
+
+class Otlp(_Open):
+    endpoint: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+class Observability(_Open):
+    otlp: Otlp = Field(default_factory=Otlp)
+
+
+class Budget(_Strict):
+    max_effective_tokens: float | None = Field(default=None, gt=0)
+    max_ai_credits: float | None = Field(default=None, gt=0)
+    max_turns: int | None = Field(default=None, gt=0)
+
+
+class ContextSettings(_Strict):
+    compaction: Literal["none", "sliding-window", "summarize"] = "none"
+    compaction_threshold: float = Field(default=0.75, gt=0, le=1)
+
+
+class Steering(_Strict):
+    time_warning_minutes: float = Field(default=5, ge=0)
+    time_critical_minutes: float = Field(default=2, ge=0)
+    budget_warn_percent: float = Field(default=75, gt=0, le=100)
+    budget_critical_percent: float = Field(default=90, gt=0, le=100)
+
+
+class HarnessSettings(_Strict):
+    budget: Budget = Field(default_factory=Budget)
+    context: ContextSettings = Field(default_factory=ContextSettings)
+    steering: Steering = Field(default_factory=Steering)
+    extensions: list[str] = Field(default_factory=list)
+    extensions_required: bool = False
+    faux_script: str | None = None
+    """Script file for the scripted provider (``faux/...`` models), relative to config.json."""
+    system_prompt: str | None = None
+    """Replaces the harness's short built-in system prompt."""
+
+    @field_validator("extensions")
+    @classmethod
+    def _no_empty_refs(cls, refs: list[str]) -> list[str]:
+        if any(not r.strip() for r in refs):
+            raise ValueError("extension references must be non-empty strings")
+        return refs
+
+
+class RunConfig(_Open):
+    engine: Engine
+    timeout_minutes: float = Field(default=20, gt=0)
+    imports: list[ImportEntry | str] = Field(default_factory=list)
+    cli_proxy: bool = True
+    tools: Tools = Field(default_factory=Tools)
+    safe_outputs: dict[str, Any] = Field(default_factory=dict)
+    observability: Observability = Field(default_factory=Observability)
+    harness: HarnessSettings = Field(default_factory=HarnessSettings)

@@ -1,0 +1,36 @@
+"""The exit taxonomy: every way a run ends early is an exception that carries its exit code.
+
+One place (``harness.run`` / ``cli.main``) maps these to the process exit code:
+0 clean completion; 1 session failure; 2 invocation or infrastructure error (spec §5.3, §11.4).
+"""
+
+from __future__ import annotations
+
+
+class HarnessError(Exception):
+    exit_code = 1
+    stop_reason = "error"
+
+
+class InvocationError(HarnessError):
+    """Bad input before any session exists: config, prompt, credentials, model, extensions."""
+
+    exit_code = 2
+    stop_reason = "invocation_error"
+
+
+class SdkLoadError(InvocationError):
+    """A provider SDK (or another required module) cannot be imported (spec §11.2.1)."""
+
+    stop_reason = "sdk_load_error"
+
+    def __init__(self, module: str, detail: str) -> None:
+        super().__init__(f"cannot load module {module!r}: {detail}")
+        self.module = module
+        self.detail = detail
+
+
+class BuiltinExtensionError(InvocationError):
+    """A built-in extension failed to load: always fatal (spec §11.2.3)."""
+
+    stop_reason = "extension_error"

@@ -1,0 +1,31 @@
+"""Context provenance: one record per context entry of the first message, in order.
+
+Only metadata (source, path, token estimate, running total, role) is kept, never text
+(spec §8.5.2, §13).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aw_action.ai.faux import estimate_tokens
+from aw_action.extensions.state import RunState, utc_iso
+from aw_action.inputs import ResolvedImport, import_block
+
+
+def record_inputs(state: RunState, imports: list[ResolvedImport], prompt: str) -> None:
+    cumulative = 0
+    for item in imports:
+        tokens = estimate_tokens(import_block(item))
+        cumulative += tokens
+        state.provenance.append(_record("import", tokens, cumulative, path=item.path))
+    tokens = estimate_tokens(prompt)
+    state.provenance.append(_record("prompt", tokens, cumulative + tokens))
+
+
+def _record(source: str, tokens: int, cumulative: int, path: str | None = None) -> dict[str, Any]:
+    record: dict[str, Any] = {"timestamp": utc_iso(), "source": source}
+    if path is not None:
+        record["path"] = path
+    record.update(tokens=tokens, cumulative_tokens=cumulative, role="user")
+    return record

@@ -1,0 +1,174 @@
+"""ExtensionRunner: dispatches events and hooks to extension handlers (the core's SessionHooks).
+
+Rules: handlers run awaited, one at a time, in load order then registration order. A handler
+that raises is isolated: a ``warning`` record names the extension, the event and the error, and
+the next handler runs; except ``tool_call``, where a raising handler blocks that call. Results
+chain where they transform (``context``, ``tool_result``, the provider hooks); for ``tool_call``
+the first block wins. Harness records posted by handlers are dispatched after the current
+event, in order, so a record is never lost and never reorders the event that caused it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Any
+
+from aw_action.agent.events import (
+    AfterProviderResponseEvent,
+    AgentEvent,
+    AnyMessage,
+    BeforeProviderPayloadEvent,
+    BeforeProviderRequestEvent,
+    ContextEvent,
+    ContextResult,
+    HarnessEvent,
+    ProviderRequestResult,
+    ToolCallEvent,
+    ToolCallResult,
+    ToolResultEvent,
+    ToolResultPatch,
+)
+from aw_action.ai.types import Model, TextContent, ToolResultMessage
+from aw_action.extensions.api import ExtensionContext, HostServices, Registered
+
+if TYPE_CHECKING:
+    from aw_action.agent.session import AgentSession
+
+
+class ExtensionRunner:
+    def __init__(self, services: HostServices) -> None:
+        self._s = services
+        self._outbox: list[HarnessEvent] = []
+        self._draining = False
+        self._contexts: dict[str, ExtensionContext] = {}
+        self.session: AgentSession | None = None
+
+    def bind(self, session: AgentSession) -> None:
+        self.session = session
+
+    def post(self, event: HarnessEvent) -> None:
+        self._outbox.append(event)
+
+    def _ctx(self, extension: str) -> ExtensionContext:
+        if self.session is None:
+            raise RuntimeError("runner is not bound to a session")
+        ctx = self._contexts.get(extension)
+        if ctx is None:
+            ctx = self._contexts[extension] = ExtensionContext(extension, self._s, self.session)
+        return ctx
+
+    def _handlers(self, name: str) -> list[Registered]:
+        return list(self._s.registry.handlers.get(name, ()))
+
+    async def _call(self, reg: Registered, name: str, event: Any) -> tuple[bool, Any]:
+        """Call one handler; returns (ok, result). Errors become a warning record."""
+        try:
+            result = reg.handler(event, self._ctx(reg.extension))
+            if inspect.isawaitable(result):
+                result = await result
+            return True, result
+        except Exception as exc:
+            message = f"extension {reg.extension} failed in {name} handler: {type(exc).__name__}: {exc}"
+            self._s.state.warnings.append(message)
+            self.post(HarnessEvent("warning", {"message": message, "extension": reg.extension, "hook": name}))
+            return False, exc
+
+    # ---- events ------------------------------------------------------------------------------
+
+    async def emit(self, event: AgentEvent) -> None:
+        await self._dispatch(event)
+        await self.flush()
+
+    async def _dispatch(self, event: AgentEvent) -> None:
+        name = event.type
+        for reg in self._handlers(name) + self._handlers("*"):
+            await self._call(reg, name, event)
+
+    async def flush(self) -> None:
+        """Dispatch queued harness records (and any records those handlers post)."""
+        if self._draining:
+            return
+        self._draining = True
+        try:
+            while self._outbox:
+                await self._dispatch(self._outbox.pop(0))
+        finally:
+            self._draining = False
+
+    async def emit_named(self, name: str, event: Any) -> None:
+        """Dispatch a lifecycle notification (``session_start``/``session_shutdown``)."""
+        for reg in self._handlers(name):
+            await self._call(reg, name, event)
+        await self.flush()
+
+    # ---- hooks -------------------------------------------------------------------------------
+
+    async def context(self, messages: list[AnyMessage]) -> list[AnyMessage]:
+        for reg in self._handlers("context"):
+            ok, result = await self._call(reg, "context", ContextEvent(list(messages)))
+            if ok and isinstance(result, ContextResult):
+                messages = list(result.messages)
+        await self.flush()
+        return messages
+
+    async def tool_call(self, event: ToolCallEvent) -> ToolCallResult:
+        verdict = ToolCallResult()
+        for reg in self._handlers("tool_call"):
+            ok, result = await self._call(reg, "tool_call", event)
+            if not ok:
+                verdict = ToolCallResult(block=True, reason=f"Blocked: extension {reg.extension} failed: {result}")
+                break
+            if isinstance(result, ToolCallResult) and result.block:
+                verdict = result
+                break
+        await self.flush()
+        return verdict
+
+    async def tool_result(self, event: ToolResultEvent) -> ToolResultMessage:
+        current = event.result
+        for reg in self._handlers("tool_result"):
+            ok, result = await self._call(
+                reg, "tool_result", ToolResultEvent(event.tool_call_id, event.tool_name, event.input, current)
+            )
+            if ok and isinstance(result, ToolResultPatch):
+                current = current.model_copy(
+                    update={
+                        k: v
+                        for k, v in {
+                            "content": None if result.text is None else [TextContent(text=result.text)],
+                            "details": result.details,
+                            "is_error": result.is_error,
+                        }.items()
+                        if v is not None
+                    }
+                )
+        await self.flush()
+        return current
+
+    async def before_provider_request(self, event: BeforeProviderRequestEvent) -> ProviderRequestResult:
+        options = event.options
+        steering: dict[str, Any] | None = None
+        for reg in self._handlers("before_provider_request"):
+            ok, result = await self._call(
+                reg,
+                "before_provider_request",
+                BeforeProviderRequestEvent(event.model, options, event.purpose),
+            )
+            if ok and isinstance(result, ProviderRequestResult):
+                options = result.options or options
+                steering = result.steering or steering
+        await self.flush()
+        return ProviderRequestResult(options=options, steering=steering)
+
+    async def before_provider_payload(self, payload: dict[str, Any], model: Model) -> dict[str, Any]:
+        for reg in self._handlers("before_provider_payload"):
+            ok, result = await self._call(reg, "before_provider_payload", BeforeProviderPayloadEvent(payload, model))
+            if ok and isinstance(result, dict):
+                payload = result
+        await self.flush()
+        return payload
+
+    async def after_provider_response(self, status: int, headers: dict[str, str]) -> None:
+        for reg in self._handlers("after_provider_response"):
+            await self._call(reg, "after_provider_response", AfterProviderResponseEvent(status, dict(headers)))
+        await self.flush()

@@ -1,0 +1,128 @@
+"""Loading config.json and prompt.txt, resolving imports, and assembling the first message.
+
+Every failure raises ``InvocationError`` with one line that names the file and, for schema
+violations, the field path (``harness.budget.max-effective-tokens: ...``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from aw_action.config import ImportEntry, RunConfig
+from aw_action.errors import InvocationError
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(root)"
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """One line: the first error's field path and message (plus a count of the others)."""
+    errors = exc.errors()
+    first = errors[0]
+    loc = tuple(p for p in first["loc"] if p not in ("ImportEntry", "str"))
+    msg = first["msg"]
+    if first["type"] == "extra_forbidden":
+        msg = "unknown key (not a harness setting)"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{_field_path(loc)}: {msg}{more}"
+
+
+def parse_config(data: Any, source: str) -> RunConfig:
+    if not isinstance(data, dict):
+        raise InvocationError(f"{source}: expected a JSON object at the top level")
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        raise InvocationError(f"{source}: {describe_validation_error(exc)}") from None
+
+
+def read_json_file(path: Path, what: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvocationError(f"{what} not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvocationError(f"{what} unreadable: {path}: {exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvocationError(
+            f"{what} is not valid JSON: {path}: line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+
+
+def load_config(path: Path) -> RunConfig:
+    return parse_config(read_json_file(path, "config file"), str(path))
+
+
+def load_prompt(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvocationError(f"prompt file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvocationError(f"prompt file unreadable: {path}: {exc}") from None
+    if not text.strip():
+        raise InvocationError(f"prompt file is empty: {path}")
+    return text
+
+
+def apply_overrides(config: RunConfig) -> list[str]:
+    """Force the settings spec §6.2 fixes; returns one warning per override applied."""
+    warnings: list[str] = []
+    if not config.cli_proxy:
+        config.cli_proxy = True
+        warnings.append("cli-proxy: false is not supported for engine: aw; overridden to true")
+    if config.tools.github.mode != "gh-proxy":
+        warnings.append(
+            f"tools.github.mode: {config.tools.github.mode} is not supported for engine: aw; overridden to gh-proxy"
+        )
+        config.tools.github.mode = "gh-proxy"
+    return warnings
+
+
+@dataclass(frozen=True)
+class ResolvedImport:
+    path: str
+    content: str
+
+
+def resolve_imports(config: RunConfig, config_dir: Path, workspace: Path | None) -> list[ResolvedImport]:
+    """Imports in declared order. Inline content wins; a path is read relative to the
+    workspace (GITHUB_WORKSPACE) when set, else relative to config.json's folder."""
+    base = workspace or config_dir
+    out: list[ResolvedImport] = []
+    for i, entry in enumerate(config.imports):
+        item = ImportEntry(path=entry) if isinstance(entry, str) else entry
+        if item.content is not None:
+            out.append(ResolvedImport(item.path, item.content))
+            continue
+        file = (base / item.path).resolve()
+        try:
+            out.append(ResolvedImport(item.path, file.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = "not found" if isinstance(exc, FileNotFoundError) else str(exc)
+            raise InvocationError(f"imports[{i}]: {item.path}: {reason} (looked in {base})") from None
+    return out
+
+
+def import_block(item: ResolvedImport) -> str:
+    """An import as it appears in the first message (gh-aw's TS harness format)."""
+    return f"<!-- import: {item.path} -->\n{item.content.rstrip()}\n<!-- /import: {item.path} -->"
+
+
+def assemble_prompt(imports: list[ResolvedImport], prompt: str) -> str:
+    """Imports in order, then the prompt body: one atomic first message (spec §6.3)."""
+    return "\n\n".join([*(import_block(i) for i in imports), prompt])

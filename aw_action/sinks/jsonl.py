@@ -1,0 +1,45 @@
+"""The JSONL event stream on stderr: one JSON object a line, ``event`` and ``ts`` keys.
+
+Every line passes through the redactor. Diagnostics that are not events (the per-turn human
+line, one-line errors) go through ``line`` so that stderr has a single, ordered writer.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import IO, Any
+
+from aw_action.agent.transcript import iso_now
+from aw_action.sinks.redact import Redactor
+
+
+class JsonlSink:
+    def __init__(self, redactor: Redactor, stream: IO[str] | None = None) -> None:
+        self._redactor = redactor
+        self._stream = stream
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        """Called with every record written (e.g. the GitHub annotations writer)."""
+
+    @property
+    def stream(self) -> IO[str]:
+        return self._stream or sys.stderr
+
+    def event(self, name: str, **fields: Any) -> dict[str, Any]:
+        record: dict[str, Any] = {"event": name, **fields, "ts": iso_now()}
+        record = self._redactor.obj(record)
+        self._write(json.dumps(record, ensure_ascii=False, default=str))
+        for listener in self.listeners:
+            listener(record)
+        return record
+
+    def line(self, text: str) -> None:
+        self._write(self._redactor.text(text))
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass  # stderr closed: nothing left to tell

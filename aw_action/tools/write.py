@@ -1,0 +1,83 @@
+"""The ``write`` tool: create or overwrite a file with given content (Pi's ``write``).
+
+Also home of ``path_lock``, which serialises every mutation of one path (``write`` and ``edit``):
+the agent loop may run tool calls concurrently, and two read-modify-write edits of one file must
+not interleave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from pathlib import Path
+from typing import Any
+
+from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
+from aw_action.ai.types import AbortSignal
+from aw_action.tools.read import resolve_path
+
+_locks: weakref.WeakValueDictionary[Path, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def path_lock(path: Path) -> asyncio.Lock:
+    """The lock guarding mutations of ``path`` (one per absolute path, alive while in use)."""
+    key = Path(path).absolute()
+    lock = _locks.get(key)
+    if lock is None:
+        lock = asyncio.Lock()
+        _locks[key] = lock
+    return lock
+
+
+_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "Path to the file to write (relative or absolute)"},
+        "content": {"type": "string", "description": "Content to write to the file"},
+    },
+    "required": ["path", "content"],
+}
+
+
+class WriteTool:
+    """Write ``content`` as UTF-8 to ``path`` (relative to ``ctx.cwd``), creating parent dirs.
+
+    The reported size is the number of UTF-8 bytes written, not the string length.
+    """
+
+    name = "write"
+    description = (
+        "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. "
+        "Automatically creates parent directories."
+    )
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return _PARAMETERS
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal,
+        on_update: UpdateCallback,
+        ctx: ToolContext,
+    ) -> ToolResult:
+        if signal.aborted:
+            raise ToolError("Operation aborted")
+        path: str = args["path"]
+        data = args["content"].encode("utf-8", errors="replace")
+        absolute = resolve_path(path, ctx.cwd)
+        async with path_lock(absolute):
+            await asyncio.to_thread(_write, path, absolute, data)
+        return ToolResult.text(f"Successfully wrote {len(data)} bytes to {path}", bytes=len(data))
+
+
+def _write(path: str, absolute: Path, data: bytes) -> None:
+    try:
+        absolute.parent.mkdir(parents=True, exist_ok=True)
+        absolute.write_bytes(data)
+    except IsADirectoryError:
+        raise ToolError(f"Could not write {path}: it is a directory") from None
+    except OSError as exc:
+        raise ToolError(f"Could not write {path}: {exc.strerror or exc}") from None
