@@ -260,6 +260,8 @@ async def _prepare(
     gate = await host.hooks.tool_call(ToolCallEvent(call.id, call.name, call.arguments))
     if gate.block:
         return _error_result(call, gate.reason or "Tool execution was blocked")
+    if host.signal.aborted:
+        return _error_result(call, "Operation aborted")
     return tool
 
 
