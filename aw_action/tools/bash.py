@@ -230,7 +230,13 @@ class _Run:
         self.stopped = asyncio.Event()
 
     async def run(self) -> ToolResult:
+        # Our own pipe rather than PIPE: its read end is a transport we can close ourselves when
+        # a background job keeps the write end open after the shell has exited.
         read_fd, write_fd = os.pipe()
+        reader = asyncio.StreamReader()
+        transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+        )
         try:
             proc = await asyncio.create_subprocess_exec(
                 "bash",
@@ -244,16 +250,14 @@ class _Run:
                 start_new_session=True,
             )
         except OSError as exc:
-            os.close(read_fd)
+            transport.close()
             raise ToolError(f"Could not start bash: {exc}") from None
+        except BaseException:
+            transport.close()
+            raise
         finally:
             os.close(write_fd)
 
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
-        )
         pump = asyncio.create_task(self._pump(reader))
         updater = asyncio.create_task(self._send_updates())
         exited = asyncio.create_task(proc.wait())
@@ -270,8 +274,9 @@ class _Run:
             self.changed.set()
             await updater
         finally:
-            if proc.returncode is None:  # cancelled: leave nothing running
+            if proc.returncode is None:  # cancelled: leave nothing running, reap the shell
                 _kill_group(proc.pid)
+                await asyncio.wait({exited}, timeout=1)
             for task in (pump, updater, exited, aborted):
                 task.cancel()
             transport.close()
