@@ -39,7 +39,8 @@ class ToolContext:
     cwd: Path
     output_dir: Path
     env: dict[str, str] = field(default_factory=dict)
-    """Extra environment variables for subprocesses (merged over the process environment)."""
+    """The complete environment for subprocesses; empty means inherit the process's. The
+    harness passes its own environment minus model credentials, which the agent never needs."""
 
 
 class AgentTool(Protocol):

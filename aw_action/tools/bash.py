@@ -2,7 +2,7 @@
 
 Contract:
 - ``bash -c command`` runs in its own session/process group (so a timeout or abort can kill the
-  whole tree), in ``ctx.cwd``, with ``os.environ`` overlaid by ``ctx.env`` and stdin at
+  whole tree), in ``ctx.cwd``, with the environment ``ctx.env`` (the process's when empty) and stdin at
   ``/dev/null``; stdout and stderr share one pipe, so they interleave as a terminal shows them.
 - The call ends when the shell exits. Output still arriving from background jobs is collected
   for ``DRAIN_GRACE_S`` more, then the pipe is closed; background jobs are not killed.
@@ -246,7 +246,7 @@ class _Run:
                 stdout=write_fd,
                 stderr=asyncio.subprocess.STDOUT,
                 cwd=self.ctx.cwd,
-                env={**os.environ, **self.ctx.env},
+                env=self.ctx.env or dict(os.environ),
                 start_new_session=True,
             )
         except OSError as exc:

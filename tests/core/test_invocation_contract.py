@@ -163,3 +163,15 @@ def test_secrets_in_env_never_reach_outputs(tmp_path: Path) -> None:
     for file in run.output_dir.rglob("*"):
         if file.is_file():
             assert secret not in file.read_text(errors="replace"), file
+
+
+def test_agent_shell_never_sees_model_credentials(tmp_path: Path) -> None:
+    script = [{"tool_calls": [{"name": "bash", "arguments": {"command": "env | grep -c _API_KEY || true"}}]},
+              {"text": "ok"}]
+    c, p = write_run_files(tmp_path, cfg(), script=script)
+    env = base_env(tmp_path, ANTHROPIC_API_KEY="sk-ant-test-000000", OPENAI_API_KEY="sk-oa-test-000000")
+    run = run_cli(["--config", str(c), "--prompt", str(p)], env)
+    assert run.returncode == 0, run.stderr
+    results = [e["message"] for e in transcript(run.output_dir)
+               if e["type"] == "message" and e["message"]["role"] == "toolResult"]
+    assert results[0]["content"][0]["text"].strip() == "0"

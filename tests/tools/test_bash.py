@@ -84,14 +84,19 @@ async def test_empty_output(ctx: ToolContext) -> None:
     assert text_of(await run(ctx, "true")) == "(no output)"
 
 
-async def test_runs_in_cwd_with_extra_env(tmp_path: Path) -> None:
+async def test_runs_in_cwd_with_exactly_the_given_env(tmp_path: Path) -> None:
     work = tmp_path / "w"
     work.mkdir()
-    ctx = ToolContext(cwd=work, output_dir=tmp_path / "o", env={"AW_TEST_VAR": "hello"})
-    result = await run(ctx, 'pwd; echo "$AW_TEST_VAR"; echo "${PATH:+has-path}"')
-    cwd, var, path = text_of(result).split("\n")
+    env = {"AW_TEST_VAR": "hello", "PATH": os.environ["PATH"]}
+    ctx = ToolContext(cwd=work, output_dir=tmp_path / "o", env=env)
+    os.environ["AW_TEST_HIDDEN"] = "leak"
+    try:
+        result = await run(ctx, 'pwd; echo "$AW_TEST_VAR"; echo "${PATH:+has-path}"; echo "[${AW_TEST_HIDDEN:-}]"')
+    finally:
+        del os.environ["AW_TEST_HIDDEN"]
+    cwd, var, path, hidden = text_of(result).split("\n")
     assert Path(cwd).resolve() == work.resolve()
-    assert (var, path) == ("hello", "has-path")
+    assert (var, path, hidden) == ("hello", "has-path", "[]")
 
 
 async def test_stdin_is_empty(ctx: ToolContext) -> None:
