@@ -53,7 +53,11 @@ def base_env(tmp: Path, **extra: str) -> dict[str, str]:
 def run_cli(args: list[str], env: dict[str, str], cwd: Path | None = None, timeout: float = 60) -> CliRun:
     proc = subprocess.run(
         [sys.executable, "-m", "aw_action", *args],
-        env=env, cwd=cwd or env.get("GITHUB_WORKSPACE"), capture_output=True, text=True, timeout=timeout,
+        env=env,
+        cwd=cwd or env.get("GITHUB_WORKSPACE"),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     return CliRun(proc.returncode, proc.stdout, proc.stderr, Path(env["AW_OUTPUT_DIR"]))
 

@@ -27,8 +27,11 @@ def assert_no_traceback(stderr: str) -> None:
 
 
 def test_clean_run_exits_0_with_one_result_object(tmp_path: Path) -> None:
-    c, p = write_run_files(tmp_path, cfg(), script=[{"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]},
-                                                    {"text": "all done"}])
+    c, p = write_run_files(
+        tmp_path,
+        cfg(),
+        script=[{"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]}, {"text": "all done"}],
+    )
     run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path))
     assert run.returncode == 0, run.stderr
     result = run.result
@@ -49,8 +52,13 @@ def test_python_dash_m_and_console_script_agree(tmp_path: Path) -> None:
 
     c, p = write_run_files(tmp_path, cfg(), script=DONE)
     exe = shutil.which("aw-harness") or str(Path(__import__("sys").executable).parent / "aw-harness")
-    proc = subprocess.run([exe, "--config", str(c), "--prompt", str(p)], env=base_env(tmp_path),
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [exe, "--config", str(c), "--prompt", str(p)],
+        env=base_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["final_message"] == "all done"
 
@@ -104,8 +112,13 @@ def test_invocation_errors_exit_2_with_one_line(tmp_path: Path) -> None:
 
 
 def test_unknown_top_level_keys_are_ignored_and_overrides_warn(tmp_path: Path) -> None:
-    config = {**FAUX, "on": {"schedule": [{"cron": "0 9 * * 1"}]}, "permissions": {"contents": "read"},
-              "cli-proxy": False, "tools": {"github": {"mode": "remote", "toolsets": ["issues"]}}}
+    config = {
+        **FAUX,
+        "on": {"schedule": [{"cron": "0 9 * * 1"}]},
+        "permissions": {"contents": "read"},
+        "cli-proxy": False,
+        "tools": {"github": {"mode": "remote", "toolsets": ["issues"]}},
+    }
     c, p = write_run_files(tmp_path, config, script=DONE)
     run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path))
     assert run.returncode == 0, run.stderr
@@ -154,8 +167,10 @@ def test_transcript_has_one_entry_per_message(tmp_path: Path) -> None:
 
 def test_secrets_in_env_never_reach_outputs(tmp_path: Path) -> None:
     secret = "sk-planted-SECRET-value-1234567890"
-    script = [{"tool_calls": [{"name": "bash", "arguments": {"command": f"echo {secret}; env | grep -c PLANTED || true"}}]},
-              {"text": f"the key is {secret}"}]
+    script = [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": f"echo {secret}; env | grep -c PLANTED || true"}}]},
+        {"text": f"the key is {secret}"},
+    ]
     c, p = write_run_files(tmp_path, cfg(), script=script)
     run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path, PLANTED_API_KEY=secret))
     assert run.returncode == 0, run.stderr
@@ -166,12 +181,17 @@ def test_secrets_in_env_never_reach_outputs(tmp_path: Path) -> None:
 
 
 def test_agent_shell_never_sees_model_credentials(tmp_path: Path) -> None:
-    script = [{"tool_calls": [{"name": "bash", "arguments": {"command": "env | grep -c _API_KEY || true"}}]},
-              {"text": "ok"}]
+    script = [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "env | grep -c _API_KEY || true"}}]},
+        {"text": "ok"},
+    ]
     c, p = write_run_files(tmp_path, cfg(), script=script)
     env = base_env(tmp_path, ANTHROPIC_API_KEY="sk-ant-test-000000", OPENAI_API_KEY="sk-oa-test-000000")
     run = run_cli(["--config", str(c), "--prompt", str(p)], env)
     assert run.returncode == 0, run.stderr
-    results = [e["message"] for e in transcript(run.output_dir)
-               if e["type"] == "message" and e["message"]["role"] == "toolResult"]
+    results = [
+        e["message"]
+        for e in transcript(run.output_dir)
+        if e["type"] == "message" and e["message"]["role"] == "toolResult"
+    ]
     assert results[0]["content"][0]["text"].strip() == "0"

@@ -56,7 +56,9 @@ class Hooks(NullHooks):
 
 
 def make_tool(name: str, calls: list[dict[str, Any]]) -> FunctionTool:
-    async def run(call_id: str, args: dict[str, Any], signal: AbortSignal, on_update: Any, ctx: ToolContext) -> ToolResult:
+    async def run(
+        call_id: str, args: dict[str, Any], signal: AbortSignal, on_update: Any, ctx: ToolContext
+    ) -> ToolResult:
         calls.append(args)
         return ToolResult.text(f"{name} ran with {args.get('x')}")
 
@@ -64,8 +66,9 @@ def make_tool(name: str, calls: list[dict[str, Any]]) -> FunctionTool:
     return FunctionTool(name, f"the {name} tool", schema, run)
 
 
-def make_session(tmp_path: Path, turns: list[dict[str, Any]], hooks: Hooks, tool_calls: list[dict[str, Any]]
-                 ) -> tuple[AgentSession, FauxProvider]:
+def make_session(
+    tmp_path: Path, turns: list[dict[str, Any]], hooks: Hooks, tool_calls: list[dict[str, Any]]
+) -> tuple[AgentSession, FauxProvider]:
     provider = FauxProvider(turns)
     model = resolve_model("faux/scripted")
     session = AgentSession(
@@ -93,10 +96,25 @@ async def test_event_order_of_one_tool_turn(tmp_path: Path) -> None:
     session, _ = make_session(tmp_path, [tool_turn("a"), {"text": "done"}], hooks, [])
     await session.prompt("go")
     assert hooks.types() == [
-        "agent_start", "turn_start", "message_start", "message_end",
-        "message_start", "message_update", "request_end", "message_end",
-        "tool_execution_start", "tool_execution_end", "message_start", "message_end", "turn_end",
-        "turn_start", "message_start", "message_update", "request_end", "message_end", "turn_end",
+        "agent_start",
+        "turn_start",
+        "message_start",
+        "message_end",
+        "message_start",
+        "message_update",
+        "request_end",
+        "message_end",
+        "tool_execution_start",
+        "tool_execution_end",
+        "message_start",
+        "message_end",
+        "turn_end",
+        "turn_start",
+        "message_start",
+        "message_update",
+        "request_end",
+        "message_end",
+        "turn_end",
         "agent_end",
     ]
     assert session.phase == "idle"
@@ -115,8 +133,14 @@ async def test_prompt_is_rejected_while_busy_from_every_event(tmp_path: Path) ->
     for type_ in ("agent_start", "turn_start", "message_update", "tool_execution_start", "turn_end", "agent_end"):
         hooks.on(type_, try_prompt)
     await session.prompt("go")
-    assert set(rejected) == {"agent_start", "turn_start", "message_update", "tool_execution_start", "turn_end",
-                             "agent_end"}
+    assert set(rejected) == {
+        "agent_start",
+        "turn_start",
+        "message_update",
+        "tool_execution_start",
+        "turn_end",
+        "agent_end",
+    }
     assert session.phase == "idle"
     end = await session.prompt("second prompt works once idle")
     assert end.error is not None  # the script is exhausted: a provider error, yet the call was accepted
@@ -186,7 +210,7 @@ async def test_abort_from_listener_stops_tools_and_requests(tmp_path: Path) -> N
 async def test_abort_during_stream_discards_the_in_flight_turn(tmp_path: Path) -> None:
     hooks = Hooks()
     ran: list[dict[str, Any]] = []
-    session, provider = make_session(tmp_path, [tool_turn("a")], hooks, ran)
+    session, _provider = make_session(tmp_path, [tool_turn("a")], hooks, ran)
     hooks.on("message_update", lambda e: session.abort("budget_exceeded"))
     end = await session.prompt("go")
     assert end.error == "budget_exceeded"
@@ -241,13 +265,18 @@ async def test_next_turn_messages_precede_the_prompt(tmp_path: Path) -> None:
 async def test_tool_errors_unknown_invalid_blocked_and_replaced(tmp_path: Path) -> None:
     hooks = Hooks()
     ran: list[dict[str, Any]] = []
-    turns = [{"tool_calls": [
-        {"name": "nope", "arguments": {}},
-        {"name": "echo", "arguments": {"y": 1}},
-        {"name": "echo", "arguments": '{"x": broken'},
-        {"name": "other", "arguments": {"x": "blocked"}},
-        {"name": "echo", "arguments": {"x": "fine"}},
-    ]}, {"text": "done"}]
+    turns = [
+        {
+            "tool_calls": [
+                {"name": "nope", "arguments": {}},
+                {"name": "echo", "arguments": {"y": 1}},
+                {"name": "echo", "arguments": '{"x": broken'},
+                {"name": "other", "arguments": {"x": "blocked"}},
+                {"name": "echo", "arguments": {"x": "fine"}},
+            ]
+        },
+        {"text": "done"},
+    ]
     session, provider = make_session(tmp_path, turns, hooks, ran)
     hooks.tool_call_hook = lambda e: ToolCallResult(block=e.tool_name == "other", reason="no others")
     hooks.tool_result_hook = lambda e: e.result.model_copy(update={"content": [TextContent(text="REPLACED")]})
