@@ -321,3 +321,33 @@ async def test_dispose_flushes_and_closes(tmp_path: Path) -> None:
         await session.prompt("after dispose")
     lines = (tmp_path / "session.jsonl").read_text().splitlines()
     assert len(lines) == 3  # header, user, assistant
+
+
+async def test_provider_hooks_patch_only_the_current_request(tmp_path: Path) -> None:
+    from aw_action.agent.events import BeforeProviderRequestEvent, ProviderRequestResult
+
+    order: list[str] = []
+
+    class ProviderHooks(Hooks):
+        async def before_provider_request(self, event: BeforeProviderRequestEvent) -> ProviderRequestResult:
+            order.append("request")
+            if len(order) == 1:
+                event.options.headers["x-first"] = "1"
+                return ProviderRequestResult(options=event.options, steering={"type": "token", "threshold": 80})
+            return ProviderRequestResult(options=event.options)
+
+        async def before_provider_payload(self, payload: dict[str, Any], model: Model) -> dict[str, Any]:
+            order.append("payload")
+            return payload
+
+        async def after_provider_response(self, status: int, headers: dict[str, str]) -> None:
+            order.append(f"response:{status}")
+
+    hooks = ProviderHooks()
+    session, provider = make_session(tmp_path, [tool_turn("a"), {"text": "done"}], hooks, [])
+    await session.prompt("go")
+    assert order == ["request", "payload", "response:200"] * 2
+    assert provider.requests[0].options.headers == {"x-first": "1"}
+    assert provider.requests[1].options.headers == {}
+    ends = [e for e in hooks.events if e.type == "request_end"]
+    assert [getattr(e, "steering", None) for e in ends] == [{"type": "token", "threshold": 80}, None]
