@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 from aw_action.agent.transcript import iso_now
@@ -27,7 +27,13 @@ class JsonlSink:
         return self._stream or sys.stderr
 
     def event(self, name: str, **fields: Any) -> dict[str, Any]:
-        record: dict[str, Any] = {"event": name, **fields, "ts": iso_now()}
+        return self.record(name, fields)
+
+    def record(self, name: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """Like ``event`` for a fields mapping of any keys (``name`` included); ``event`` and
+        ``ts`` are reserved and always the sink's own."""
+        rest = {k: v for k, v in fields.items() if k not in ("event", "ts")}
+        record: dict[str, Any] = {"event": name, **rest, "ts": iso_now()}
         record = self._redactor.obj(record)
         self._write(json.dumps(record, ensure_ascii=False, default=str))
         for listener in self.listeners:

@@ -1,0 +1,74 @@
+"""Small GitHub-flavoured Markdown builders shared by the step summary and the audit report.
+
+Contract: every function returns text that cmark-gfm (GitHub's renderer) parses as intended:
+table cells never break the row (pipes escaped, newlines flattened), code spans survive
+backticks in their content, and alerts are blockquotes that render even where GitHub's
+``[!NOTE]`` syntax is not recognised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+
+def cell(value: object) -> str:
+    """One table cell: a single line with ``|`` escaped (GFM ends a cell at an unescaped pipe)."""
+    text = "" if value is None else str(value)
+    text = " ".join(text.split())
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def code(text: str) -> str:
+    """An inline code span that contains ``text`` verbatim, whatever backticks it holds."""
+    text = " ".join(text.split())
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[object]], align: str = "") -> str:
+    """A pipe table. ``align`` holds one letter per column: ``l``, ``r`` or ``c`` (default left)."""
+    marks = {"l": "---", "r": "--:", "c": ":-:"}
+    seps = [marks.get(align[i] if i < len(align) else "l", "---") for i in range(len(header))]
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(seps) + " |"]
+    for row in rows:
+        padded = [*row, *([""] * (len(header) - len(row)))][: len(header)]
+        lines.append("| " + " | ".join(cell(c) for c in padded) + " |")
+    return "\n".join(lines)
+
+
+def alert(kind: str, lines: Sequence[str]) -> str:
+    """A GitHub alert block (``NOTE``, ``WARNING``, ``CAUTION``...); each line is a paragraph line."""
+    body = [f"> [!{kind.upper()}]"]
+    body += [f"> {' '.join(line.split())}" if line.strip() else ">" for line in lines]
+    return "\n".join(body)
+
+
+def integer(value: float | int | None) -> str:
+    return "–" if value is None else f"{round(value):,}"
+
+
+def usd(value: float | None, places: int = 4) -> str:
+    return "unknown" if value is None else f"${value:,.{places}f}"
+
+
+def percent(used: float, limit: float | None) -> str:
+    return "–" if not limit else f"{100.0 * used / limit:.1f}%"
+
+
+def duration(ms: float | int | None) -> str:
+    """``1m 05s`` style; seconds with one decimal under a minute."""
+    if ms is None:
+        return "–"
+    seconds = max(float(ms), 0.0) / 1000.0
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    whole = timedelta(seconds=round(seconds))
+    minutes, secs = divmod(int(whole.total_seconds()), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"

@@ -1,0 +1,200 @@
+"""OpenTelemetry traces over OTLP/HTTP (protobuf), following the GenAI semantic conventions.
+
+Spans: ``invoke_agent`` for the session; children ``chat {model}`` (one per model request,
+CLIENT) and ``execute_tool {name}`` (one per tool call). Attributes are counts, names, ids and
+money, never prompt, response, tool-argument or tool-output text (spec §13). Every string
+attribute passes through the run's redactor.
+
+Contracts: the SDK is imported only when an endpoint is configured (``OtelSink`` construction);
+export runs in the SDK's background thread; failures never raise out of this module: they are
+collected (``take_failures``) for the caller to report as warnings; the SDK's own log output is
+captured rather than printed, so stderr stays pure JSONL. ``shutdown`` is bounded by a timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from aw_action.sinks.redact import Redactor
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan
+    from opentelemetry.trace import Span
+
+DEFAULT_TIMEOUT_S = 5.0
+SCOPE = "aw-harness"
+Attrs = Mapping[str, str | int | float | bool | Sequence[str]]
+
+
+@dataclass(frozen=True)
+class OtlpTarget:
+    endpoint: str
+    """Full traces URL (``.../v1/traces``)."""
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def parse_headers(spec: str) -> dict[str, str]:
+    """``k1=v1,k2=v2`` with URL-encoded values (the OTEL_EXPORTER_OTLP_HEADERS format)."""
+    out: dict[str, str] = {}
+    for part in spec.split(","):
+        key, sep, value = part.partition("=")
+        if sep and key.strip():
+            out[key.strip().lower()] = unquote(value.strip())
+    return out
+
+
+def resolve_target(endpoint: str | None, headers: Mapping[str, str], env: Mapping[str, str]) -> OtlpTarget | None:
+    """The configured endpoint (``observability.otlp``) wins; else the standard OTEL_* variables.
+
+    A base URL gets ``/v1/traces`` appended (as OTEL_EXPORTER_OTLP_ENDPOINT does); a URL that
+    already ends with it, or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, is used as-is. Configured
+    headers override the environment's.
+    """
+    merged = parse_headers(env.get("OTEL_EXPORTER_OTLP_TRACES_HEADERS") or env.get("OTEL_EXPORTER_OTLP_HEADERS") or "")
+    merged.update({k.lower(): v for k, v in headers.items()})
+    if endpoint:
+        url = endpoint.strip()
+    elif env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
+        return OtlpTarget(env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].strip(), merged)
+    elif env.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        url = env["OTEL_EXPORTER_OTLP_ENDPOINT"].strip()
+    else:
+        return None
+    if not url.rstrip("/").endswith("/v1/traces"):
+        url = url.rstrip("/") + "/v1/traces"
+    return OtlpTarget(url, merged)
+
+
+class _Failures(logging.Handler):
+    """Collects export failures from the SDK's loggers and the exporter wrapper (thread-safe)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self._lock = threading.Lock()
+        self._pending: list[str] = []
+        self.total = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with contextlib.suppress(Exception):  # a logging handler must never raise
+            self.add(record.getMessage())
+
+    def add(self, message: str) -> None:
+        with self._lock:
+            self.total += 1
+            self._pending.append(message[:300])
+
+    def take(self) -> list[str]:
+        with self._lock:
+            taken, self._pending = self._pending, []
+        return list(dict.fromkeys(taken))
+
+
+class OtelSink:
+    def __init__(
+        self, target: OtlpTarget, resource: Mapping[str, str], redactor: Redactor, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> None:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+        self._redactor = redactor
+        self._timeout_s = timeout_s
+        self.failures = _Failures()
+        self._logger = logging.getLogger("opentelemetry")
+        self._saved_propagate = self._logger.propagate
+        self._logger.addHandler(self.failures)
+        self._logger.propagate = False
+        failures = self.failures
+        inner = OTLPSpanExporter(endpoint=target.endpoint, headers=dict(target.headers), timeout=timeout_s)
+
+        class Recording(SpanExporter):
+            def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+                before = failures.total
+                try:
+                    result = inner.export(spans)
+                except Exception as exc:
+                    failures.add(f"{type(exc).__name__}: {exc}")
+                    return SpanExportResult.FAILURE
+                if result is not SpanExportResult.SUCCESS and failures.total == before:
+                    failures.add(f"export of {len(spans)} span(s) to the OTLP endpoint failed")
+                return result
+
+            def shutdown(self) -> None:
+                inner.shutdown()  # type: ignore[no-untyped-call]
+
+        clean = {k: redactor.text(v) for k, v in resource.items() if v}
+        self._provider = TracerProvider(resource=Resource.create(clean), shutdown_on_exit=False)
+        self._provider.add_span_processor(BatchSpanProcessor(Recording(), export_timeout_millis=timeout_s * 1000))
+        self._tracer = self._provider.get_tracer(SCOPE)
+        self._session: Span | None = None
+
+    def _attrs(self, attrs: Attrs) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in attrs.items():
+            if isinstance(value, str):
+                out[key] = self._redactor.text(value)
+            elif isinstance(value, list | tuple):
+                out[key] = [self._redactor.text(str(v)) for v in value]
+            elif value is not None:
+                out[key] = value
+        return out
+
+    def start_session(self, name: str, attrs: Attrs, start_ns: int) -> None:
+        from opentelemetry.trace import SpanKind
+
+        self._session = self._tracer.start_span(
+            name, kind=SpanKind.INTERNAL, attributes=self._attrs(attrs), start_time=start_ns
+        )
+
+    def child(
+        self, name: str, attrs: Attrs, start_ns: int, end_ns: int, *, client: bool = False, error: str | None = None
+    ) -> None:
+        """A finished child span of the session span (``error`` sets status ERROR with that text)."""
+        from opentelemetry.trace import SpanKind, set_span_in_context
+
+        context = set_span_in_context(self._session) if self._session is not None else None
+        span = self._tracer.start_span(
+            self._redactor.text(name),
+            context=context,
+            kind=SpanKind.CLIENT if client else SpanKind.INTERNAL,
+            attributes=self._attrs(attrs),
+            start_time=start_ns,
+        )
+        self._finish(span, error, end_ns)
+
+    def end_session(self, attrs: Attrs, end_ns: int, error: str | None = None) -> None:
+        if self._session is not None:
+            self._session.set_attributes(self._attrs(attrs))
+            self._finish(self._session, error, end_ns)
+            self._session = None
+
+    def _finish(self, span: Span, error: str | None, end_ns: int) -> None:
+        from opentelemetry.trace import Status, StatusCode
+
+        if error:
+            span.set_status(Status(StatusCode.ERROR, self._redactor.text(error)[:200]))
+        span.end(end_time=end_ns)
+
+    def take_failures(self) -> list[str]:
+        return [self._redactor.text(m) for m in self.failures.take()]
+
+    def shutdown(self) -> list[str]:
+        """Flush and stop within about twice the export timeout; returns the failures not yet taken."""
+        budget_ms = int(self._timeout_s * 1000) + 1000
+        flushed = self._provider.force_flush(timeout_millis=budget_ms)
+        stopper = threading.Thread(target=self._provider.shutdown, name="otel-shutdown", daemon=True)
+        stopper.start()
+        stopper.join(timeout=self._timeout_s)
+        if not flushed:
+            self.failures.add(f"spans not flushed within {budget_ms} ms")
+        if not stopper.is_alive():  # else the SDK thread may still log: keep it captured
+            self._logger.removeHandler(self.failures)
+            self._logger.propagate = self._saved_propagate
+        return self.take_failures()

@@ -1,0 +1,262 @@
+"""The Markdown step summary appended to ``$GITHUB_STEP_SUMMARY`` (spec §8.5.3, §11.2.2, §11.4).
+
+``render_run_summary`` reads the run's facts (``RunState``) and never fails on missing data
+(unknown cost reads "unknown", no turns gives an empty table). ``append_step_summary`` keeps the
+file under GitHub's 1 MiB limit: it re-renders with fewer table rows until the text fits, then
+cuts as a last resort. Every string passes through the run's redactor before it is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from aw_action.extensions.state import RunState
+from aw_action.sinks import markdown as md
+from aw_action.sinks.mermaid import token_chart
+from aw_action.sinks.redact import Redactor
+
+STEP_SUMMARY_LIMIT = 1024 * 1024
+"""GitHub rejects a step summary file larger than 1 MiB."""
+ROW_STEPS: tuple[int | None, ...] = (None, 200, 50, 10, 2)
+LIMIT_LABELS = {
+    "effective_tokens": "Effective tokens",
+    "ai_credits": "AI credits",
+    "turns": "Turns",
+    "minutes": "Time (minutes)",
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    conclusion: str
+    stop_reason: str
+    exit_code: int
+
+
+def delivered_notices(state: RunState) -> list[dict[str, Any]]:
+    """Notices carried by a request (its ``steering`` field), then any other recorded notice."""
+    out = [
+        {
+            "type": r.steering.get("type"),
+            "threshold": r.steering.get("threshold"),
+            "request_id": r.request_id,
+            "turn": r.turn,
+        }
+        for r in state.requests
+        if r.steering
+    ]
+    seen = {(n["type"], n["threshold"]) for n in out}
+    for notice in state.steering_notices:
+        key = (notice.get("type"), notice.get("threshold"))
+        if key not in seen:
+            seen.add(key)
+            out.append(
+                {
+                    "type": key[0],
+                    "threshold": key[1],
+                    "request_id": notice.get("request_id"),
+                    "turn": notice.get("turn"),
+                }
+            )
+    return out
+
+
+def _used(state: RunState) -> dict[str, float | None]:
+    return {
+        "effective_tokens": state.effective_tokens,
+        "ai_credits": state.ai_credits,
+        "turns": float(len(state.turns)),
+        "minutes": state.elapsed_ms / 60000.0,
+    }
+
+
+def _elided(rows: list[list[str]], max_rows: int | None, width: int) -> list[list[str]]:
+    if max_rows is None or len(rows) <= max_rows:
+        return rows
+    head, tail = rows[: max_rows // 2], rows[len(rows) - max_rows // 2 :]
+    gap = ["…", f"_{len(rows) - len(head) - len(tail)} rows omitted_"] + [""] * (width - 2)
+    return [*head, gap, *tail]
+
+
+def _turn_table(state: RunState, max_rows: int | None) -> str:
+    rows = []
+    for t in state.turns:
+        ended = _offset_ms(state.started_at, t.ended_at)
+        rows.append(
+            [
+                str(t.turn),
+                md.integer(t.usage.input + t.usage.cache_read + t.usage.cache_write),
+                md.integer(t.usage.output + t.usage.reasoning),
+                md.integer(t.cumulative_tokens),
+                md.usd(t.cumulative_cost_usd),
+                md.duration(ended),
+            ]
+        )
+    totals = state.totals
+    rows = _elided(rows, max_rows, 6)
+    rows.append(
+        [
+            "**Total**",
+            f"**{md.integer(totals.input + totals.cache_read + totals.cache_write)}**",
+            f"**{md.integer(totals.output + totals.reasoning)}**",
+            f"**{md.integer(totals.total)}**",
+            f"**{md.usd(state.cost_usd)}**",
+            f"**{md.duration(state.elapsed_ms)}**",
+        ]
+    )
+    header = ["Turn", "Input Tokens", "Output Tokens", "Cumulative", "Est. Cost", "Elapsed"]
+    return md.table(header, rows, "rrrrrr")
+
+
+def _offset_ms(start: datetime, iso: str) -> float | None:
+    try:
+        return (datetime.fromisoformat(iso) - start).total_seconds() * 1000
+    except ValueError:
+        return None
+
+
+def _budget_table(state: RunState, limits: dict[str, float]) -> str:
+    used = _used(state)
+    rows = []
+    for key, label in LIMIT_LABELS.items():
+        limit = limits.get(key)
+        value = used[key]
+        if limit is None and key not in ("effective_tokens", "ai_credits"):
+            continue
+        shown = f"{value:,.2f}" if key in ("ai_credits", "minutes") and value is not None else md.integer(value)
+        rows.append(
+            [
+                label,
+                shown,
+                md.integer(limit) if limit else "no limit",
+                md.percent(value, limit) if value is not None else "–",
+            ]
+        )
+    return md.table(["Budget", "Used", "Limit", "Used %"], rows, "lrrr")
+
+
+def _notices(state: RunState) -> str:
+    notices = delivered_notices(state)
+    if not notices:
+        return "_No steering notice was delivered._"
+    rows = [
+        [
+            str(i),
+            n["type"],
+            f"{n['threshold']}%",
+            md.code(str(n["request_id"])) if n["request_id"] else "–",
+            str(n["turn"] or "–"),
+        ]
+        for i, n in enumerate(notices, 1)
+    ]
+    return md.table(["#", "Type", "Threshold", "Request", "Turn"], rows, "rllll")
+
+
+def _provenance(state: RunState, max_rows: int | None) -> str:
+    rows = [
+        [
+            str(e.get("source", "")),
+            md.code(str(e["path"])) if e.get("path") else "_(prompt.txt)_",
+            md.integer(e.get("tokens")),
+            md.integer(e.get("cumulative_tokens")),
+        ]
+        for e in state.provenance
+    ]
+    if not rows:
+        return "_No context entry was recorded._"
+    return md.table(["Source", "Path", "Tokens", "Cumulative"], _elided(rows, max_rows, 4), "llrr")
+
+
+def _budget_exhausted(state: RunState, limits: dict[str, float]) -> str:
+    info = state.budget_exceeded or {}
+    budget = str(info.get("budget") or "effective_tokens")
+    used = info.get("used", _used(state).get(budget))
+    limit = info.get("limit", limits.get(budget))
+    label = LIMIT_LABELS.get(budget, budget)
+    return md.alert(
+        "caution",
+        [
+            f"**Budget exhausted.** The session was terminated at the hard limit of its {label.lower()} budget: "
+            f"{md.integer(used)} used of {md.integer(limit)}.",
+            "Turns completed before the limit are kept; the in-flight turn was discarded. "
+            "Raise the limit in `harness.budget` or narrow the task.",
+        ],
+    )
+
+
+def _degraded(state: RunState) -> str:
+    lines = ["**Degraded mode.** Part of this run's record may be incomplete:"]
+    lines += [f"- **{d.subsystem}**: {d.detail}. _Fix:_ {d.hint}" for d in state.degraded]
+    return "\n".join(["> [!WARNING]", *(f"> {' '.join(line.split())}" for line in lines)])
+
+
+def render_run_summary(state: RunState, outcome: Outcome, limits: dict[str, float], max_rows: int | None = None) -> str:
+    parts = [
+        f"## AW Harness Run — {md.code(state.model)}",
+        f"**Conclusion:** {md.cell(outcome.conclusion)} · **Stop reason:** {md.code(outcome.stop_reason)} · "
+        f"**Exit code:** {outcome.exit_code} · **Turns:** {len(state.turns)} · "
+        f"**Elapsed:** {md.duration(state.elapsed_ms)}",
+    ]
+    if state.budget_exceeded is not None:
+        parts.append(_budget_exhausted(state, limits))
+    if state.degraded:
+        parts.append(_degraded(state))
+    parts += [
+        "### Token Consumption",
+        _turn_table(state, max_rows),
+        f"Effective tokens: **{md.integer(state.effective_tokens)}** · Estimated cost: "
+        f"**{md.usd(state.cost_usd)}** · AI credits: **"
+        f"{'unknown' if state.ai_credits is None else f'{state.ai_credits:,.2f}'}**",
+        "### Budget",
+        _budget_table(state, limits),
+    ]
+    chart = token_chart([t.cumulative_effective_tokens for t in state.turns], limits.get("effective_tokens"))
+    if chart:
+        caption = "First line: cumulative effective tokens after each turn"
+        limit = limits.get("effective_tokens")
+        caption += f"; second line: the budget ({md.integer(limit)})." if limit else " (no effective-token budget)."
+        parts += ["### Effective Tokens per Turn", chart, caption]
+    parts += ["### Steering Notices", _notices(state), "### Context Provenance", _provenance(state, max_rows)]
+    return "\n\n".join(parts) + "\n"
+
+
+def render_failure_summary(model: str, message: str, hint: str) -> str:
+    return (
+        "\n\n".join(
+            [
+                f"## AW Harness Run — {md.code(model)}",
+                md.alert("caution", [f"**The run could not start.** {message}", f"**How to fix:** {hint}"]),
+                "No agent session was created and no model request was made.",
+            ]
+        )
+        + "\n"
+    )
+
+
+def fit(render: Callable[[int | None], str], budget: int) -> str:
+    """The richest rendering whose UTF-8 size is within ``budget`` bytes."""
+    text = ""
+    for rows in ROW_STEPS:
+        text = render(rows)
+        if len(text.encode("utf-8")) <= budget:
+            return text
+    note = "\n\n_Summary cut to stay under GitHub's 1 MiB step-summary limit._\n"
+    room = max(budget - len(note.encode("utf-8")), 0)
+    return text.encode("utf-8")[:room].decode("utf-8", "ignore") + note if room else ""
+
+
+def append_step_summary(path: Path, render: Callable[[int | None], str], redactor: Redactor) -> int:
+    """Append the summary; returns the bytes written. Raises ``OSError`` on I/O failure."""
+    existing = path.stat().st_size if path.exists() else 0
+    budget = STEP_SUMMARY_LIMIT - existing - 2
+    text = fit(lambda rows: redactor.text(render(rows)), budget)
+    if not text:
+        return 0
+    prefix = "\n" if existing else ""
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(prefix + text)
+    return len((prefix + text).encode("utf-8"))
