@@ -1,0 +1,136 @@
+"""Effective tokens, AI credits and budget gates: pure arithmetic, no run state.
+
+Effective tokens (ET) follow gh-aw's Effective Tokens specification:
+``ET = multiplier(model) x (1.0 input + 0.1 cache_read + 4.0 output + 4.0 reasoning + 1.0 cache_write)``.
+The per-model multipliers are data (``aw_action/data/model_multipliers.json``, gh-aw's legacy ET
+registry), looked up case-insensitively with ``.`` and ``-`` treated alike: the exact id first,
+then the longest key that is a ``key-`` prefix of the id, else 1.0 (and the model is reported as
+unknown). ``GH_AW_MODEL_MULTIPLIERS`` (a JSON object) overrides or adds entries.
+
+One AI credit is $0.01 of estimated cost.
+
+Gates (the reading the harness implements): a budget is *exceeded* once the used amount reaches
+``critical_percent`` of its limit, and a request is refused when even the cheapest possible next
+request would take the used amount past the limit itself.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from aw_action.ai.types import Usage
+
+WEIGHTS: dict[str, float] = {"input": 1.0, "cache_read": 0.1, "output": 4.0, "reasoning": 4.0, "cache_write": 1.0}
+"""gh-aw effective-token weights per normalised token class (``Usage`` field names)."""
+
+USD_PER_CREDIT = 0.01
+MULTIPLIER_ENV = "GH_AW_MODEL_MULTIPLIERS"
+MAX_CREDITS_ENV = "GH_AW_MAX_AI_CREDITS"
+
+
+def _norm(model: str) -> str:
+    return model.strip().lower().replace(".", "-")
+
+
+@cache
+def _shipped() -> dict[str, float]:
+    text = resources.files("aw_action").joinpath("data", "model_multipliers.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return {_norm(k): float(v) for k, v in data["multipliers"].items()}
+
+
+def parse_overrides(raw: str | None) -> dict[str, float]:
+    """Parse ``GH_AW_MODEL_MULTIPLIERS``; raises ``ValueError`` naming the problem."""
+    if not raw or not raw.strip():
+        return {}
+    data = json.loads(raw)
+    if not isinstance(data, dict):
+        raise ValueError("must be a JSON object of model name to number")
+    out: dict[str, float] = {}
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+            raise ValueError(f"multiplier for {key!r} must be a finite number >= 0")
+        out[_norm(str(key))] = float(value)
+    return out
+
+
+class Multipliers:
+    """Model-name to multiplier lookup over the shipped data plus overrides."""
+
+    def __init__(self, overrides: Mapping[str, float] | None = None) -> None:
+        self._table = {**_shipped(), **{_norm(k): float(v) for k, v in (overrides or {}).items()}}
+
+    def lookup(self, model: str) -> float | None:
+        """The multiplier for ``model`` (a bare id or ``provider/id``), or None when unknown."""
+        name = _norm(model.rsplit("/", 1)[-1])
+        if name in self._table:
+            return self._table[name]
+        best = max((k for k in self._table if name.startswith(k + "-")), key=len, default=None)
+        return None if best is None else self._table[best]
+
+    def get(self, model: str) -> float:
+        found = self.lookup(model)
+        return 1.0 if found is None else found
+
+
+def base_weighted_tokens(usage: Usage) -> float:
+    return sum(weight * float(getattr(usage, name)) for name, weight in WEIGHTS.items())
+
+
+def effective_tokens(usage: Usage, multiplier: float) -> float:
+    return multiplier * base_weighted_tokens(usage)
+
+
+def credits(cost_usd: float | None) -> float | None:
+    return None if cost_usd is None else cost_usd / USD_PER_CREDIT
+
+
+def min_next_request_et(multiplier: float, previous: Usage | None, new_tokens: int) -> float:
+    """A lower bound on the ET of the next request.
+
+    At best the previous prompt and its answer are read back from the cache (weight 0.1), and
+    whatever was added since (tool results, steering) is new input (weight 1.0); the output is at
+    least zero. If even this crosses the limit, the request would certainly cross it.
+    """
+    carried = 0 if previous is None else previous.input + previous.cache_read + previous.cache_write + previous.output
+    return multiplier * (WEIGHTS["cache_read"] * carried + WEIGHTS["input"] * new_tokens)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One budget: ``name`` as in ``RunState.limits`` (``effective_tokens``, ``ai_credits``, ``turns``)."""
+
+    name: str
+    limit: float
+    critical_percent: float = 100.0
+
+    @property
+    def critical_point(self) -> float:
+        return self.limit * self.critical_percent / 100.0
+
+    def percent(self, used: float) -> float:
+        return 100.0 * used / self.limit
+
+    def exceeded(self, used: float) -> bool:
+        """Reached the abort point (``critical_percent`` of the limit)."""
+        return used >= self.critical_point
+
+    def would_cross(self, used: float, next_at_least: float) -> bool:
+        """The limit itself is reached, or the cheapest next request would pass it."""
+        return used >= self.limit or used + next_at_least > self.limit
+
+
+def limit_from_env(raw: str | None) -> float | None:
+    """Parse a positive number from an environment variable; ``ValueError`` when malformed."""
+    if raw is None or not raw.strip():
+        return None
+    value = float(raw)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError("must be a positive number")
+    return value

@@ -1,0 +1,164 @@
+"""Built-in extension: context compaction (``harness.context``), loaded after repair.
+
+After a turn whose answer asked for tools (so another request follows), when the context reaches
+``compaction-threshold`` of the model's context window, the history is compacted
+(``aw_action/agent/compaction.py``): ``sliding-window`` drops the middle, ``summarize`` asks the
+model for a structured summary of it (a ``purpose="compaction"`` request, gated and counted by
+the cost tracker like any other). The most recent messages and the task prompt stay verbatim.
+
+The new history is written with ``session.replace_messages`` from the ``turn_end`` handler, so it
+is applied at the save point that directly follows, before anything else is appended. ``compact``
+is also what repair calls to recover from a context overflow. Each compaction emits a JSONL
+``compaction`` record with the context tokens before and after.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from aw_action.agent.compaction import (
+    SUMMARY_SYSTEM_PROMPT,
+    context_tokens,
+    messages_tokens,
+    plan_compaction,
+    sliding_window,
+    summarized,
+    summary_request_text,
+)
+from aw_action.agent.events import AnyMessage, BeforeProviderRequestEvent, HarnessEvent, RequestEnd, TurnEnd
+from aw_action.agent.session import AgentSession
+from aw_action.ai.types import (
+    AssistantMessage,
+    ProviderRequest,
+    StreamDone,
+    StreamError,
+    StreamOptions,
+    UserMessage,
+)
+from aw_action.extensions.api import ExtensionAPI, ExtensionContext
+
+KEEP_RECENT_TOKENS = 20_000
+KEEP_FRACTION = 0.4
+"""The verbatim tail is at most ``KEEP_FRACTION`` of the trigger point, and never above 20k tokens."""
+SUMMARY_MAX_TOKENS = 8_192
+
+
+def keep_tokens(context_window: int, threshold: float) -> int:
+    return max(1, min(KEEP_RECENT_TOKENS, int(context_window * threshold * KEEP_FRACTION)))
+
+
+def effective_history(session: AgentSession) -> list[AnyMessage]:
+    """The history as it will be once pending writes flush (the last queued replacement wins)."""
+    for write in reversed(session.pending_writes):
+        if write.kind == "replace_messages":
+            return list(write.messages)
+    return session.messages
+
+
+class _Bridge:
+    """Provider callbacks for a housekeeping request, routed through the session hooks."""
+
+    def __init__(self, session: AgentSession, model: Any) -> None:
+        self._session = session
+        self._model = model
+        self.attempts = 0
+
+    async def on_payload(self, payload: dict[str, Any]) -> dict[str, Any]:
+        self.attempts += 1
+        return await self._session.hooks.before_provider_payload(payload, self._model)
+
+    async def on_response(self, status: int, headers: dict[str, str]) -> None:
+        await self._session.hooks.after_provider_response(status, headers)
+
+    async def on_retry(self, attempt: int, status: int | None, delay_s: float, error: str) -> None:
+        fields = {"attempt": attempt, "status": status, "delay_ms": round(delay_s * 1000), "error": error}
+        await self._session.hooks.emit(HarnessEvent("retry", fields))
+
+
+async def summarize(session: AgentSession, dropped: list[AnyMessage]) -> str | None:
+    """Ask the session's model for a summary of ``dropped``; None when it failed or was refused."""
+    snapshot = session.snapshot()
+    model = snapshot.model
+    options = StreamOptions(max_tokens=min(SUMMARY_MAX_TOKENS, model.max_output_tokens))
+    prepared = await session.hooks.before_provider_request(BeforeProviderRequestEvent(model, options, "compaction"))
+    if session.signal.aborted:
+        return None
+    text = summary_request_text(dropped, max_chars=model.context_window * 2)
+    request = ProviderRequest(
+        model=model,
+        system_prompt=SUMMARY_SYSTEM_PROMPT,
+        messages=[UserMessage.of(text, source="compaction")],
+        tools=[],
+        options=prepared.options or options,
+        session_id=f"{session.session_id}:compaction",
+        purpose="compaction",
+    )
+    bridge = _Bridge(session, model)
+    started = time.monotonic()
+    final: AssistantMessage | None = None
+    async for event in snapshot.provider.stream(request, bridge, session.signal):
+        if isinstance(event, StreamDone | StreamError):
+            final = event.message
+    if final is None:
+        final = AssistantMessage(stop_reason="error", error_message="provider stream ended without a result")
+    final.provider = final.provider or model.provider
+    final.model = final.model or model.id
+    duration = round((time.monotonic() - started) * 1000)
+    await session.hooks.emit(RequestEnd(final, duration, True, "compaction", max(bridge.attempts, 1)))
+    if session.signal.aborted or final.stop_reason in ("error", "aborted") or not final.text.strip():
+        return None
+    return final.text
+
+
+async def compact(ctx: ExtensionContext, strategy: str, reason: str, threshold: float, force: bool = False) -> bool:
+    """Compact the session's history if it is over ``threshold`` (or ``force``); True if done."""
+    session = ctx.session
+    messages = effective_history(session)
+    model = session.model
+    before = context_tokens(messages)
+    if not force and before < threshold * model.context_window:
+        return False
+    plan = plan_compaction(messages, keep_tokens(model.context_window, threshold))
+    if plan is None:
+        ctx.warn(f"context compaction ({reason}) found nothing to drop: the recent messages alone fill the context")
+        return False
+    used = strategy
+    if strategy == "summarize":
+        summary = await summarize(session, messages[plan.head : plan.cut])
+        if session.signal.aborted:
+            return False
+        if summary is None:
+            ctx.warn("context summary failed; dropping the older messages instead (sliding window)")
+            used = "sliding-window"
+        else:
+            new = summarized(messages, plan, summary)
+    if used == "sliding-window":
+        new = sliding_window(messages, plan)
+    after = messages_tokens(new)
+    record = {
+        "strategy": used,
+        "reason": reason,
+        "tokens_before": before,
+        "tokens_after": after,
+        "messages_before": len(messages),
+        "messages_after": len(new),
+        "dropped_messages": plan.cut - plan.head,
+        "context_window": model.context_window,
+    }
+    session.replace_messages(new, f"compaction:{reason}")
+    session.append_entry("compaction", record)
+    ctx.emit("compaction", **record)
+    return True
+
+
+def setup(api: ExtensionAPI) -> None:
+    settings = api.config.harness.context
+    if settings.compaction == "none":
+        return
+
+    async def on_turn_end(event: TurnEnd, ctx: ExtensionContext) -> None:
+        if event.message.tool_calls and not ctx.session.signal.aborted:
+            await compact(ctx, settings.compaction, "threshold", settings.compaction_threshold)
+
+    api.on("turn_end", on_turn_end)

@@ -1,0 +1,93 @@
+"""The run's deadline: ``timeout-minutes`` from the start, and the harness's own earlier stop.
+
+The harness stops the run itself at a *soft deadline*, early enough to flush the summary, files
+and uploads before the runner's step timeout could kill the process. The margin scales with the
+run: the smaller of 30 s and 10 % of the timeout, so that a short run keeps most of its time and
+still gets its warnings. Time notices are placed against the soft deadline (what the agent
+really has); the 80/90/95/99 % ladder is a share of ``timeout-minutes``.
+
+``Clock`` is injectable so tests drive time by hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from aw_action.extensions.notices import Rung, named_rung, rungs_for
+
+MAX_MARGIN_S = 30.0
+MARGIN_FRACTION = 0.10
+WARNING_CAP = 0.5
+CRITICAL_CAP = 0.2
+"""A run shorter than its warning windows gets them scaled: the warning at most half-way to the
+soft deadline, the critical notice in at most its last fifth."""
+
+
+class Clock(Protocol):
+    """Monotonic seconds and a sleep that follows the same time."""
+
+    def now(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class MonotonicClock:
+    def now(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, seconds))
+
+
+@dataclass(frozen=True)
+class TimeBudget:
+    """Deadlines as offsets in seconds from the run's start."""
+
+    timeout_s: float
+    warning_s: float
+    critical_s: float
+
+    @classmethod
+    def from_minutes(cls, timeout: float, warning: float, critical: float) -> TimeBudget:
+        return cls(timeout * 60.0, warning * 60.0, critical * 60.0)
+
+    @property
+    def margin_s(self) -> float:
+        return min(MAX_MARGIN_S, MARGIN_FRACTION * self.timeout_s)
+
+    @property
+    def soft_deadline_s(self) -> float:
+        return self.timeout_s - self.margin_s
+
+    @property
+    def abort_percent(self) -> float:
+        return self.percent(self.soft_deadline_s)
+
+    def percent(self, elapsed_s: float) -> float:
+        return 100.0 * elapsed_s / self.timeout_s
+
+    def minutes_left(self, elapsed_s: float) -> float:
+        """Minutes until the harness stops the run (the soft deadline)."""
+        return max(0.0, (self.soft_deadline_s - elapsed_s) / 60.0)
+
+    @property
+    def warning_at_s(self) -> float:
+        return self.soft_deadline_s - min(self.warning_s, WARNING_CAP * self.soft_deadline_s)
+
+    @property
+    def critical_at_s(self) -> float:
+        return self.soft_deadline_s - min(self.critical_s, CRITICAL_CAP * self.soft_deadline_s)
+
+    def rungs(self) -> list[Rung]:
+        named = [
+            named_rung("timeout", self.percent(self.warning_at_s), "time_warning"),
+            named_rung("timeout", self.percent(self.critical_at_s), "time_critical"),
+        ]  # at a shared threshold the later (critical) rung replaces the warning
+        critical = self.percent(self.critical_at_s)
+        return [
+            replace(r, kind="time_critical") if r.kind == "ladder" and r.at_percent > critical else r
+            for r in rungs_for("timeout", self.abort_percent, named)
+        ]
