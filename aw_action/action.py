@@ -1,0 +1,139 @@
+"""``aw-harness action``: the container entrypoint of the GitHub Action.
+
+Order matters and is the contract:
+1. mask every secret input (``::add-mask::``) before anything else is printed;
+2. read and validate the inputs (a bad one: ``::error::`` naming it, outputs, exit 2);
+3. run the Harness with all of its output on one guarded stream (``WorkflowLog``): model-produced
+   text can never issue a workflow command, each turn is a ``::group::``, steering and budget
+   records become ``::warning::`` annotations;
+4. write the step outputs, then upload the output folder as an artifact (success or failure);
+5. exit with the run's code (0/1/2). An upload problem is a warning, never a different code.
+
+SIGINT/SIGTERM (the runner's cancel and step timeout) stop the run; the partial result, outputs
+and artifact are flushed and the process exits non-zero within ``CANCEL_TOTAL_S`` of the signal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import IO, Any, cast
+
+from aw_action.cli import install_signal_handlers
+from aw_action.github.deadline import CancelClock, EarlySignals, settle
+from aw_action.github.inputs import ActionInputError, ActionInputs, secret_values
+from aw_action.github.log import WorkflowLog
+from aw_action.github.outputs import result_outputs, write_outputs
+from aw_action.github.plan import RunPlan, build_plan
+from aw_action.github.upload import upload_run_artifacts
+from aw_action.harness import TRANSCRIPT_FILE, Harness, RunResult
+
+CANCEL_RUN_S = 3.5
+"""After the first signal, the run has this long to wind down before it is abandoned."""
+CANCEL_TOTAL_S = 6.0
+"""...and outputs plus artifact upload are done by then (the runner escalates at 7.5 s)."""
+CANCEL_HARD_S = 6.8
+"""Past this, a watchdog ends the process whatever still blocks."""
+
+
+def main(argv: list[str]) -> int:
+    log = WorkflowLog(sys.stdout)
+    if argv:
+        log.write(f"aw-harness action: takes no arguments (inputs come from INPUT_* variables), got {argv}\n")
+        log.finish()
+        return 2
+    env = dict(os.environ)
+    for secret in secret_values(env):
+        log.mask(secret)
+    early = EarlySignals()
+    early.install()
+    try:
+        plan = build_plan(ActionInputs.from_env(), env, Path.cwd())
+    except ActionInputError as exc:
+        return _invalid_input(exc, env, log)
+    return asyncio.run(_run(plan, env, log, early))
+
+
+def _invalid_input(exc: ActionInputError, env: dict[str, str], log: WorkflowLog) -> int:
+    log.error(exc.message, title=f"aw-harness: invalid input '{exc.input}'")
+    result: dict[str, Any] = {
+        "conclusion": "failure",
+        "stop_reason": "invocation_error",
+        "exit_code": 2,
+        "turns": 0,
+        "tokens": {},
+        "final_message": "",
+        "error": str(exc),
+    }
+    log.write(json.dumps(result, ensure_ascii=False) + "\n")
+    _outputs(env, {**result_outputs(result), "artifact-id": ""}, log)
+    log.finish()
+    return 2
+
+
+async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, early: EarlySignals) -> int:
+    clock = CancelClock()
+    stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
+    harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config)
+
+    def on_signal() -> None:
+        clock.signal()
+        clock.arm_watchdog(CANCEL_HARD_S)
+        harness.cancel("cancelled")
+
+    install_signal_handlers(asyncio.get_running_loop(), on_signal)
+    if early.fired:
+        on_signal()
+    with redirect_stdout(log), redirect_stderr(log):
+        result = await _run_harness(harness, clock)
+        log.redactor.add(*harness.redactor.secrets)
+        payload = log.redactor.obj(result.to_json())
+        log.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        _outputs(env, result_outputs(payload, _session_file(harness, plan)), log)
+        artifact_id = ""
+        if plan.upload:
+            name, root = plan.artifact_name, plan.output_dir
+            artifact_id = await upload_run_artifacts(env, name, root, log, clock, CANCEL_TOTAL_S)
+        _outputs(env, {"artifact-id": artifact_id}, log)
+    if result.exit_code != 0:
+        error = payload.get("error")
+        detail = f": {error}" if error and error != result.stop_reason else ""
+        log.error(f"run ended {result.conclusion} (stop reason {result.stop_reason}){detail}", title="aw-harness")
+    log.finish()
+    return result.exit_code
+
+
+async def _run_harness(harness: Harness, clock: CancelClock) -> RunResult:
+    task = asyncio.create_task(harness.run())
+    finished = await settle(task, clock, CANCEL_RUN_S) and not task.cancelled()
+    state = harness.state
+    model = state.model if state else "unknown"
+    if not finished:
+        return RunResult(1, "cancelled", "cancelled", model, state, f"the run did not stop within {CANCEL_RUN_S} s")
+    exc = task.exception()
+    if exc is not None:  # Harness.run() never raises; if a bug makes it, the record still gets out
+        return RunResult(1, "error", "failure", model, state, f"internal error: {type(exc).__name__}: {exc}")
+    return task.result()
+
+
+def _session_file(harness: Harness, plan: RunPlan) -> str:
+    """The transcript's path as a later step sees it: relative to the workspace when inside it
+    (later steps start there), else the absolute path inside the container."""
+    path = harness.output_dir / TRANSCRIPT_FILE
+    if not path.is_file():
+        return ""
+    try:
+        return path.resolve().relative_to(plan.workspace.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _outputs(env: dict[str, str], outputs: dict[str, str], log: WorkflowLog) -> None:
+    try:
+        write_outputs(env.get("GITHUB_OUTPUT"), outputs)
+    except OSError as exc:
+        log.warning(f"could not write step outputs: {exc}", title="aw-harness")

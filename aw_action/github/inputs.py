@@ -1,0 +1,164 @@
+"""The action's inputs, read from the ``INPUT_*`` environment with pydantic-settings.
+
+Runner facts this relies on (actions/runner ``Handler.AddInputsToEnvironment``): input
+``max-turns`` arrives as ``INPUT_MAX-TURNS`` (upper-cased, hyphens kept), every declared input
+is present (``""`` when it has no default), and ``required:`` is not enforced. So: names are
+matched case-insensitively with hyphens, a blank value means "not set", and every check
+happens here. A bad value raises ``ActionInputError`` naming the input as written in
+action.yml.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+from urllib.parse import unquote
+
+from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from aw_action.sinks.redact import MIN_SECRET_LENGTH
+
+SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token", "otlp-headers")
+INVALID_ARTIFACT_CHARS = set('":<>|*?\r\n\\/')
+_TRUE = ("true", "True", "TRUE")
+_FALSE = ("false", "False", "FALSE")
+
+
+class ActionInputError(ValueError):
+    """An input value the action cannot use; ``input`` is its action.yml name."""
+
+    def __init__(self, input_name: str, message: str) -> None:
+        super().__init__(f"Input '{input_name}': {message}")
+        self.input = input_name
+        self.message = message
+
+
+def env_name(input_name: str) -> str:
+    """The variable the runner sets for an input (``max-turns`` -> ``INPUT_MAX-TURNS``)."""
+    return "INPUT_" + input_name.replace(" ", "_").upper()
+
+
+def _input(name: str, default: Any = None, **constraints: Any) -> Any:
+    return Field(default, validation_alias=AliasChoices(env_name(name).lower()), **constraints)
+
+
+def split_list(value: str | None) -> list[str]:
+    """A list input: one item a line, or comma-separated; blanks dropped."""
+    if not value:
+        return []
+    return [item.strip() for item in re.split(r"[\n,]", value) if item.strip()]
+
+
+def parse_headers(value: str | None) -> dict[str, str]:
+    """OTLP headers as OpenTelemetry's env format: ``k1=v1,k2=v2`` (or one a line), values
+    URL-decoded (``Authorization=Bearer%20xyz``)."""
+    headers: dict[str, str] = {}
+    for item in split_list(value):
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ActionInputError("otlp-headers", "expected key=value pairs separated by commas or new lines")
+        headers[key.strip()] = unquote(raw.strip())
+    return headers
+
+
+class ActionInputs(BaseSettings):
+    """One field per action.yml input; ``None`` means the input was left empty."""
+
+    model_config = SettingsConfigDict(
+        case_sensitive=False,
+        env_ignore_empty=True,
+        extra="ignore",
+        str_strip_whitespace=True,
+        env_parse_none_str=None,
+    )
+
+    prompt: str | None = _input("prompt")
+    prompt_file: str | None = _input("prompt-file")
+    config: str | None = _input("config")
+    model: str | None = _input("model")
+    max_effective_tokens: float | None = _input("max-effective-tokens", gt=0)
+    max_ai_credits: float | None = _input("max-ai-credits", gt=0)
+    max_turns: int | None = _input("max-turns", gt=0)
+    timeout_minutes: float | None = _input("timeout-minutes", gt=0)
+    compaction: Literal["none", "sliding-window", "summarize"] | None = _input("compaction")
+    extensions: str | None = _input("extensions")
+    imports: str | None = _input("imports")
+    otlp_endpoint: str | None = _input("otlp-endpoint")
+    otlp_headers: str | None = _input("otlp-headers")
+    anthropic_api_key: str | None = _input("anthropic-api-key")
+    openai_api_key: str | None = _input("openai-api-key")
+    github_token: str | None = _input("github-token")
+    output_dir: str | None = _input("output-dir")
+    upload_artifacts: bool = _input("upload-artifacts", True)
+    artifact_name: str | None = _input("artifact-name")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("upload_artifacts", mode="before")
+    @classmethod
+    def _strict_bool(cls, value: Any) -> Any:
+        """The YAML 1.2 core-schema booleans, as @actions/core ``getBooleanInput`` accepts."""
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return True
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise ValueError("must be one of true, True, TRUE, false, False, FALSE")
+
+    @field_validator("artifact_name")
+    @classmethod
+    def _artifact_name(cls, value: str | None) -> str | None:
+        bad = sorted(INVALID_ARTIFACT_CHARS & set(value or ""))
+        if bad:
+            raise ValueError(f"contains characters artifact names may not hold: {' '.join(map(repr, bad))}")
+        return value
+
+    @classmethod
+    def from_env(cls) -> ActionInputs:
+        """Reads ``os.environ``; raises ``ActionInputError`` for the first invalid input."""
+        try:
+            return cls()
+        except ValidationError as exc:
+            raise _input_error(exc) from None
+
+
+_FIELD_TO_INPUT = {name: name.replace("_", "-") for name in ActionInputs.model_fields}
+
+
+def _input_error(exc: ValidationError) -> ActionInputError:
+    first = exc.errors()[0]
+    loc = str(first["loc"][0]) if first["loc"] else ""
+    name = loc.removeprefix("input_") if loc.startswith("input_") else _FIELD_TO_INPUT.get(loc, loc)
+    message = str(first["msg"]).removeprefix("Value error, ")
+    got = first.get("input")
+    if isinstance(got, str) and name not in SECRET_INPUTS:
+        message += f" (got {got!r})"
+    return ActionInputError(name, message)
+
+
+def secret_values(env: dict[str, str]) -> list[str]:
+    """Every secret the raw environment holds for this action, read without validation so it
+    can be masked before anything (even an input error) is printed: the secret inputs, the
+    values inside ``otlp-headers`` (and their part after ``Bearer ``), and the runtime token."""
+    found: list[str] = []
+    for name in SECRET_INPUTS:
+        value = (env.get(env_name(name)) or "").strip()
+        if not value:
+            continue
+        found.append(value)
+        if name == "otlp-headers":
+            for item in split_list(value):
+                raw = item.partition("=")[2].strip()
+                for candidate in (raw, unquote(raw)):
+                    parts = [candidate, candidate.split(" ", 1)[1]] if " " in candidate else [candidate]
+                    found.extend(p for p in parts if len(p.strip()) >= MIN_SECRET_LENGTH)
+    found.append(env.get("ACTIONS_RUNTIME_TOKEN", ""))
+    return [v for v in dict.fromkeys(found) if v.strip()]

@@ -1,0 +1,191 @@
+"""From validated inputs to a run plan: the RunConfig the CLI would use, the prompt file, the
+output directory and the environment the Harness gets.
+
+Rules:
+- ``config`` (a config.json, relative paths from the workspace) is the base; every input that
+  is set overrides its field, and the merged document is validated once by ``RunConfig``, so
+  the action and the CLI accept exactly the same settings. Without ``config``, ``model`` is
+  required.
+- Exactly one of ``prompt`` (inline text, written to a temp file) and ``prompt-file``.
+- The Harness environment: credentials from the key inputs, ``AW_OUTPUT_DIR``; no ``INPUT_*``
+  variable (the agent's shell inherits this environment, and the inputs hold secrets) and no
+  job-scoped runtime credential (artifact, cache and OIDC tokens are the action's, not the
+  agent's).
+"""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from aw_action.config import RunConfig
+from aw_action.errors import InvocationError
+from aw_action.github.inputs import ActionInputError, ActionInputs, parse_headers, split_list
+from aw_action.inputs import describe_validation_error, read_json_file
+
+DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
+RUNNER_CREDENTIALS = (
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_RUNTIME_URL",
+    "ACTIONS_RESULTS_URL",
+    "ACTIONS_CACHE_URL",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_URL",
+)
+"""Job credentials the action keeps to itself (the agent's shell never sees them)."""
+
+_OVERRIDES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("model", ("engine", "model")),
+    ("timeout-minutes", ("timeout-minutes",)),
+    ("max-effective-tokens", ("harness", "budget", "max-effective-tokens")),
+    ("max-ai-credits", ("harness", "budget", "max-ai-credits")),
+    ("max-turns", ("harness", "budget", "max-turns")),
+    ("compaction", ("harness", "context", "compaction")),
+    ("extensions", ("harness", "extensions")),
+    ("imports", ("imports",)),
+    ("otlp-endpoint", ("observability", "otlp", "endpoint")),
+    ("otlp-headers", ("observability", "otlp", "headers")),
+)
+"""Input name -> the config.json field it overrides (kebab-case keys, as in spec §6.1)."""
+
+
+@dataclass
+class RunPlan:
+    config: RunConfig
+    config_path: Path
+    """config.json (or, without one, a virtual path in the workspace: relative paths in the
+    config, such as ``harness.faux-script``, resolve from its folder)."""
+    prompt_path: Path
+    workspace: Path
+    output_dir: Path
+    env: dict[str, str]
+    upload: bool
+    artifact_name: str
+
+
+def _resolve(workspace: Path, value: str) -> Path:
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else workspace / path
+
+
+def override_values(inputs: ActionInputs) -> dict[str, Any]:
+    """The inputs that are set, by input name, as config.json values."""
+    values: dict[str, Any] = {
+        "model": inputs.model,
+        "timeout-minutes": inputs.timeout_minutes,
+        "max-effective-tokens": inputs.max_effective_tokens,
+        "max-ai-credits": inputs.max_ai_credits,
+        "max-turns": inputs.max_turns,
+        "compaction": inputs.compaction,
+        "extensions": split_list(inputs.extensions) or None,
+        "imports": split_list(inputs.imports) or None,
+        "otlp-endpoint": inputs.otlp_endpoint,
+        "otlp-headers": parse_headers(inputs.otlp_headers) or None,
+    }
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def _set(data: dict[str, Any], keys: tuple[str, ...], value: Any, input_name: str) -> None:
+    node = data
+    for key in keys[:-1]:
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            raise ActionInputError("config", f"'{key}' must be an object to apply input '{input_name}'")
+        node = child
+    node[keys[-1]] = value
+
+
+def build_config(inputs: ActionInputs, workspace: Path) -> tuple[RunConfig, Path]:
+    if inputs.config:
+        path = _resolve(workspace, inputs.config)
+        try:
+            data = read_json_file(path, "config file")
+        except InvocationError as exc:
+            raise ActionInputError("config", str(exc)) from None
+        if not isinstance(data, dict):
+            raise ActionInputError("config", f"{path}: expected a JSON object at the top level")
+        data = copy.deepcopy(data)
+    else:
+        path, data = workspace / "config.json", {}
+    values = override_values(inputs)
+    for name, keys in _OVERRIDES:
+        if name in values:
+            _set(data, keys, values[name], name)
+    try:
+        return RunConfig.model_validate(data), path
+    except ValidationError as exc:
+        raise _config_error(exc, inputs, set(values)) from None
+
+
+def _config_error(exc: ValidationError, inputs: ActionInputs, overridden: set[str]) -> ActionInputError:
+    loc = tuple(str(p) for p in exc.errors()[0]["loc"])
+    if loc[:1] == ("engine",) and "model" not in overridden and not inputs.config:
+        return ActionInputError("model", "required when no config file is given")
+    for name, keys in _OVERRIDES:
+        if name in overridden and loc[: len(keys)] == keys:
+            return ActionInputError(name, describe_validation_error(exc).split(": ", 1)[-1])
+    return ActionInputError("config", f"{inputs.config or 'inputs'}: {describe_validation_error(exc)}")
+
+
+def prompt_path(inputs: ActionInputs, workspace: Path, temp_root: str | None) -> Path:
+    if inputs.prompt and inputs.prompt_file:
+        raise ActionInputError("prompt", "set either prompt or prompt-file, not both")
+    if inputs.prompt_file:
+        path = _resolve(workspace, inputs.prompt_file)
+        if not path.is_file():
+            raise ActionInputError("prompt-file", f"file not found: {path}")
+        return path
+    if inputs.prompt:
+        root = temp_root if temp_root and Path(temp_root).is_dir() else None
+        path = Path(tempfile.mkdtemp(prefix="aw-harness-prompt-", dir=root)) / "prompt.txt"
+        path.write_text(inputs.prompt + "\n", encoding="utf-8")
+        return path
+    raise ActionInputError("prompt", "required: set prompt (inline text) or prompt-file")
+
+
+def output_dir(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> Path:
+    """``output-dir`` (relative to the workspace), else ``$RUNNER_TEMP/aw-harness`` (the same
+    folder is ``${{ runner.temp }}/aw-harness`` for later steps), else ``AW_OUTPUT_DIR``."""
+    if inputs.output_dir:
+        return _resolve(workspace, inputs.output_dir)
+    if env.get("RUNNER_TEMP"):
+        return Path(env["RUNNER_TEMP"]) / "aw-harness"
+    return Path(env.get("AW_OUTPUT_DIR") or DEFAULT_OUTPUT_DIR)
+
+
+def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, workspace: Path) -> dict[str, str]:
+    out = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNNER_CREDENTIALS}
+    for value, name in (
+        (inputs.anthropic_api_key, "ANTHROPIC_API_KEY"),
+        (inputs.openai_api_key, "OPENAI_API_KEY"),
+        (inputs.github_token, "GITHUB_TOKEN"),
+    ):
+        if value:
+            out[name] = value
+    out["AW_OUTPUT_DIR"] = str(out_dir)
+    out["GITHUB_WORKSPACE"] = str(workspace)
+    return out
+
+
+def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path) -> RunPlan:
+    """Raises ``ActionInputError`` naming the first input that cannot be used."""
+    workspace = Path(env.get("GITHUB_WORKSPACE") or cwd)
+    config, config_path = build_config(inputs, workspace)
+    prompt = prompt_path(inputs, workspace, env.get("RUNNER_TEMP"))
+    out_dir = output_dir(inputs, env, workspace)
+    return RunPlan(
+        config=config,
+        config_path=config_path,
+        prompt_path=prompt,
+        workspace=workspace,
+        output_dir=out_dir,
+        env=harness_env(inputs, env, out_dir, workspace),
+        upload=inputs.upload_artifacts,
+        artifact_name=inputs.artifact_name or f"aw-harness-{env.get('GITHUB_JOB') or 'run'}",
+    )

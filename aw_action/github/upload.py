@@ -1,0 +1,63 @@
+"""Uploading the run's output folder as one artifact, on success and on failure.
+
+Never fatal: every problem (no runtime token, GHES, server error, cancel budget spent) becomes one
+``::warning::`` and an empty ``artifact-id``; the exit code is the run's, whatever happens here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from pathlib import Path
+
+import httpx
+
+from aw_action.github.artifacts import ArtifactClient, ArtifactError, artifact_url, is_ghes
+from aw_action.github.deadline import CancelClock, settle
+from aw_action.github.log import WorkflowLog
+
+TITLE = "aw-harness: artifact upload"
+
+
+def has_files(root: Path) -> bool:
+    return root.is_dir() and any(p.is_file() and not p.name.startswith(".") for p in root.rglob("*"))
+
+
+async def upload_run_artifacts(
+    env: Mapping[str, str],
+    name: str,
+    root: Path,
+    log: WorkflowLog,
+    clock: CancelClock,
+    budget_s: float,
+) -> str:
+    """Returns the artifact id, or "" when nothing was uploaded (with a warning saying why)."""
+    token, results_url = env.get("ACTIONS_RUNTIME_TOKEN"), env.get("ACTIONS_RESULTS_URL")
+    if not token or not results_url:
+        log.warning("skipped: ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL is not set", title=TITLE)
+        return ""
+    if is_ghes(env.get("GITHUB_SERVER_URL", "")):
+        log.warning("skipped: artifact v4 is not available on GitHub Enterprise Server", title=TITLE)
+        return ""
+    if not has_files(root):
+        log.write(f"aw-harness: no files in {root} to upload\n")
+        return ""
+    try:
+        async with httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0)) as client:
+            uploader = ArtifactClient(results_url, token, client, on_secret=log.mask)
+            task = asyncio.create_task(uploader.upload(name, root))
+            finished = await settle(task, clock, budget_s)
+            if not finished:
+                log.warning("abandoned: the step was cancelled before the upload finished", title=TITLE)
+                return ""
+            result = task.result()
+    except Exception as exc:  # any failure is a warning, never a changed exit code
+        detail = str(exc) if isinstance(exc, ArtifactError) else f"{type(exc).__name__}: {exc}"
+        log.warning(f"failed: {detail}", title=TITLE)
+        return ""
+    url = artifact_url(env, result.artifact_id)
+    log.write(
+        f"aw-harness: uploaded artifact {result.name!r} (id {result.artifact_id}, {result.files} files, "
+        f"{result.size} bytes, sha256:{result.sha256}){': ' + url if url else ''}\n"
+    )
+    return result.artifact_id
