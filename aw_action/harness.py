@@ -34,6 +34,7 @@ from aw_action.inputs import (
     load_prompt,
     resolve_imports,
 )
+from aw_action.sinks.failure import report_invocation_error
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.sinks.redact import Redactor, header_values, secrets_from_env
 from aw_action.tools import builtin_tools
@@ -158,6 +159,7 @@ class Harness:
             return await self._run_session(config, model, imports, prompt)
         except InvocationError as exc:
             self.error_line(str(exc))
+            report_invocation_error(exc, model_name, self.env, self.jsonl, self.redactor)
             return RunResult(exc.exit_code, exc.stop_reason, "failure", model_name, self.state, str(exc))
 
     def _workspace_for_imports(self) -> Path | None:

@@ -8,13 +8,14 @@ sees an event (it loads last among the built-ins).
 
 Isolation contract: a sink that fails is switched off with a JSONL ``warning`` and a degraded
 notice (``RunState.degrade``); nothing here raises into the run or changes its exit code.
+OTel export and the final flush are bounded by ``AW_OTLP_TIMEOUT_S`` seconds (default 5).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +36,7 @@ from aw_action.agent.events import (
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 from aw_action.extensions.state import RequestRecord, ToolStats
 from aw_action.sinks import genai
-from aw_action.sinks.otel import OtelSink, resolve_target
+from aw_action.sinks.otel import DEFAULT_TIMEOUT_S, OtelSink, resolve_target
 from aw_action.sinks.provenance_file import ProvenanceFile
 from aw_action.sinks.summary import Outcome, append_step_summary, render_run_summary
 from aw_action.sinks.token_usage import TokenUsageFile
@@ -61,6 +62,15 @@ def human_turn_line(turn: int, input_tokens: int, output_tokens: int, cumulative
         f"> **Turn {turn}**: {input_tokens:,} in / {output_tokens:,} out | "
         f"cumulative {cumulative:,} tokens ({cost_text})"
     )
+
+
+def otlp_timeout(env: Mapping[str, str]) -> float:
+    """Seconds per OTLP export and for the final flush: ``AW_OTLP_TIMEOUT_S`` (0.1-30), default 5."""
+    try:
+        value = float(env.get("AW_OTLP_TIMEOUT_S") or DEFAULT_TIMEOUT_S)
+    except ValueError:
+        value = DEFAULT_TIMEOUT_S
+    return min(max(value, 0.1), 30.0)
 
 
 def _now_ns() -> int:
@@ -153,7 +163,9 @@ class Observability:
 
             def start_otel() -> None:
                 self.api.services.redactor.add(*target.headers.values())
-                self.otel = OtelSink(target, genai.resource_attributes(env), self.api.services.redactor)
+                self.otel = OtelSink(
+                    target, genai.resource_attributes(env), self.api.services.redactor, otlp_timeout(env)
+                )
                 attrs = genai.session_start_attributes(model.provider, model.id, self.session_id)
                 self.otel.start_session("invoke_agent", attrs, _now_ns())
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import unquote
 
 MASK = "***"
 MIN_SECRET_LENGTH = 6
@@ -39,15 +40,16 @@ def secrets_from_env(env: Mapping[str, str]) -> list[str]:
 
 
 def header_values(spec: str) -> list[str]:
-    """Values of an OTLP-style header list ``k=v,k2=v2`` (also the part after ``Bearer ``)."""
+    """Values of an OTLP-style header list ``k=v,k2=v2`` (also the part after ``Bearer ``), both
+    as written and URL-decoded (``Bearer%20xyz`` is sent as ``Bearer xyz``)."""
     out: list[str] = []
     for part in spec.split(","):
-        _, _, value = part.partition("=")
-        value = value.strip()
-        if value:
-            out.append(value)
-            if " " in value:
-                out.append(value.split(" ", 1)[1])
+        _, _, raw = part.partition("=")
+        for value in dict.fromkeys((raw.strip(), unquote(raw.strip()))):
+            if value:
+                out.append(value)
+                if " " in value:
+                    out.append(value.split(" ", 1)[1])
     return out
 
 

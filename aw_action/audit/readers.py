@@ -1,0 +1,148 @@
+"""Readers: unified sessions (gh-aw ``aw_session.jsonl``) and token-usage files (AWF's or ours)
+into one ``Request`` shape.
+
+Rules, after gh-aw's audit: the unified session is the source of truth for requests and
+steering notices (``firewall.token_usage`` and its alias ``usage.report``); a missing value is
+unknown, never zero; a steering entry without a string ``type`` and a numeric ``threshold`` is
+ignored; a line that is not a JSON object is skipped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+USAGE_TYPES = frozenset({"firewall.token_usage", "usage.report"})
+ET_WEIGHTS = {"input": 1.0, "cache_read": 0.1, "output": 4.0, "reasoning": 4.0, "cache_write": 1.0}
+"""gh-aw effective-token weights, used when a record does not carry its own figure (multiplier 1)."""
+
+
+@dataclass
+class Request:
+    request_id: str
+    model: str
+    provider: str = ""
+    purpose: str = ""
+    phase: str = "agent"
+    timestamp: str = ""
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int = 0
+    duration_ms: float = 0
+    cost_usd: float | None = None
+    ai_credits: float | None = None
+    effective_tokens: float | None = None
+    steering: dict[str, Any] | None = None
+    turn: int | None = None
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write + self.reasoning
+
+    @property
+    def effective(self) -> float:
+        if self.effective_tokens is not None:
+            return self.effective_tokens
+        return float(sum(w * float(getattr(self, k)) for k, w in ET_WEIGHTS.items()))
+
+
+def parse_jsonl(text: str) -> tuple[list[dict[str, Any]], int]:
+    records: list[dict[str, Any]] = []
+    bad = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            bad += 1
+            continue
+        if isinstance(value, dict):
+            records.append(value)
+        else:
+            bad += 1
+    return records, bad
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def steering_of(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict) and isinstance(value.get("type"), str) and _num(value.get("threshold")) is not None:
+        threshold = value["threshold"]
+        return {"type": value["type"], "threshold": int(threshold) if float(threshold).is_integer() else threshold}
+    return None
+
+
+def _credits_and_cost(aic: float | None, cost: float | None) -> tuple[float | None, float | None]:
+    if aic is None and cost is not None:
+        aic = cost / 0.01
+    if cost is None and aic is not None:
+        cost = aic * 0.01
+    return aic, cost
+
+
+def from_unified(record: dict[str, Any]) -> Request | None:
+    """A ``Request`` from a ``firewall.token_usage`` / ``usage.report`` record, else None."""
+    if record.get("type") not in USAGE_TYPES or not isinstance(record.get("data"), dict):
+        return None
+    data = record["data"]
+    usage: dict[str, Any] = data["usage"] if isinstance(data.get("usage"), dict) else {}
+    provenance: dict[str, Any] = record["provenance"] if isinstance(record.get("provenance"), dict) else {}
+    aic, cost = _credits_and_cost(_num(data.get("aic")), None)
+    return Request(
+        request_id=str(data.get("requestId") or ""),
+        model=str(data.get("model") or "unknown"),
+        provider=str(data.get("provider") or ""),
+        purpose=str(data.get("purpose") or ""),
+        phase=str(provenance.get("phase") or "agent"),
+        timestamp=str(record.get("timestamp") or ""),
+        input=_int(usage.get("inputTokens")),
+        output=_int(usage.get("outputTokens")),
+        cache_read=_int(usage.get("cacheReadInputTokens")),
+        cache_write=_int(usage.get("cacheCreationInputTokens")),
+        reasoning=_int(usage.get("reasoningOutputTokens")),
+        duration_ms=_num(data.get("durationMs")) or 0,
+        cost_usd=cost,
+        ai_credits=aic,
+        steering=steering_of(data.get("steering")),
+    )
+
+
+def from_token_usage(row: dict[str, Any], phase: str) -> Request | None:
+    """A ``Request`` from an AWF or aw-harness ``token-usage.jsonl`` row."""
+    if row.get("event", "token_usage") != "token_usage" or "input_tokens" not in row:
+        return None
+    aic = _num(row.get("ai_credits_this_response"))
+    aic, cost = _credits_and_cost(aic if aic is not None else _num(row.get("ai_credits")), _num(row.get("cost_usd")))
+    return Request(
+        request_id=str(row.get("request_id") or ""),
+        model=str(row.get("model") or "unknown"),
+        provider=str(row.get("provider") or ""),
+        purpose=str(row.get("purpose") or ""),
+        phase=phase,
+        timestamp=str(row.get("timestamp") or ""),
+        input=_int(row.get("input_tokens")),
+        output=_int(row.get("output_tokens")),
+        cache_read=_int(row.get("cache_read_tokens")),
+        cache_write=_int(row.get("cache_write_tokens")),
+        reasoning=_int(row.get("reasoning_tokens")),
+        duration_ms=_num(row.get("duration_ms")) or 0,
+        cost_usd=cost,
+        ai_credits=aic,
+        effective_tokens=_num(row.get("effective_tokens")),
+        steering=steering_of(row.get("steering")),
+        turn=_int(row.get("turn")) or None,
+    )
+
+
+def phase_of_path(path: str) -> str:
+    return "detection" if "threat-detection" in path or "/detection/" in f"/{path}" else "agent"
