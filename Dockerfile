@@ -1,0 +1,40 @@
+# The aw-harness container action. Built by the runner from this file (runs.image: Dockerfile).
+#
+# Runner facts it is shaped by (actions/runner ContainerActionHandler; docs "Dockerfile support"):
+# - no USER: the action runs as the image's default user (root) so it can write the mounted
+#   workspace; no WORKDIR in the final stage: the runner sets --workdir /github/workspace;
+# - HOME is /github/home at run time, so git settings go to the system config, not ~/.gitconfig;
+# - on cancel PID 1 gets SIGINT, then SIGTERM 7.5 s later: tini is PID 1 and forwards both to
+#   Python, which handles them; the exec-form ENTRYPOINT never goes through /bin/sh (dash would
+#   drop the INPUT_* variables whose names contain hyphens).
+
+# ---- build: a virtual environment from the hash-locked requirements, then the package itself
+FROM python:3.11.13-slim-bookworm AS build
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PYTHONDONTWRITEBYTECODE=1
+WORKDIR /build
+COPY requirements.lock /build/requirements.lock
+RUN python -m venv /opt/aw \
+    && /opt/aw/bin/pip install --no-cache-dir --require-hashes --only-binary=:all: -r /build/requirements.lock
+COPY pyproject.toml README.md /build/src/
+COPY aw_action /build/src/aw_action
+RUN /opt/aw/bin/pip install --no-cache-dir --no-deps /build/src \
+    && /opt/aw/bin/python -m compileall -q -j 0 /opt/aw/lib
+
+# ---- runtime: Python plus the tools the agent's shell may use (git, gh, jq, ripgrep)
+FROM python:3.11.13-slim-bookworm
+LABEL org.opencontainers.image.title="aw-harness" \
+      org.opencontainers.image.description="Runs one LLM agent session with hard token budgets, steering and observability."
+# Debian's security updates replace package versions, so exact pins would break rebuilds.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates git gh jq ripgrep tini \
+    && rm -rf /var/lib/apt/lists/* \
+    && git config --system --add safe.directory '*'
+COPY --from=build /opt/aw /opt/aw
+ENV PATH=/opt/aw/bin:$PATH \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    AW_OUTPUT_DIR=/tmp/gh-aw
+ENTRYPOINT ["/usr/bin/tini", "--", "/opt/aw/bin/python", "-m", "aw_action", "action"]
