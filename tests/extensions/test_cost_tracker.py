@@ -1,0 +1,167 @@
+"""Budget gates of the cost tracker, in process over the scripted provider."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aw_action.ai.faux import FauxProvider
+from aw_action.ai.types import (
+    AbortSignal,
+    AssistantMessage,
+    AssistantStreamEvent,
+    Model,
+    ProviderHooks,
+    ProviderRequest,
+)
+from aw_action.ai.types import StreamDone
+from aw_action.extensions import cost_tracker
+from tests.extensions.rig import echo_tool, make_rig
+
+TRACKER = [("cost-tracker", cost_tracker.setup)]
+
+
+def tool_turn(usage: dict[str, int] | None = None, name: str = "echo") -> dict[str, Any]:
+    turn: dict[str, Any] = {"tool_calls": [{"name": name, "arguments": {}}]}
+    if usage is not None:
+        turn["usage"] = usage
+    return turn
+
+
+def counting_tool() -> tuple[Any, list[int]]:
+    calls: list[int] = []
+
+    def text(args: dict[str, Any]) -> str:
+        calls.append(1)
+        return "ok"
+
+    return echo_tool(text=text), calls
+
+
+async def test_budget_abort_discards_the_in_flight_turn_and_sends_no_further_request(tmp_path: Path) -> None:
+    tool, runs = counting_tool()
+    script = [tool_turn({"input": 100, "output": 10}), tool_turn({"input": 800}), {"text": "never"}]
+    config = {"harness": {"budget": {"max-effective-tokens": 1000}}}
+    rig = await make_rig(tmp_path, script, TRACKER, config=config, tools=[tool])
+    assert await rig.run() == "budget_exceeded"
+    assert rig.provider.calls == 2 and len(runs) == 1  # the second answer's tool never ran
+    assert len(rig.state.turns) == 1 and len(rig.state.requests) == 2
+    assert rig.state.effective_tokens == pytest.approx(140 + 800)
+    [record] = rig.named("budget_exceeded")
+    assert record == rig.state.budget_exceeded
+    assert record["budget"] == "effective_tokens" and record["reason"] == "hard_limit"
+    assert record["forced_termination"] is True and record["used"] == 940 and record["limit"] == 1000
+    answers = [m for m in rig.session.messages if isinstance(m, AssistantMessage)]
+    assert len(answers) == 1  # completed turn kept, in-flight answer not persisted
+
+
+async def test_request_refused_when_even_the_cheapest_next_one_would_cross_the_limit(tmp_path: Path) -> None:
+    config = {"harness": {"budget": {"max-effective-tokens": 1000}, "steering": {"budget-critical-percent": 100}}}
+    script = [tool_turn({"input": 950}), {"text": "done"}]
+    rig = await make_rig(tmp_path, script, TRACKER, config=config, tools=[echo_tool()])
+    assert await rig.run() == "budget_exceeded"
+    assert rig.provider.calls == 1
+    assert rig.state.budget_exceeded is not None and rig.state.budget_exceeded["trigger"] == "next_request"
+
+
+async def test_request_allowed_when_the_cheapest_next_one_fits(tmp_path: Path) -> None:
+    config = {"harness": {"budget": {"max-effective-tokens": 1100}, "steering": {"budget-critical-percent": 100}}}
+    script = [tool_turn({"input": 950}), {"text": "done", "usage": {"input": 10}}]
+    rig = await make_rig(tmp_path, script, TRACKER, config=config, tools=[echo_tool()])
+    assert await rig.run() == "completed"
+    assert rig.provider.calls == 2 and rig.state.budget_exceeded is None
+
+
+async def test_max_turns_stops_before_the_next_turn(tmp_path: Path) -> None:
+    tool, runs = counting_tool()
+    script = [tool_turn(), tool_turn(), tool_turn(), {"text": "done"}]
+    rig = await make_rig(tmp_path, script, TRACKER, config={"harness": {"budget": {"max-turns": 2}}}, tools=[tool])
+    assert await rig.run() == "max_turns"
+    assert rig.provider.calls == 2 and len(runs) == 2
+    [record] = rig.named("budget_exceeded")
+    assert record["budget"] == "turns" and record["used"] == 2 and record["limit"] == 2
+
+
+async def test_max_turns_lets_a_run_that_fits_complete(tmp_path: Path) -> None:
+    script = [tool_turn(), {"text": "done"}]
+    rig = await make_rig(
+        tmp_path, script, TRACKER, config={"harness": {"budget": {"max-turns": 2}}}, tools=[echo_tool()]
+    )
+    assert await rig.run() == "completed"
+    assert rig.named("budget_exceeded") == []
+
+
+class PricedFaux(FauxProvider):
+    """The scripted provider with a cost per answer (``cost_usd`` in the turn)."""
+
+    async def stream(
+        self, request: ProviderRequest, hooks: ProviderHooks, abort: AbortSignal
+    ) -> AsyncIterator[AssistantStreamEvent]:
+        cost = self._turns[0].get("cost_usd", 0.0) if self._turns else 0.0
+        async for event in super().stream(request, hooks, abort):
+            if isinstance(event, StreamDone):
+                event.message.cost_usd = cost
+            yield event
+
+
+async def priced_rig(tmp_path: Path, script: list[dict[str, Any]], **kw: Any) -> Any:
+    rig = await make_rig(tmp_path, script, TRACKER, tools=[echo_tool()], **kw)
+    priced = PricedFaux(script)
+    rig.provider = priced
+    rig.session._resolve_provider = lambda m: priced  # type: ignore[method-assign]
+    return rig
+
+
+async def test_ai_credit_budget_from_env_aborts_at_the_critical_point(tmp_path: Path) -> None:
+    script = [{**tool_turn(), "cost_usd": 0.05}, {**tool_turn(), "cost_usd": 0.045}, {"text": "never"}]
+    rig = await priced_rig(tmp_path, script, env={"GH_AW_MAX_AI_CREDITS": "10"})
+    assert rig.state.limits["ai_credits"] == 10
+    assert await rig.run() == "budget_exceeded"
+    assert rig.provider.calls == 2
+    [record] = rig.named("budget_exceeded")
+    assert record["budget"] == "ai_credits" and record["used"] == pytest.approx(9.5) and record["limit"] == 10
+
+
+async def test_configured_ai_credit_budget_wins_over_env(tmp_path: Path) -> None:
+    script = [{**tool_turn(), "cost_usd": 0.05}, {**tool_turn(), "cost_usd": 0.045}, {"text": "done"}]
+    config = {"harness": {"budget": {"max-ai-credits": 100}}}
+    rig = await priced_rig(tmp_path, script, env={"GH_AW_MAX_AI_CREDITS": "10"}, config=config)
+    assert await rig.run() == "completed"
+    assert rig.state.limits["ai_credits"] == 100
+
+
+async def test_unknown_price_cannot_enforce_credits_and_marks_the_run_degraded(tmp_path: Path) -> None:
+    script = [{**tool_turn(), "cost_usd": None}, {"text": "done"}]
+    rig = await priced_rig(tmp_path, script, config={"harness": {"budget": {"max-ai-credits": 1}}})
+    assert await rig.run() == "completed"
+    assert rig.state.cost_usd is None
+    assert [d.subsystem for d in rig.state.degraded] == ["budget"]
+    assert any("cannot be enforced" in w["message"] for w in rig.named("warning"))
+
+
+async def test_malformed_env_values_are_ignored_with_a_warning(tmp_path: Path) -> None:
+    env = {"GH_AW_MAX_AI_CREDITS": "lots", "GH_AW_MODEL_MULTIPLIERS": "{bad"}
+    rig = await make_rig(tmp_path, [{"text": "done"}], TRACKER, env=env)
+    assert "ai_credits" not in rig.state.limits
+    assert len(rig.state.warnings) == 2
+
+
+async def test_effective_tokens_use_the_model_multiplier(tmp_path: Path) -> None:
+    model = Model(id="claude-sonnet-4-6", provider="faux", api="faux")
+    script = [{"text": "done", "usage": {"input": 100, "output": 10, "cache_read": 1000}}]
+    rig = await make_rig(tmp_path, script, TRACKER, model=model)
+    assert await rig.run() == "completed"
+    assert rig.state.effective_tokens == pytest.approx(9.0 * (100 + 40 + 100))
+    assert rig.state.requests[0].effective_tokens == pytest.approx(rig.state.effective_tokens)
+
+
+async def test_limits_are_published_and_enforced_from_a_private_copy(tmp_path: Path) -> None:
+    config = {"harness": {"budget": {"max-effective-tokens": 1000, "max-turns": 5}}}
+    script = [tool_turn({"input": 950}), {"text": "never"}]
+    rig = await make_rig(tmp_path, script, TRACKER, config=config, tools=[echo_tool()])
+    assert rig.state.limits == {"effective_tokens": 1000, "turns": 5}
+    rig.state.limits["effective_tokens"] = 10**9  # someone loosens the published number
+    assert await rig.run() == "budget_exceeded"

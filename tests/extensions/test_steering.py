@@ -1,0 +1,139 @@
+"""Steering notices on model requests, and the soft deadline, with a hand-driven clock."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from aw_action.ai.types import UserMessage
+from aw_action.extensions import cost_tracker, steering
+from aw_action.extensions.api import ExtensionAPI
+from tests.extensions.rig import ManualClock, Rig, echo_tool, make_rig
+
+TOOL_TURN: dict[str, Any] = {"tool_calls": [{"name": "echo", "arguments": {}}]}
+
+
+def with_clock(clock: ManualClock) -> list[tuple[str, Any]]:
+    return [("cost-tracker", cost_tracker.setup), ("steering", lambda api: steering.install(api, clock))]
+
+
+def labels(rig: Rig) -> list[tuple[str, int] | None]:
+    return [None if r.steering is None else (r.steering["type"], r.steering["threshold"]) for r in rig.state.requests]
+
+
+def steer_texts(rig: Rig) -> list[str]:
+    return [m.text for m in rig.session.messages if isinstance(m, UserMessage) and m.source == "steer"]
+
+
+async def test_token_notices_go_out_highest_first_one_per_request(tmp_path: Path) -> None:
+    config = {"harness": {"budget": {"max-effective-tokens": 10000}}, "timeout-minutes": 60}
+    script = [
+        {**TOOL_TURN, "usage": {"input": 8100}},  # 81 %: crosses the 75 % warning and the 80 % rung
+        {**TOOL_TURN, "usage": {"input": 100}},
+        {**TOOL_TURN, "usage": {"input": 100}},
+        {"text": "done", "usage": {"input": 100}},
+    ]
+    rig = await make_rig(tmp_path, script, with_clock(ManualClock()), config=config, tools=[echo_tool()])
+    assert await rig.run() == "completed"
+    assert labels(rig) == [None, ("token", 80), ("token", 75), None]
+    texts = steer_texts(rig)
+    assert texts[0].startswith("[AWF TOKEN WARNING] You have used 80% of your effective token budget.")
+    assert texts[0].endswith("The run is stopped at 90%.")
+    assert "75%" in texts[1] and "Be concise" in texts[1]
+    records = rig.named("steering")
+    assert [(r["type"], r["threshold"], r["request_id"]) for r in records] == [
+        ("token", 80, "faux-2"),
+        ("token", 75, "faux-3"),
+    ]
+    assert [n["request_id"] for n in rig.state.steering_notices] == ["faux-2", "faux-3"]
+    assert [n["text"] for n in rig.state.steering_notices] == texts
+
+
+async def test_no_notice_after_the_final_answer(tmp_path: Path) -> None:
+    config = {"harness": {"budget": {"max-effective-tokens": 10000}}, "timeout-minutes": 60}
+    script = [{"text": "done", "usage": {"input": 8500}}]
+    rig = await make_rig(tmp_path, script, with_clock(ManualClock()), config=config)
+    assert await rig.run() == "completed"
+    assert rig.provider.calls == 1 and steer_texts(rig) == [] and rig.state.steering_notices == []
+
+
+def advancing_tool(clock: ManualClock, steps: list[float]) -> Any:
+    def text(args: dict[str, Any]) -> str:
+        clock.advance(steps.pop(0))
+        return "ok"
+
+    return echo_tool(text=text)
+
+
+async def test_time_notices_follow_the_clock(tmp_path: Path) -> None:
+    clock = ManualClock()
+    # 20 minutes: warning at 72.5 % (5 min before the soft deadline), 80 %, critical at 87.5 %, 90 %, 95 %
+    steps = [900.0, 200.0, 0.0, 0.0, 0.0]
+    script = [TOOL_TURN] * 5 + [{"text": "done"}]
+    rig = await make_rig(
+        tmp_path, script, with_clock(clock), config={"timeout-minutes": 20}, tools=[advancing_tool(clock, steps)]
+    )
+    assert await rig.run() == "completed"
+    assert labels(rig) == [None, ("timeout", 72), ("timeout", 90), ("timeout", 87), ("timeout", 80), None]
+    kinds = [n["kind"] for n in rig.state.steering_notices]
+    assert kinds == ["time_warning", "time_critical", "time_critical", "ladder"]
+    texts = steer_texts(rig)
+    assert (
+        texts[0] == "[AWF TIME WARNING] 4 minutes left before this run is stopped. Begin wrapping up your current work."
+    )
+    assert "CRITICAL" in texts[1] and "final output NOW" in texts[1]
+
+
+async def test_time_and_budget_notices_share_one_per_request(tmp_path: Path) -> None:
+    clock = ManualClock()
+    config = {"harness": {"budget": {"max-effective-tokens": 10000}}, "timeout-minutes": 20}
+    small = {**TOOL_TURN, "usage": {"input": 10}}
+    script = [{**TOOL_TURN, "usage": {"input": 8100}}, small, small, small, {"text": "done", "usage": {"input": 10}}]
+    rig = await make_rig(
+        tmp_path, script, with_clock(clock), config=config, tools=[advancing_tool(clock, [1100.0, 0, 0, 0])]
+    )
+    assert await rig.run() == "completed"
+    # time at 91.7 % (critical 87.5 and 90 rungs, 80, warning 72.5) and tokens at 81 % (80, 75):
+    # highest first, time before token at the same threshold.
+    assert labels(rig) == [None, ("timeout", 90), ("timeout", 87), ("timeout", 80), ("token", 80)]
+    assert all(text.count("[AWF") == 1 for text in steer_texts(rig))
+
+
+async def test_soft_deadline_aborts_an_in_flight_request(tmp_path: Path) -> None:
+    clock = ManualClock()
+    script = [{"text": "slow", "delay_s": 30}, {"text": "never"}]
+    rig = await make_rig(tmp_path, script, with_clock(clock), config={"timeout-minutes": 1})
+    run = asyncio.create_task(rig.run())
+    while rig.provider.calls == 0:
+        await asyncio.sleep(0.001)
+    clock.advance(53.9)
+    await asyncio.sleep(0.01)
+    assert not run.done()  # the soft deadline is 54 s (margin 6 s = 10 % of 1 min)
+    clock.advance(0.2)
+    assert await asyncio.wait_for(run, 5) == "timeout"
+    [record] = rig.named("timeout")
+    assert record["soft_deadline_s"] == 54.0 and record["margin_s"] == 6.0
+    assert rig.provider.calls == 1 and rig.state.turns == []
+
+
+async def test_deadline_timer_stops_with_the_session(tmp_path: Path) -> None:
+    clock = ManualClock()
+    rig = await make_rig(tmp_path, [{"text": "done"}], with_clock(clock), config={"timeout-minutes": 1})
+    assert await rig.run() == "completed"
+    clock.advance(3600)
+    await asyncio.sleep(0.01)
+    assert rig.session.abort_reason is None and rig.named("timeout") == []
+
+
+async def test_real_setup_counts_from_the_run_start(tmp_path: Path) -> None:
+    seen: list[float] = []
+
+    def probe(api: ExtensionAPI) -> None:
+        seen.append(api.state.limits["minutes"])
+
+    rig = await make_rig(
+        tmp_path, [{"text": "done"}], [("steering", steering.setup), ("probe", probe)], config={"timeout-minutes": 7}
+    )
+    assert await rig.run() == "completed"
+    assert seen == [7]
