@@ -16,8 +16,8 @@ from aw_action.ai.types import (
     Model,
     ProviderHooks,
     ProviderRequest,
+    StreamDone,
 )
-from aw_action.ai.types import StreamDone
 from aw_action.extensions import cost_tracker
 from tests.extensions.rig import echo_tool, make_rig
 
