@@ -1,28 +1,40 @@
-"""Loading extensions: the five built-ins first, then the user's ``harness.extensions``.
+"""Loading extensions: the built-ins first, then the user's ``harness.extensions`` (spec §6.1.4).
 
-A user reference is ``./file.py`` or ``../file.py`` (relative to the workspace), an importable
-module name, or the name of an entry point in group ``aw_harness.extensions``. Each must define a
-top-level ``setup(api)``. A failing user extension is skipped with a warning (or, with
-``harness.extensions-required``, fails the invocation); a failing built-in always fails it.
+A user reference is ``./file.py`` or ``../file.py`` (relative to the workspace; an absolute path
+or any ``*.py`` path works too), the name of an entry point in group ``aw_harness.extensions``,
+or an importable module name. Each must provide a top-level ``setup(api)`` (sync or async).
+
+Policy (spec §11.2.3):
+- a built-in that fails to load fails the invocation (``BuiltinExtensionError``, exit 2);
+- a user extension that cannot be imported, has no ``setup``, raises from ``setup`` (even
+  ``SystemExit``), or tampers with what the built-ins registered is skipped: nothing it
+  registered stays, a warning names the reference and the reason, and the run is marked
+  degraded; with ``harness.extensions-required: true`` it fails the invocation instead
+  (``InvocationError``, exit 2), before any session exists;
+- user handlers are wrapped so that even ``SystemExit`` from one is an ordinary handler error,
+  which the runner isolates.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import inspect
-from collections.abc import Callable
-from dataclasses import dataclass
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from aw_action.errors import BuiltinExtensionError, InvocationError
-from aw_action.extensions.api import ExtensionAPI, HostServices
+from aw_action.extensions.api import ExtensionAPI, Handler, HostServices, Registered, Registry
 
 Setup = Callable[[ExtensionAPI], Any]
 ENTRY_POINT_GROUP = "aw_harness.extensions"
+MODULE_PREFIX = "aw_harness_user_extension_"
 
 
 @dataclass(frozen=True)
@@ -32,24 +44,40 @@ class ExtensionSpec:
     builtin: bool
 
 
+class ExtensionLoadError(Exception):
+    """A user extension could not be used; the message is the reason shown to the user."""
+
+
 def builtin_specs() -> list[ExtensionSpec]:
-    """The built-ins in spec order: provider setup, cost tracker, steering, repair, observability."""
+    """The built-ins in load order (``builtins.BUILTINS``)."""
     from aw_action.extensions import builtins
 
     return [ExtensionSpec(name, setup, True) for name, setup in builtins.BUILTINS]
 
 
-def _load_module(ref: str, workspace: Path) -> ModuleType:
-    if ref.startswith(("./", "../")) or ref.endswith(".py"):
-        path = (workspace / ref).resolve()
-        if not path.is_file():
-            raise FileNotFoundError(f"no such file: {path}")
-        spec = importlib.util.spec_from_file_location(f"aw_user_ext_{abs(hash(str(path)))}", path)
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot import {path}")
-        module = importlib.util.module_from_spec(spec)
+def is_path_reference(ref: str) -> bool:
+    return ref.startswith(("./", "../", "/")) or ref.endswith(".py")
+
+
+def _load_file(ref: str, workspace: Path, index: int) -> ModuleType:
+    path = (workspace / ref).resolve()
+    if not path.is_file():
+        raise ExtensionLoadError(f"file not found: {path}")
+    name = f"{MODULE_PREFIX}{index}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ExtensionLoadError(f"cannot import {path} (not a Python file?)")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look the module up by name
+    try:
         spec.loader.exec_module(module)
-        return module
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def _load_named(ref: str) -> ModuleType:
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == ref:
             loaded = ep.load()
@@ -58,14 +86,22 @@ def _load_module(ref: str, workspace: Path) -> ModuleType:
             module = ModuleType(ref)
             module.setup = loaded  # type: ignore[attr-defined]
             return module
-    return importlib.import_module(ref)
+    try:
+        return importlib.import_module(ref)
+    except ModuleNotFoundError as exc:
+        if exc.name and ref.startswith(exc.name):
+            raise ExtensionLoadError(
+                f"no module named {ref!r} and no entry point {ref!r} in group {ENTRY_POINT_GROUP}"
+            ) from exc
+        raise
 
 
-def resolve_user_extension(ref: str, workspace: Path) -> Setup:
-    module = _load_module(ref, workspace)
+def resolve_user_extension(ref: str, workspace: Path, index: int = 0) -> Setup:
+    """Import ``ref`` and return its ``setup``; raises with the reason on any failure."""
+    module = _load_file(ref, workspace, index) if is_path_reference(ref) else _load_named(ref)
     setup = getattr(module, "setup", None)
     if not callable(setup):
-        raise TypeError("module has no top-level setup(api) function")
+        raise ExtensionLoadError("it defines no top-level setup(api) function")
     return setup  # type: ignore[no-any-return]
 
 
@@ -73,6 +109,61 @@ async def _run_setup(spec: ExtensionSpec, services: HostServices) -> None:
     result = spec.setup(ExtensionAPI(spec.name, spec.builtin, services))
     if inspect.isawaitable(result):
         await result
+
+
+def _contain(handler: Handler) -> Handler:
+    """``SystemExit`` from a user handler becomes an ordinary error the runner isolates."""
+
+    async def finish(pending: Awaitable[Any]) -> Any:
+        try:
+            return await pending
+        except SystemExit as exc:
+            raise RuntimeError(f"extension handler called exit({exc.code})") from None
+
+    @functools.wraps(handler)
+    def contained(event: Any, ctx: Any) -> Any:
+        try:
+            result = handler(event, ctx)
+        except SystemExit as exc:
+            raise RuntimeError(f"extension handler called exit({exc.code})") from None
+        return finish(result) if inspect.isawaitable(result) else result
+
+    contained.aw_contained = True  # type: ignore[attr-defined]
+    return contained
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """A copy of the registry (handler records copied too, so in-place edits can be undone)."""
+
+    handlers: dict[str, list[Registered]]
+    tools: dict[str, Any]
+    providers: dict[str, Any]
+
+    @classmethod
+    def of(cls, registry: Registry) -> _Snapshot:
+        handlers = {k: [replace(r) for r in v] for k, v in registry.handlers.items()}
+        return cls(handlers, dict(registry.tools), dict(registry.providers))
+
+    def restore(self, registry: Registry) -> None:
+        registry.handlers = {k: [replace(r) for r in v] for k, v in self.handlers.items()}
+        registry.tools = dict(self.tools)
+        registry.providers = dict(self.providers)
+
+
+def _tampering(builtins: _Snapshot, registry: Registry) -> str | None:
+    """What a user extension changed among the built-ins' registrations, if anything."""
+    for event, regs in builtins.handlers.items():
+        if registry.handlers.get(event, [])[: len(regs)] != regs:
+            return f"it changed the built-in handlers of {event!r}"
+    for kind, before, now in (
+        ("tool", builtins.tools, registry.tools),
+        ("provider", builtins.providers, registry.providers),
+    ):
+        for name, entry in before.items():
+            if entry[2] and now.get(name) is not entry:
+                return f"it replaced or removed the built-in {kind} {name!r}"
+    return None
 
 
 async def load_all(services: HostServices, warn: Callable[[str], None]) -> list[str]:
@@ -83,23 +174,23 @@ async def load_all(services: HostServices, warn: Callable[[str], None]) -> list[
             await _run_setup(spec, services)
         except InvocationError:
             raise
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise BuiltinExtensionError(f"built-in extension {spec.name} failed to load: {exc}") from exc
         loaded.append(spec.name)
-    required = services.config.harness.extensions_required
     registry = services.registry
-    for ref in services.config.harness.extensions:
-        saved = (
-            {k: list(v) for k, v in registry.handlers.items()},
-            dict(registry.tools),
-            dict(registry.providers),
-        )
+    builtins = _Snapshot.of(registry)
+    required = services.config.harness.extensions_required
+    for index, ref in enumerate(services.config.harness.extensions):
+        before = _Snapshot.of(registry)
         try:
-            setup = resolve_user_extension(ref, services.workspace)
+            setup = resolve_user_extension(ref, services.workspace, index)
             await _run_setup(ExtensionSpec(ref, setup, False), services)
-        except Exception as exc:
-            registry.handlers, registry.tools, registry.providers = saved  # nothing of it stays registered
-            reason = f"{type(exc).__name__}: {exc}"
+            tampered = _tampering(builtins, registry)
+            if tampered:
+                raise ExtensionLoadError(f"{tampered}, which user extensions may not do")
+        except (Exception, SystemExit) as exc:
+            before.restore(registry)  # nothing of it stays registered
+            reason = str(exc) if isinstance(exc, ExtensionLoadError) else f"{type(exc).__name__}: {exc}"
             if required:
                 raise InvocationError(
                     f"extension {ref} failed to load: {reason} (harness.extensions-required is true)"
@@ -111,5 +202,9 @@ async def load_all(services: HostServices, warn: Callable[[str], None]) -> list[
                 "fix the extension or remove it from harness.extensions",
             )
             continue
+        for regs in registry.handlers.values():
+            for reg in regs:
+                if reg.extension == ref and not reg.builtin and not getattr(reg.handler, "aw_contained", False):
+                    reg.handler = _contain(reg.handler)
         loaded.append(ref)
     return loaded
