@@ -1,14 +1,17 @@
-"""Model resolution: a name from config.json to a catalog ``Model``.
+"""Model resolution: a name from config.json to a catalog ``Model``; provider facts as data.
 
 The catalog is data (``models.json``); adding a model or alias is a data change. Rules:
 ``provider/model`` is always accepted (known entries get their limits, unknown ones defaults);
 a bare name must be an alias or a catalog model id, else ``UnknownModelError`` lists close matches.
+``provider_specs()`` says, per provider, which SDK and API serve it and which environment
+variables hold its credential and endpoint (provider setup reads them; no URL lives in code).
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -49,7 +52,7 @@ def resolve_model(name: str) -> Model:
         raise UnknownModelError(f"unknown model {name!r} (use an alias or provider/model){hint}")
     provider, model_id = ref.split("/", 1)
     entry: dict[str, Any] = {**data["defaults"], **data["models"].get(ref, {})}
-    api = entry.get("api") or data["provider_apis"].get(provider, "openai-completions")
+    api = entry.get("api") or data["providers"].get(provider, {}).get("api", "openai-completions")
     return Model(
         id=model_id,
         provider=provider,
@@ -59,3 +62,38 @@ def resolve_model(name: str) -> Model:
         reasoning=bool(entry.get("reasoning", False)),
         price_ref=entry.get("price_ref"),
     )
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """How to reach one provider: its SDK, default API, credential and endpoint variables."""
+
+    name: str
+    api: str
+    sdk: str | None = None
+    key_env: tuple[str, ...] = ()
+    """Credential variables, first present wins."""
+    base_url_env: str | None = None
+    default_base_url: str | None = None
+    """Only where the SDK has no default for this provider (GitHub Models)."""
+    price_provider: str | None = None
+    """Provider id to look prices up under, when it differs from ``name``."""
+    max_tokens_field: str | None = None
+    """Chat Completions field for the output limit, when not ``max_completion_tokens``."""
+
+
+def provider_specs() -> dict[str, ProviderSpec]:
+    """Every provider the catalog knows, in catalog order."""
+    specs: dict[str, ProviderSpec] = {}
+    for name, raw in _catalog()["providers"].items():
+        specs[name] = ProviderSpec(
+            name=name,
+            api=raw["api"],
+            sdk=raw.get("sdk"),
+            key_env=tuple(raw.get("key_env", ())),
+            base_url_env=raw.get("base_url_env"),
+            default_base_url=raw.get("default_base_url"),
+            price_provider=raw.get("price_provider"),
+            max_tokens_field=raw.get("max_tokens_field"),
+        )
+    return specs

@@ -1,0 +1,155 @@
+"""OpenAI Chat Completions (also GitHub Models and other compatible endpoints), via ``openai``.
+
+Body: the system prompt as a ``system`` message, assistant turns with ``tool_calls`` (arguments
+as JSON text), tool results as ``tool`` messages; ``stream_options.include_usage`` on streams.
+Thinking blocks are not replayed (Chat Completions has no field for them).
+
+Stream: chunks carry text, tool-call fragments keyed by ``index`` and, on some compatible
+servers, ``reasoning_content``. A response is complete when a chunk carried ``finish_reason``
+and the usage chunk (requested with ``include_usage``) arrived; a stream that ends earlier is
+incomplete, because its usage would be missing from the budget.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aw_action.ai.stream_state import StreamState
+from aw_action.ai.types import (
+    AssistantMessage,
+    ProviderRequest,
+    StopReason,
+    StreamDelta,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
+)
+from aw_action.ai.usage import from_openai_chat
+
+API = "openai-completions"
+FINISH_REASONS: dict[str, StopReason] = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "toolUse",
+    "function_call": "toolUse",
+    "content_filter": "error",
+}
+
+
+def convert_messages(
+    system_prompt: str, messages: list[UserMessage | AssistantMessage | ToolResultMessage]
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    for m in messages:
+        if isinstance(m, UserMessage):
+            out.append({"role": "user", "content": m.text})
+        elif isinstance(m, ToolResultMessage):
+            out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.text or "(no output)"})
+        else:
+            text = "".join(c.text for c in m.content if isinstance(c, TextContent))
+            calls = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                for c in m.tool_calls
+            ]
+            if not text and not calls:
+                continue
+            entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+            if calls:
+                entry["tool_calls"] = calls
+            out.append(entry)
+    return out
+
+
+class ChatWire:
+    api = API
+    path = "/chat/completions"
+    terminal = "finish_reason and usage"
+
+    def __init__(self, max_tokens_field: str | None = None) -> None:
+        self.max_tokens_field = max_tokens_field or "max_completion_tokens"
+
+    def body(self, request: ProviderRequest, stream: bool) -> dict[str, Any]:
+        opts = request.options
+        body: dict[str, Any] = {
+            "model": request.model.id,
+            "messages": convert_messages(request.system_prompt, request.messages),
+            "stream": stream,
+        }
+        if stream:
+            body["stream_options"] = {"include_usage": True}
+        if request.tools:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                }
+                for t in request.tools
+            ]
+        if opts.max_tokens:
+            body[self.max_tokens_field] = opts.max_tokens
+        if opts.temperature is not None:
+            body["temperature"] = opts.temperature
+        return body
+
+    def types(self, sdk: Any) -> tuple[Any, Any]:
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+        return ChatCompletion, sdk.AsyncStream[ChatCompletionChunk]
+
+    def feed(self, chunk: Any, state: StreamState) -> list[StreamDelta]:
+        state.message.response_id = state.message.response_id or chunk.id
+        state.response_model = state.response_model or chunk.model
+        out: list[StreamDelta | None] = []
+        if chunk.usage is not None:
+            state.raw_usage = chunk.usage.model_dump(mode="json", exclude_none=True)
+        for choice in chunk.choices[:1]:
+            delta = choice.delta
+            extra = delta.model_extra or {}
+            reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+            if isinstance(reasoning, str) and reasoning:
+                out.append(state.thinking("reasoning", reasoning))
+            if delta.content:
+                out.append(state.text("text", delta.content))
+            for call in delta.tool_calls or []:
+                key = ("tool", call.index)
+                fn = call.function
+                if not state.is_tool(key):
+                    state.tool_start(key, call.id or f"call_{call.index}", (fn.name if fn else None) or "")
+                if fn is not None and fn.arguments:
+                    out.append(state.tool_args(key, fn.arguments))
+            if choice.finish_reason:
+                self._stop(choice.finish_reason, state)
+        if state.stop_seen and state.raw_usage is not None:
+            self._finish(state)
+        return [d for d in out if d is not None]
+
+    def whole(self, response: Any, state: StreamState) -> None:
+        state.message.response_id = response.id
+        state.response_model = response.model
+        if response.usage is not None:
+            state.raw_usage = response.usage.model_dump(mode="json", exclude_none=True)
+        for choice in response.choices[:1]:
+            msg = choice.message
+            if msg.content:
+                state.text("text", msg.content)
+            for i, call in enumerate(msg.tool_calls or []):
+                state.tool_start(("tool", i), call.id, call.function.name)
+                state.tool_end(("tool", i), call.function.arguments)
+            self._stop(choice.finish_reason, state)
+        self._finish(state)
+
+    @staticmethod
+    def _stop(reason: str, state: StreamState) -> None:
+        state.stop_seen = True
+        state.message.stop_reason = FINISH_REASONS.get(reason, "stop")
+        if reason == "content_filter":
+            state.message.error_kind = "fatal"
+            state.message.error_message = (
+                "the response was blocked by the content filter (finish_reason=content_filter)"
+            )
+
+    @staticmethod
+    def _finish(state: StreamState) -> None:
+        state.message.usage = from_openai_chat(state.raw_usage or {})
+        state.complete = True

@@ -1,0 +1,236 @@
+"""The shared machinery of the SDK-backed providers: one request, retried, streamed out.
+
+A provider is an SDK client plus one ``Wire`` per API it speaks (the wire builds the JSON body
+and reads the SDK's events into a ``StreamState``). For each HTTP attempt this module:
+
+1. passes a copy of the body to ``hooks.on_payload`` and sends exactly the body it returns,
+   through the SDK's own ``client.post`` (auth, base URL, SSE parsing and error types stay the
+   SDK's; its retries are off: ``max_retries=0``);
+2. reports status and headers to ``hooks.on_response`` from an httpx response event hook, i.e.
+   before the body is read, for every response including errors;
+3. streams ``StreamStart``/``StreamDelta`` events live; an attempt that dies before the API's
+   terminal event raises, is discarded and retried (a retried attempt starts with a fresh
+   ``StreamStart``), so only a complete message is ever returned as ``StreamDone``.
+
+``stream`` never raises: failures end in one ``StreamError`` whose text passed the redactor.
+The attempt runs in its own task so that an abort cancels the HTTP request at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+from collections.abc import AsyncIterator, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from aw_action.ai.errors import Classified, IncompleteStreamError, ProviderError, classify
+from aw_action.ai.pricing import cost_usd
+from aw_action.ai.retry import RetryPolicy, run_with_retries
+from aw_action.ai.stream_state import StreamState
+from aw_action.ai.types import (
+    AbortSignal,
+    AssistantMessage,
+    AssistantStreamEvent,
+    Model,
+    ProviderHooks,
+    ProviderRequest,
+    StreamDelta,
+    StreamDone,
+    StreamError,
+    StreamStart,
+)
+
+DEFAULT_TIMEOUT_S = 300.0
+"""Per-read timeout: a stream silent this long is treated as dead (Pi's idle timeout)."""
+
+Scrub = Callable[[str], str]
+Emit = Callable[[AssistantStreamEvent], None]
+
+
+class Wire(Protocol):
+    """One API's wire format, as spoken through one SDK."""
+
+    api: str
+    path: str
+    terminal: str
+    """Name of the event that completes a response (used in the incomplete-stream error)."""
+
+    def body(self, request: ProviderRequest, stream: bool) -> dict[str, Any]: ...
+
+    def types(self, sdk: Any) -> tuple[Any, Any]:
+        """``(cast_to, stream_cls)`` for ``client.post``."""
+        ...
+
+    def feed(self, event: Any, state: StreamState) -> list[StreamDelta]:
+        """Apply one stream event; raise ``ProviderError`` for an error event in the stream."""
+        ...
+
+    def whole(self, response: Any, state: StreamState) -> None:
+        """Apply a non-streamed response."""
+        ...
+
+
+@dataclass
+class _Attempt:
+    hooks: ProviderHooks
+    status: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+_CURRENT: ContextVar[_Attempt | None] = ContextVar("aw_provider_attempt", default=None)
+
+
+async def _on_http_response(response: Any) -> None:
+    """httpx response hook: runs in the attempt's task, before the body is read."""
+    attempt = _CURRENT.get()
+    if attempt is None:
+        return
+    attempt.status = int(response.status_code)
+    attempt.headers = {str(k).lower(): str(v) for k, v in response.headers.items()}
+    await attempt.hooks.on_response(attempt.status, dict(attempt.headers))
+
+
+class SdkProvider:
+    """Base of the Anthropic and OpenAI providers. Subclasses supply ``_make_client`` and
+    ``wire_for``. The SDK is imported lazily: ``ensure_sdk()`` raises ``SdkLoadError``."""
+
+    def __init__(
+        self,
+        name: str,
+        api_key: str,
+        *,
+        base_url: str | None = None,
+        streaming: bool = True,
+        retry: RetryPolicy | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        scrub: Scrub | None = None,
+        price_provider: str | None = None,
+    ) -> None:
+        self.name = name
+        self.base_url = base_url
+        self.streaming = streaming
+        self.retry = retry or RetryPolicy()
+        self.timeout_s = timeout_s
+        self.price_provider = price_provider
+        self._api_key = api_key
+        self._scrub_extra = scrub
+        self._client: Any = None
+        self._sdk: Any = None
+
+    def _make_client(self, api_key: str, http_client_hooks: dict[str, list[Any]]) -> tuple[Any, Any]:
+        """Return ``(sdk module, async client)``; raise ``SdkLoadError`` when the import fails."""
+        raise NotImplementedError
+
+    def wire_for(self, model: Model) -> Wire:
+        raise NotImplementedError
+
+    def ensure_sdk(self) -> None:
+        """Import the SDK and build the client now (provider setup calls this for the run's model)."""
+        if self._client is None:
+            self._sdk, self._client = self._make_client(self._api_key, {"response": [_on_http_response]})
+
+    def scrub(self, text: str) -> str:
+        if self._api_key and len(self._api_key) >= 4:
+            text = text.replace(self._api_key, "***")
+        return self._scrub_extra(text) if self._scrub_extra else text
+
+    async def stream(
+        self, request: ProviderRequest, hooks: ProviderHooks, abort: AbortSignal
+    ) -> AsyncIterator[AssistantStreamEvent]:
+        base = AssistantMessage(provider=self.name, model=request.model.id, api=request.model.api)
+        queue: asyncio.Queue[AssistantStreamEvent] = asyncio.Queue()
+        task = asyncio.create_task(self._produce(request, hooks, abort, base, queue.put_nowait))
+        watcher = asyncio.create_task(abort.wait())
+        watcher.add_done_callback(lambda _: task.cancel())
+        try:
+            while True:
+                event = await queue.get()
+                yield event
+                if isinstance(event, StreamDone | StreamError):
+                    return
+        finally:
+            watcher.cancel()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _produce(
+        self, request: ProviderRequest, hooks: ProviderHooks, abort: AbortSignal, base: AssistantMessage, emit: Emit
+    ) -> None:
+        try:
+            self.ensure_sdk()
+            wire = self.wire_for(request.model)
+            body = wire.body(request, self.streaming)
+
+            async def report(attempt: int, status: int | None, delay_s: float, error: str) -> None:
+                await hooks.on_retry(attempt, status, delay_s, self.scrub(error))
+
+            message = await run_with_retries(
+                lambda: self._attempt(wire, body, request, hooks, base, emit), self.retry, report, abort
+            )
+            emit(StreamError(message) if message.stop_reason == "error" else StreamDone(message))
+        except asyncio.CancelledError:
+            emit(StreamError(self._failed(base, Classified("aborted", abort.reason or "Request was aborted"))))
+        except Exception as exc:  # the contract: stream() ends in StreamError, never raises
+            emit(StreamError(self._failed(base, classify(exc))))
+
+    async def _attempt(
+        self,
+        wire: Wire,
+        body: dict[str, Any],
+        request: ProviderRequest,
+        hooks: ProviderHooks,
+        base: AssistantMessage,
+        emit: Emit,
+    ) -> AssistantMessage:
+        state = StreamState(base.model_copy(deep=True))
+        payload = await hooks.on_payload(copy.deepcopy(body))
+        attempt = _Attempt(hooks)
+        token = _CURRENT.set(attempt)
+        cast_to, stream_cls = wire.types(self._sdk)
+        options: dict[str, Any] = {"headers": dict(request.options.headers)} if request.options.headers else {}
+        try:
+            if payload.get("stream", self.streaming):
+                sdk_stream = await self._client.post(
+                    wire.path, body=payload, cast_to=cast_to, stream=True, stream_cls=stream_cls, options=options
+                )
+                emit(StreamStart(state.snapshot()))
+                try:
+                    async for event in sdk_stream:
+                        for delta in wire.feed(event, state):
+                            emit(delta)
+                finally:
+                    await sdk_stream.close()
+                if not state.complete:
+                    raise IncompleteStreamError(f"stream ended before {wire.terminal}")
+            else:
+                response = await self._client.post(wire.path, body=payload, cast_to=cast_to, options=options)
+                wire.whole(response, state)
+                emit(StreamStart(state.snapshot()))
+        except ProviderError:
+            raise
+        except (asyncio.CancelledError, GeneratorExit):
+            raise
+        except Exception as exc:
+            info = classify(exc)
+            raise ProviderError(Classified(info.kind, info.message, info.status, info.retry_after_s)) from exc
+        finally:
+            _CURRENT.reset(token)
+        message = state.finish()
+        message.request_id = (
+            attempt.headers.get("request-id") or attempt.headers.get("x-request-id") or message.response_id
+        )
+        message.cost_usd = cost_usd(request.model, message.usage, state.response_model, self.price_provider)
+        return message
+
+    def _failed(self, base: AssistantMessage, info: Classified) -> AssistantMessage:
+        message = base.model_copy(deep=True)
+        message.stop_reason = "aborted" if info.kind == "aborted" else "error"
+        message.error_kind = info.kind
+        status = f" (HTTP {info.status})" if info.status and str(info.status) not in info.message else ""
+        message.error_message = self.scrub(info.message + status)
+        message.cost_usd = 0.0
+        return message

@@ -1,0 +1,118 @@
+"""Accumulates one streamed assistant message, whatever the wire format.
+
+Each provider maps its stream events onto these calls, keyed by its own block identifier (the
+Anthropic block index, the Chat Completions tool-call index, the Responses output index). The
+state answers two questions the provider needs: what is the partial message now (for
+``StreamDelta``), and did the terminal event arrive (``complete``); a stream that ends without
+it is incomplete and gets discarded and retried.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable
+from typing import Any, Literal
+
+from aw_action.ai.types import AssistantMessage, StreamDelta, TextContent, ThinkingContent, ToolCall
+
+Key = Hashable
+
+
+def parse_arguments(text: str) -> tuple[dict[str, object], str | None]:
+    """Tool arguments as an object; ``(empty, raw text)`` when the text is not a JSON object."""
+    if not text.strip():
+        return {}, None
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        return {}, text
+    return (parsed, None) if isinstance(parsed, dict) else ({}, text)
+
+
+class StreamState:
+    """One attempt's message under construction. ``complete`` is set by the terminal event."""
+
+    def __init__(self, base: AssistantMessage) -> None:
+        self.message = base
+        self.complete = False
+        self.stop_seen = False
+        """A stop reason arrived (Chat Completions still waits for the usage chunk after it)."""
+        self.response_model: str | None = None
+        """The model id the API reported (often a dated snapshot); used for the price lookup."""
+        self.raw_usage: dict[str, Any] | None = None
+        """The provider's usage object as last reported; normalised once at the terminal event."""
+        self._index: dict[Key, int] = {}
+        self._args: dict[int, str] = {}
+
+    def snapshot(self) -> AssistantMessage:
+        """A cheap copy: blocks are copied shallowly, so later deltas do not change it."""
+        return self.message.model_copy(update={"content": [c.model_copy() for c in self.message.content]})
+
+    def _delta(self, kind: Literal["text", "thinking", "toolcall"], index: int, text: str) -> StreamDelta:
+        return StreamDelta(kind, index, text, self.snapshot())
+
+    def _block(self, key: Key, block: TextContent | ThinkingContent | ToolCall) -> int:
+        if key not in self._index:
+            self._index[key] = len(self.message.content)
+            self.message.content.append(block)
+        return self._index[key]
+
+    def text(self, key: Key, delta: str) -> StreamDelta | None:
+        index = self._block(key, TextContent(text=""))
+        block = self.message.content[index]
+        if not isinstance(block, TextContent) or not delta:
+            return None
+        block.text += delta
+        return self._delta("text", index, delta)
+
+    def thinking(
+        self, key: Key, delta: str = "", signature: str | None = None, redacted: bool = False
+    ) -> StreamDelta | None:
+        index = self._block(key, ThinkingContent(thinking="", redacted=redacted))
+        block = self.message.content[index]
+        if not isinstance(block, ThinkingContent):
+            return None
+        if signature is not None:
+            block.signature = (block.signature or "") + signature
+        if not delta:
+            return None
+        block.thinking += delta
+        return self._delta("thinking", index, delta)
+
+    def tool_start(self, key: Key, call_id: str, name: str) -> None:
+        index = self._block(key, ToolCall(id=call_id, name=name))
+        self._args.setdefault(index, "")
+
+    def tool_args(self, key: Key, delta: str) -> StreamDelta | None:
+        index = self._index.get(key)
+        if index is None or not delta:
+            return None
+        self._args[index] = self._args.get(index, "") + delta
+        return self._delta("toolcall", index, delta)
+
+    def tool_end(self, key: Key, arguments: str | None = None) -> None:
+        """Parse the streamed arguments (or ``arguments``, the full text when the API repeats it)."""
+        index = self._index.get(key)
+        if index is None:
+            return
+        if arguments is not None:
+            self._args[index] = arguments
+        block = self.message.content[index]
+        if isinstance(block, ToolCall):
+            block.arguments, block.raw_arguments = parse_arguments(self._args.get(index, ""))
+
+    def block(self, key: Key) -> TextContent | ThinkingContent | ToolCall | None:
+        index = self._index.get(key)
+        return None if index is None else self.message.content[index]
+
+    def is_tool(self, key: Key) -> bool:
+        index = self._index.get(key)
+        return index is not None and isinstance(self.message.content[index], ToolCall)
+
+    def finish(self) -> AssistantMessage:
+        """The final message: tool arguments parsed, empty text blocks dropped."""
+        for key in list(self._index):
+            if self.is_tool(key):
+                self.tool_end(key)
+        self.message.content = [c for c in self.message.content if not (isinstance(c, TextContent) and not c.text)]
+        return self.message

@@ -1,0 +1,82 @@
+"""Error classification: what is retried, what goes to compaction, what ends the run."""
+
+from __future__ import annotations
+
+import pytest
+
+from aw_action.ai.errors import IncompleteStreamError, classify, classify_status, retry_after_seconds
+
+
+class RemoteProtocolError(Exception):
+    """Stands in for httpx/httpx2's class of the same name: classification goes by class name."""
+
+
+class FakeStatusError(Exception):
+    def __init__(self, status: int, message: str, body: object = None) -> None:
+        super().__init__(message)
+        self.status_code = status
+        self.message = message
+        self.body = body
+
+
+@pytest.mark.parametrize("status", [408, 429, 500, 502, 503, 504, 529])
+def test_transient_statuses_are_retried(status: int) -> None:
+    assert classify_status(status, "Error code: something").kind == "transient"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "prompt is too long: 201234 tokens > 200000 maximum",
+        "This model's maximum context length is 128000 tokens",
+        "Your input exceeds the context window of this model",
+        "context_length_exceeded",
+        "request_too_large: Request exceeds the maximum size",
+    ],
+)
+def test_overflow_phrases(text: str) -> None:
+    assert classify_status(400, text).kind == "overflow"
+
+
+def test_a_rate_limit_mentioning_tokens_is_not_an_overflow() -> None:
+    assert classify_status(429, "Rate limit: too many tokens per minute").kind == "transient"
+
+
+def test_empty_400_and_413_bodies_count_as_overflow() -> None:
+    assert classify_status(413, "Error code: 413").kind == "overflow"
+    assert classify_status(400, "Error code: 400 - None").kind == "overflow"
+    assert classify_status(400, "Error code: 400 - {'error': 'tools.0: invalid schema'}").kind == "fatal"
+
+
+@pytest.mark.parametrize("text", ["insufficient_quota: You exceeded your current quota", "credit balance is too low"])
+def test_quota_errors_are_fatal_even_as_429(text: str) -> None:
+    assert classify_status(429, text).kind == "fatal"
+
+
+def test_auth_and_bad_request_are_fatal() -> None:
+    assert classify_status(401, "invalid x-api-key").kind == "fatal"
+    assert classify_status(404, "model not found").kind == "fatal"
+
+
+def test_error_events_inside_a_200_stream_use_their_type() -> None:
+    assert (
+        classify(FakeStatusError(200, "{'type': 'overloaded_error'}", {"error": {"type": "overloaded_error"}})).kind
+        == "transient"
+    )
+    assert classify(FakeStatusError(200, "bad", {"error": {"type": "invalid_request_error"}})).kind == "fatal"
+
+
+def test_transport_errors_and_incomplete_streams_are_transient() -> None:
+    info = classify(RemoteProtocolError("peer closed connection (incomplete chunked read)"))
+    assert info.kind == "transient" and info.status is None and "RemoteProtocolError" in info.message
+    assert classify(ConnectionRefusedError("refused")).kind == "transient"
+    assert classify(IncompleteStreamError("stream ended before message_stop")).kind == "transient"
+    assert classify(ValueError("a bug")).kind == "fatal"
+
+
+def test_retry_after_headers() -> None:
+    assert retry_after_seconds({"retry-after": "7"}) == 7.0
+    assert retry_after_seconds({"Retry-After-Ms": "1500", "retry-after": "9"}) == 1.5
+    assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:10 GMT"}, now=1445412480.0) == 10.0
+    assert retry_after_seconds({}) is None
+    assert classify_status(429, "slow down", {"retry-after": "3"}).retry_after_s == 3.0

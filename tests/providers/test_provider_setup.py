@@ -1,0 +1,110 @@
+"""The provider-setup extension: one provider per credential in the environment."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from aw_action.ai.anthropic_messages import AnthropicProvider
+from aw_action.ai.faux import FauxProvider
+from aw_action.ai.openai_provider import OpenAIProvider
+from aw_action.config import RunConfig
+from aw_action.errors import InvocationError, SdkLoadError
+from aw_action.extensions import provider_setup
+from aw_action.extensions.api import ExtensionAPI, HostServices, Registry
+from aw_action.extensions.state import RunState
+from aw_action.sinks.jsonl import JsonlSink
+from aw_action.sinks.redact import Redactor
+
+
+def make_api(tmp_path: Path, model: str, env: dict[str, str]) -> ExtensionAPI:
+    redactor = Redactor()
+    services = HostServices(
+        config=RunConfig.model_validate({"engine": {"model": model}}),
+        state=RunState(model=model),
+        env=env,
+        output_dir=tmp_path,
+        workspace=tmp_path,
+        registry=Registry(),
+        post=lambda _e: None,
+        redactor=redactor,
+        jsonl=JsonlSink(redactor, io.StringIO()),
+        config_dir=tmp_path,
+    )
+    return ExtensionAPI("provider-setup", True, services)
+
+
+def providers(api: ExtensionAPI) -> dict[str, object]:
+    return {name: entry[0] for name, entry in api.services.registry.providers.items()}
+
+
+def test_each_present_credential_registers_its_provider(tmp_path: Path) -> None:
+    env = {
+        "ANTHROPIC_API_KEY": "sk-ant-aaaaaaaa",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9/anthropic",
+        "OPENAI_API_KEY": "sk-oa-bbbbbbbb",
+        "GITHUB_TOKEN": "ghp_cccccccc",
+    }
+    api = make_api(tmp_path, "sonnet", env)
+    provider_setup.setup(api)
+    found = providers(api)
+    assert set(found) == {"anthropic", "openai", "github"}
+    anthropic, openai, github = found["anthropic"], found["openai"], found["github"]
+    assert isinstance(anthropic, AnthropicProvider) and anthropic.base_url == "http://127.0.0.1:9/anthropic"
+    assert isinstance(openai, OpenAIProvider) and openai.base_url is None  # the SDK's own default
+    assert isinstance(github, OpenAIProvider) and github.base_url == "https://models.github.ai/inference"
+    assert api.services.redactor.text("key sk-ant-aaaaaaaa") == "key ***"
+
+
+def test_only_present_credentials_register(tmp_path: Path) -> None:
+    api = make_api(tmp_path, "gpt-4o", {"OPENAI_API_KEY": "sk-oa-bbbbbbbb", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    provider_setup.setup(api)
+    found = providers(api)
+    assert list(found) == ["openai"]
+    provider = found["openai"]
+    assert isinstance(provider, OpenAIProvider) and provider.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_github_models_endpoint_and_token_precedence(tmp_path: Path) -> None:
+    env = {
+        "GITHUB_TOKEN": "ghp_general0",
+        "COPILOT_GITHUB_TOKEN": "ghp_copilot0",
+        "GITHUB_MODELS_BASE_URL": "http://127.0.0.1:9/gh",
+    }
+    api = make_api(tmp_path, "copilot/gpt-4.1", env)
+    provider_setup.setup(api)
+    github = providers(api)["github"]
+    assert isinstance(github, OpenAIProvider)
+    assert github.base_url == "http://127.0.0.1:9/gh" and github.scrub("ghp_copilot0") == "***"
+
+
+def test_no_credential_fails_naming_the_variables(tmp_path: Path) -> None:
+    with pytest.raises(InvocationError) as info:
+        provider_setup.setup(make_api(tmp_path, "claude-sonnet-4.6", {}))
+    text = str(info.value)
+    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN", "COPILOT_GITHUB_TOKEN"):
+        assert var in text
+    assert info.value.exit_code == 2
+
+
+def test_faux_model_needs_no_credential(tmp_path: Path) -> None:
+    api = make_api(tmp_path, "faux/scripted", {})
+    provider_setup.setup(api)
+    assert isinstance(providers(api)["faux"], FauxProvider)
+
+
+def test_missing_sdk_for_the_runs_provider_is_a_load_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # `import anthropic` now raises ImportError
+    with pytest.raises(SdkLoadError) as info:
+        provider_setup.setup(make_api(tmp_path, "sonnet", {"ANTHROPIC_API_KEY": "sk-ant-aaaaaaaa"}))
+    assert info.value.module == "anthropic" and info.value.exit_code == 2
+
+
+def test_other_providers_load_their_sdk_lazily(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "openai", None)
+    api = make_api(tmp_path, "sonnet", {"ANTHROPIC_API_KEY": "sk-ant-aaaaaaaa", "OPENAI_API_KEY": "sk-oa-bbbbbbbb"})
+    provider_setup.setup(api)  # the run uses anthropic: a broken openai SDK does not matter yet
+    assert set(providers(api)) == {"anthropic", "openai"}

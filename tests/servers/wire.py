@@ -1,0 +1,184 @@
+"""A scriptable local HTTP server for provider wire-format tests (stdlib, loopback, port 0).
+
+``WireServer`` answers each request with the next scripted ``Reply`` (or, when the script is
+empty, with ``default``, a reply or a function of the request), and records every request it
+received in ``requests`` (method, path, headers, body), in arrival order. A reply can stream its
+body chunk by chunk (HTTP/1.1 chunked encoding), drop the socket after some chunks (an incomplete
+body, which the client sees as a protocol error), or wait before answering.
+
+Provider-specific reply builders live next to this module (``anthropic.py``, ``openai.py``).
+
+    with WireServer() as server:
+        server.script(Reply.error(529, {...}), anthropic.stream_reply(text="hi"))
+        ... point the SDK at server.url ...
+        assert len(server.requests) == 2
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ReceivedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Lower-cased names."""
+    body: bytes
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    chunks: list[bytes] = field(default_factory=list)
+    """The body, sent one chunk per write (flushed), so SSE events arrive as a stream."""
+    chunked: bool = True
+    """Chunked transfer encoding; False sends ``Content-Length`` and the body at once."""
+    drop_after: int | None = None
+    """Close the socket after this many chunks, without ending the body."""
+    delay_s: float = 0.0
+
+    @classmethod
+    def json_body(cls, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Reply:
+        body = json.dumps(data).encode()
+        return cls(status, {"content-type": "application/json", **(headers or {})}, [body], chunked=False)
+
+    @classmethod
+    def sse(cls, events: list[str], headers: dict[str, str] | None = None, drop_after: int | None = None) -> Reply:
+        """``events`` are complete SSE records (``event: x\\ndata: {...}``); one chunk each."""
+        chunks = [(e.rstrip("\n") + "\n\n").encode() for e in events]
+        return cls(200, {"content-type": "text/event-stream", **(headers or {})}, chunks, drop_after=drop_after)
+
+
+Responder = Reply | Callable[[ReceivedRequest], Reply]
+
+
+class WireServer:
+    """Threaded HTTP server on 127.0.0.1; thread-safe script and request log."""
+
+    def __init__(self, default: Responder | None = None, port: int = 0) -> None:
+        self.default = default
+        self.requests: list[ReceivedRequest] = []
+        self._script: deque[Responder] = deque()
+        self._lock = threading.Lock()
+        self._port = port
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            assert self._port, "server not started and no fixed port"
+            return self._port
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def script(self, *replies: Responder) -> WireServer:
+        with self._lock:
+            self._script.extend(replies)
+        return self
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._script)
+
+    def _next(self, request: ReceivedRequest) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            responder = self._script.popleft() if self._script else self.default
+        if responder is None:
+            return Reply.json_body({"error": {"type": "test_error", "message": "no scripted reply"}}, status=500)
+        return responder(request) if callable(responder) else responder
+
+    def start(self) -> WireServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return None
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else b""
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                reply = server._next(ReceivedRequest(self.command, self.path, headers, body))
+                self._send(reply)
+
+            do_GET = do_POST
+
+            def _send(self, reply: Reply) -> None:
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                if reply.chunked:
+                    self.send_header("transfer-encoding", "chunked")
+                else:
+                    self.send_header("content-length", str(sum(len(c) for c in reply.chunks)))
+                self.end_headers()
+                for i, chunk in enumerate(reply.chunks):
+                    if reply.drop_after is not None and i >= reply.drop_after:
+                        self._drop()
+                        return
+                    self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n" if reply.chunked else chunk)
+                    self.wfile.flush()
+                if reply.drop_after is not None:
+                    self._drop()
+                    return
+                if reply.chunked:
+                    self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+
+            def _drop(self) -> None:
+                self.wfile.flush()
+                self.close_connection = True
+                with contextlib.suppress(OSError):
+                    self.connection.shutdown(socket.SHUT_RDWR)
+
+        httpd = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
+        httpd.daemon_threads = True
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), name="wire-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> WireServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def free_port() -> int:
+    """A port nothing listens on right now (for connection-refused tests)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
