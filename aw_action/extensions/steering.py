@@ -91,9 +91,11 @@ def install(api: ExtensionAPI, clock: Clock, start: float | None = None) -> None
             return
         rung, text = in_flight
         in_flight = None
-        request_id = state.requests[-1].request_id if state.requests else event.message.request_id
+        record = state.requests[-1] if state.requests else None
+        request_id = record.request_id if record else event.message.request_id
         notice: dict[str, Any] = {"type": rung.type, "threshold": rung.threshold, "request_id": request_id}
-        state.steering_notices.append({**notice, "kind": rung.kind, "text": text})
+        turn = record.turn if record else len(state.turns) + 1
+        state.steering_notices.append({**notice, "turn": turn, "kind": rung.kind, "text": text})
         ctx.emit("steering", **notice, kind=rung.kind, message=text)
 
     async def watch(ctx: ExtensionContext) -> None:

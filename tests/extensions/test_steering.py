@@ -46,7 +46,7 @@ async def test_token_notices_go_out_highest_first_one_per_request(tmp_path: Path
         ("token", 80, "faux-2"),
         ("token", 75, "faux-3"),
     ]
-    assert [n["request_id"] for n in rig.state.steering_notices] == ["faux-2", "faux-3"]
+    assert [(n["request_id"], n["turn"]) for n in rig.state.steering_notices] == [("faux-2", 2), ("faux-3", 3)]
     assert [n["text"] for n in rig.state.steering_notices] == texts
 
 
