@@ -23,8 +23,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import IO, Any, cast
 
-from aw_action.cli import install_signal_handlers
-from aw_action.github.deadline import CancelClock, EarlySignals, settle
+from aw_action.github.deadline import CancelClock, StopSignals, settle
 from aw_action.github.inputs import ActionInputError, ActionInputs, secret_values
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import result_outputs, write_outputs
@@ -32,12 +31,12 @@ from aw_action.github.plan import RunPlan, build_plan
 from aw_action.github.upload import upload_run_artifacts
 from aw_action.harness import TRANSCRIPT_FILE, Harness, RunResult
 
-CANCEL_RUN_S = 3.5
+CANCEL_RUN_S = 3.0
 """After the first signal, the run has this long to wind down before it is abandoned."""
-CANCEL_TOTAL_S = 6.0
+CANCEL_TOTAL_S = 5.5
 """...and outputs plus artifact upload are done by then (the runner escalates at 7.5 s)."""
-CANCEL_HARD_S = 6.8
-"""Past this, a watchdog ends the process whatever still blocks."""
+CANCEL_HARD_S = 6.5
+"""Past this, a watchdog writes fallback outputs and ends the process, whatever still blocks."""
 
 
 def main(argv: list[str]) -> int:
@@ -49,13 +48,13 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ)
     for secret in secret_values(env):
         log.mask(secret)
-    early = EarlySignals()
-    early.install()
+    stops = StopSignals(CancelClock(), CANCEL_HARD_S)
+    stops.install()
     try:
         plan = build_plan(ActionInputs.from_env(), env, Path.cwd())
     except ActionInputError as exc:
         return _invalid_input(exc, env, log)
-    return asyncio.run(_run(plan, env, log, early))
+    return asyncio.run(_run(plan, env, log, stops))
 
 
 def _invalid_input(exc: ActionInputError, env: dict[str, str], log: WorkflowLog) -> int:
@@ -75,25 +74,27 @@ def _invalid_input(exc: ActionInputError, env: dict[str, str], log: WorkflowLog)
     return 2
 
 
-async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, early: EarlySignals) -> int:
-    clock = CancelClock()
+async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: StopSignals) -> int:
+    clock = stops.clock
     stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
     harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config)
+    written: list[bool] = []
 
-    def on_signal() -> None:
-        clock.signal()
-        clock.arm_watchdog(CANCEL_HARD_S)
-        harness.cancel("cancelled")
+    def last_words() -> None:
+        if not written:
+            _outputs(env, {**result_outputs(_stuck_result(harness).to_json()), "artifact-id": ""}, log)
+        log.error(f"the run did not stop within {CANCEL_HARD_S} s of the cancel; exiting", title="aw-harness")
+        log.finish()
 
-    install_signal_handlers(asyncio.get_running_loop(), on_signal)
-    if early.fired:
-        on_signal()
+    stops.last_words = last_words
+    stops.bind(asyncio.get_running_loop(), lambda: harness.cancel("cancelled"))
     with redirect_stdout(log), redirect_stderr(log):
         result = await _run_harness(harness, clock)
         log.redactor.add(*harness.redactor.secrets)
         payload = log.redactor.obj(result.to_json())
         log.write(json.dumps(payload, ensure_ascii=False) + "\n")
         _outputs(env, result_outputs(payload, _session_file(harness, plan)), log)
+        written.append(True)
         artifact_id = ""
         if plan.upload:
             name, root = plan.artifact_name, plan.output_dir
@@ -109,15 +110,23 @@ async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, early: Earl
 
 async def _run_harness(harness: Harness, clock: CancelClock) -> RunResult:
     task = asyncio.create_task(harness.run())
-    finished = await settle(task, clock, CANCEL_RUN_S) and not task.cancelled()
-    state = harness.state
-    model = state.model if state else "unknown"
-    if not finished:
-        return RunResult(1, "cancelled", "cancelled", model, state, f"the run did not stop within {CANCEL_RUN_S} s")
+    if not await settle(task, clock, CANCEL_RUN_S) or task.cancelled():
+        return _stuck_result(harness)
     exc = task.exception()
     if exc is not None:  # Harness.run() never raises; if a bug makes it, the record still gets out
+        state = harness.state
+        model = state.model if state else "unknown"
         return RunResult(1, "error", "failure", model, state, f"internal error: {type(exc).__name__}: {exc}")
     return task.result()
+
+
+def _stuck_result(harness: Harness) -> RunResult:
+    """The outcome of a run that did not wind down in time after a cancel: what is known so far."""
+    state = harness.state
+    model = state.model if state else "unknown"
+    if state is not None:
+        state.stop_reason = "cancelled"
+    return RunResult(1, "cancelled", "cancelled", model, state, "the run did not stop in time after the cancel")
 
 
 def _session_file(harness: Harness, plan: RunPlan) -> str:

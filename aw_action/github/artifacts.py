@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 import httpx
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
 SERVICE_PATH = "/twirp/github.actions.results.api.v1.ArtifactService/"
 BLOCK_SIZE = 8 * 1024 * 1024
@@ -159,7 +159,7 @@ class ArtifactClient:
     async def _retrying(self, call: Callable[[], Any]) -> Any:
         retry = AsyncRetrying(
             stop=stop_after_attempt(self._attempts),
-            wait=wait_exponential_jitter(initial=self._backoff_s, exp_base=1.5, jitter=self._backoff_s / 3),
+            wait=wait_exponential(multiplier=self._backoff_s, exp_base=1.5) + wait_random(0, self._backoff_s / 3),
             retry=retry_if_exception(lambda e: isinstance(e, _Retryable | httpx.TransportError)),
             reraise=True,
         )

@@ -3,9 +3,16 @@
 On cancel or step timeout the runner sends SIGINT to the container's PID 1, SIGTERM 7.5 s later
 and kills about 2.5 s after that (actions/runner ``ProcessInvoker``). So from the first signal
 the action has a fixed budget: the run winds down, outputs are written, artifacts go up, and the
-process exits, all well inside 7.5 s. ``CancelClock`` records the first signal; ``settle`` waits
-for a task until it is done or its share of the budget is spent; the watchdog ends the process
-if something still blocks (a thread that cannot be cancelled) when the budget is gone.
+process exits, all well inside 7.5 s.
+
+- ``CancelClock`` records when the first signal arrived and wakes waiters on the event loop.
+- ``StopSignals`` installs SIGINT/SIGTERM handlers first thing (before the inputs are read) with
+  ``signal.signal``, not ``loop.add_signal_handler``: a Python-level handler runs even while the
+  loop is blocked by synchronous code (a stuck extension), so the first signal always arms the
+  watchdog. The handler hands the cancel to the loop with ``call_soon_threadsafe``.
+- The watchdog says its last words (fallback outputs, an error annotation) and ends the process
+  if anything still blocks when the budget is spent.
+- ``settle`` waits for a task until it is done or its share of the budget is spent.
 """
 
 from __future__ import annotations
@@ -14,9 +21,9 @@ import asyncio
 import contextlib
 import os
 import signal
-import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -24,15 +31,21 @@ class CancelClock:
     def __init__(self) -> None:
         self.signalled_at: float | None = None
         self._event = asyncio.Event()
-        self._watchdog: threading.Timer | None = None
 
     @property
     def cancelled(self) -> bool:
         return self.signalled_at is not None
 
-    def signal(self) -> None:
-        if self.signalled_at is None:
-            self.signalled_at = time.monotonic()
+    def mark(self) -> bool:
+        """Records the first signal's time (safe in a signal handler); True the first time."""
+        if self.signalled_at is not None:
+            return False
+        self.signalled_at = time.monotonic()
+        return True
+
+    def notify(self) -> None:
+        """Wakes ``wait()``ers; call on the event loop's thread."""
+        self.mark()
         self._event.set()
 
     def remaining(self, budget_s: float) -> float | None:
@@ -44,18 +57,46 @@ class CancelClock:
     async def wait(self) -> None:
         await self._event.wait()
 
-    def arm_watchdog(self, seconds: float, exit_code: int = 1) -> None:
-        """Hard exit ``seconds`` from now unless the process ended first (daemon thread)."""
-        if self._watchdog is not None:
-            return
 
+class StopSignals:
+    def __init__(self, clock: CancelClock, hard_exit_s: float, exit_code: int = 1) -> None:
+        self.clock = clock
+        self.hard_exit_s = hard_exit_s
+        self.exit_code = exit_code
+        self.last_words: Callable[[], None] = lambda: None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._on_stop: Callable[[], None] = lambda: None
+        self._watchdog: threading.Timer | None = None
+
+    def install(self) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(ValueError, OSError):
+                signal.signal(sig, self._handle)
+
+    def bind(self, loop: asyncio.AbstractEventLoop, on_stop: Callable[[], None]) -> None:
+        """From now on a signal calls ``on_stop`` on ``loop``; a signal that came earlier does so now."""
+        self._loop, self._on_stop = loop, on_stop
+        if self.clock.cancelled:
+            loop.call_soon(self._fire)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.clock.mark():
+            self._arm_watchdog()
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # loop already closed: nothing left to stop
+                self._loop.call_soon_threadsafe(self._fire)
+
+    def _fire(self) -> None:
+        self.clock.notify()
+        self._on_stop()
+
+    def _arm_watchdog(self) -> None:
         def fire() -> None:
             with contextlib.suppress(Exception):
-                sys.stdout.flush()
-                sys.stderr.flush()
-            os._exit(exit_code)
+                self.last_words()
+            os._exit(self.exit_code)
 
-        self._watchdog = threading.Timer(seconds, fire)
+        self._watchdog = threading.Timer(self.hard_exit_s, fire)
         self._watchdog.daemon = True
         self._watchdog.start()
 
@@ -75,19 +116,3 @@ async def settle(task: asyncio.Task[Any], clock: CancelClock, budget_s: float) -
     task.cancel()
     await asyncio.wait({task}, timeout=0.5)
     return False
-
-
-class EarlySignals:
-    """Catches SIGINT/SIGTERM before the event loop exists (while inputs are read), so a cancel
-    that arrives that early still ends the run cleanly instead of killing the process."""
-
-    def __init__(self) -> None:
-        self.fired = False
-
-    def install(self) -> None:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(ValueError, OSError):
-                signal.signal(sig, self._handle)
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        self.fired = True

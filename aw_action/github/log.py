@@ -13,22 +13,38 @@ Contract:
 - Annotations respect GitHub's per-step cap: the last slot of each kind reports how many
   more were left out.
 - ``finish()`` ends an open group, reports suppressed annotations and resumes command processing.
+- Thread-safe: the cancel watchdog may write its last words while the main thread is stuck.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
-from typing import TextIO
+import threading
+from collections.abc import Callable
+from typing import Any, TextIO, TypeVar
 
 from aw_action.github import commands
 from aw_action.github.turns import TurnTracker, parse_record
 from aw_action.sinks.redact import Redactor
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _locked(method: F) -> F:
+    @functools.wraps(method)
+    def wrapper(self: WorkflowLog, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
 
 class WorkflowLog(io.TextIOBase):
     def __init__(self, out: TextIO, redactor: Redactor | None = None) -> None:
         self._out = out
+        self._lock = threading.RLock()
         self.redactor = redactor or Redactor()
         self._token: str | None = None
         self._partial = ""
@@ -41,6 +57,7 @@ class WorkflowLog(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
+    @_locked
     def write(self, text: str) -> int:
         self._partial += text
         *lines, self._partial = self._partial.split("\n")
@@ -63,23 +80,27 @@ class WorkflowLog(io.TextIOBase):
         self.turns.after(line, record)
 
     # -- trusted commands --------------------------------------------------------------------
+    @_locked
     def command(self, line: str) -> None:
         if self._token is not None:
             self._emit(commands.resume_commands(self._token))
             self._token = None
         self._emit(line)
 
+    @_locked
     def mask(self, value: str) -> None:
         """Registers a secret with the runner's masker and with this log's redactor."""
         for line in commands.mask_commands(value):
             self.command(line)
         self.redactor.add(value)
 
+    @_locked
     def group(self, title: str) -> None:
         self.end_group()
         self.command(commands.command("group", self.redactor.text(title)))
         self._group_open = True
 
+    @_locked
     def end_group(self) -> None:
         if self._group_open:
             self.command(commands.command("endgroup"))
@@ -95,6 +116,7 @@ class WorkflowLog(io.TextIOBase):
     def error(self, message: str, title: str | None = None) -> None:
         self._annotate("error", message, title)
 
+    @_locked
     def _annotate(self, kind: str, message: str, title: str | None) -> None:
         count = self._emitted.get(kind, 0)
         if count >= commands.ANNOTATION_CAP - 1:
@@ -104,6 +126,7 @@ class WorkflowLog(io.TextIOBase):
         clean_title = self.redactor.text(title) if title else None
         self.command(commands.command(kind, self.redactor.text(message), title=clean_title))
 
+    @_locked
     def finish(self) -> None:
         """End the log (idempotent); the underlying stream stays open for the caller."""
         if self._partial:

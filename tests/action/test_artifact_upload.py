@@ -1,0 +1,86 @@
+"""Artifact upload from the entrypoint process to a local artifact v4 server, on success and on
+failure; an upload problem is a warning and never changes the exit code."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.action.launch import ActionRun, run_action, write_script
+from tests.github.artifact_server import SIGNATURE, ArtifactServer, runtime_token
+
+TOKEN = runtime_token("41", "41")
+
+
+def _run(tmp_path: Path, server: ArtifactServer, turns: list[dict[str, object]], **inputs: str) -> ActionRun:
+    ws = tmp_path / "workspace"
+    ws.mkdir()
+    script = write_script(ws, turns)
+    env = {"ACTIONS_RUNTIME_TOKEN": TOKEN, "ACTIONS_RESULTS_URL": server.url + "/", "AW_FAUX_SCRIPT": str(script)}
+    return run_action(tmp_path, {"prompt": "Do it.", "model": "faux/scripted", **inputs}, env)
+
+
+@pytest.mark.parametrize("casing", ["snake", "camel"])
+def test_success_uploads_the_run_record(tmp_path: Path, casing: str) -> None:
+    with ArtifactServer(TOKEN, casing=casing) as server:
+        run = _run(tmp_path, server, [{"text": "done"}])
+    assert run.returncode == 0, run.stdout
+    assert run.outputs["artifact-id"] == "4242"
+    created = server.named("CreateArtifact")[0]
+    assert created["name"] == "aw-harness-smoke-0-1", "the action.yml default name"
+    names = zipfile.ZipFile(io.BytesIO(server.uploaded())).namelist()
+    assert {"session.jsonl", "token-usage.jsonl", "context-provenance.jsonl"} <= set(names)
+    assert "https://github.com/octo/hello/actions/runs/123456/artifacts/4242" in run.stdout
+    leaks = [line for line in run.stdout.splitlines() if SIGNATURE in line or "s%2Bcr3t" in line]
+    assert leaks and all(line.startswith("::add-mask::") for line in leaks), "the signed URL's sig is masked"
+    assert server.auth_failures == 0
+
+
+def test_failed_run_is_uploaded_too(tmp_path: Path) -> None:
+    with ArtifactServer(TOKEN) as server:
+        run = _run(tmp_path, server, [{"error": {"message": "model exploded", "kind": "fatal"}}])
+    assert run.returncode == 1
+    assert run.outputs["artifact-id"] == "4242"
+    transcript = zipfile.ZipFile(io.BytesIO(server.uploaded())).read("session.jsonl").decode()
+    assert [json.loads(line)["type"] for line in transcript.splitlines()][0] == "session"
+
+
+@pytest.mark.parametrize(
+    ("fail", "exit_code", "turns"),
+    [
+        ({"CreateArtifact": [409]}, 0, [{"text": "done"}]),
+        ({"block": [403]}, 0, [{"text": "done"}]),
+        ({"FinalizeArtifact": [400]}, 1, [{"error": {"message": "boom", "kind": "fatal"}}]),
+    ],
+)
+def test_upload_failure_is_a_warning_and_keeps_the_exit_code(
+    tmp_path: Path, fail: dict[str, list[int]], exit_code: int, turns: list[dict[str, object]]
+) -> None:
+    with ArtifactServer(TOKEN, fail=fail) as server:
+        run = _run(tmp_path, server, turns)
+    assert run.returncode == exit_code
+    assert run.outputs["artifact-id"] == ""
+    warnings = [c for c in run.runner.named("warning") if c.properties.get("title") == "aw-harness: artifact upload"]
+    assert len(warnings) == 1 and warnings[0].data.startswith("failed:")
+
+
+def test_no_runtime_token_skips_with_a_warning(tmp_path: Path) -> None:
+    ws = tmp_path / "workspace"
+    ws.mkdir()
+    script = write_script(ws, [{"text": "done"}])
+    run = run_action(tmp_path, {"prompt": "x", "model": "faux/scripted"}, {"AW_FAUX_SCRIPT": str(script)})
+    assert run.returncode == 0
+    warnings = run.runner.named("warning")
+    assert [w.data for w in warnings] == ["skipped: ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL is not set"]
+
+
+def test_upload_disabled_sends_nothing(tmp_path: Path) -> None:
+    with ArtifactServer(TOKEN) as server:
+        run = _run(tmp_path, server, [{"text": "done"}], **{"upload-artifacts": "false"})
+    assert run.returncode == 0
+    assert server.calls == []
+    assert run.runner.named("warning") == []
