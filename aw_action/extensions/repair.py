@@ -94,6 +94,7 @@ def setup(api: ExtensionAPI) -> None:
         if recoveries >= MAX_RECOVERIES:
             ctx.emit("repair", action="recovery_exhausted", error=error, attempts=recoveries)
             return
+        summary = progress_summary(effective_history(ctx.session))  # before compaction drops the middle
         if kind == "overflow":
             if overflow_compacted:
                 ctx.emit("repair", action="overflow_recovery_failed", error=error)
@@ -104,7 +105,7 @@ def setup(api: ExtensionAPI) -> None:
                 ctx.emit("repair", action="overflow_recovery_failed", error=error)
                 return
         recoveries += 1
-        ctx.follow_up(follow_up_text(kind, error, progress_summary(effective_history(ctx.session))))
+        ctx.follow_up(follow_up_text(kind, error, summary))
         ctx.emit("repair", action="follow_up_after_recoverable_error", error=error, kind=kind, attempt=recoveries)
 
     api.on("tool_result", on_tool_result)

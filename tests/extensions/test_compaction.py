@@ -113,6 +113,7 @@ async def test_context_overflow_is_compacted_and_retried_once(tmp_path: Path) ->
     retry = rig.provider.requests[3].messages
     assert shape(retry)[:2] == ["prompt", "compaction"] and shape(retry)[-1] == "follow_up"
     assert "overflowed the model's context window" in retry[-1].text  # type: ignore[union-attr]
+    assert "2 model response(s)" in retry[-1].text  # type: ignore[union-attr]  # counted before compaction
 
 
 async def test_second_overflow_is_not_retried(tmp_path: Path) -> None:
