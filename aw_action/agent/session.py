@@ -48,6 +48,9 @@ class PendingWrite:
     custom_type: str = ""
     data: Any = None
     messages: tuple[AnyMessage, ...] = ()
+    base_len: int = 0
+    """How many persisted messages the replacement was computed from; messages persisted after
+    that (while the write waited for a save point) are kept after the replacement."""
 
 
 class AgentSession:
@@ -182,8 +185,13 @@ class AgentSession:
         self._write(PendingWrite("entry", custom_type=custom_type, data=data))
 
     def replace_messages(self, messages: Sequence[AnyMessage], reason: str) -> None:
-        """Replace the message history (repair, compaction): now when idle, else queued."""
-        self._write(PendingWrite("replace_messages", custom_type=reason, messages=tuple(messages)))
+        """Replace the message history (repair, compaction): now when idle, else queued.
+
+        ``messages`` replaces the history as it is now; messages persisted before a queued
+        replacement is flushed are kept after it, so nothing the loop persisted is lost."""
+        self._write(
+            PendingWrite("replace_messages", custom_type=reason, messages=tuple(messages), base_len=len(self._messages))
+        )
 
     def _write(self, write: PendingWrite) -> None:
         if self.is_idle:
@@ -196,7 +204,7 @@ class AgentSession:
             if self.transcript is not None:
                 self.transcript.append("custom", customType=write.custom_type, data=write.data)
         else:
-            self._messages = list(write.messages)
+            self._messages = [*write.messages, *self._messages[write.base_len :]]
             if self.transcript is not None:
                 self.transcript.append("history_replaced", reason=write.custom_type, count=len(write.messages))
 

@@ -351,3 +351,20 @@ async def test_provider_hooks_patch_only_the_current_request(tmp_path: Path) -> 
     assert provider.requests[1].options.headers == {}
     ends = [e for e in hooks.events if e.type == "request_end"]
     assert [getattr(e, "steering", None) for e in ends] == [{"type": "token", "threshold": 80}, None]
+
+
+async def test_replace_messages_while_busy_keeps_messages_persisted_meanwhile(tmp_path: Path) -> None:
+    hooks = Hooks()
+    session, provider = make_session(tmp_path, [tool_turn("a"), {"text": "done"}], hooks, [])
+    replaced: list[bool] = []
+
+    def replace_early(event: AgentEvent) -> None:
+        if not replaced:  # at the first assistant message: replace the history "so far" (the prompt)
+            replaced.append(True)
+            session.replace_messages([UserMessage.of("REWRITTEN PROMPT")], "test")
+
+    hooks.on("message_update", replace_early)
+    await session.prompt("original")
+    roles_and_text = [(m.role, getattr(m, "text", "")) for m in provider.requests[1].messages]
+    assert roles_and_text[0] == ("user", "REWRITTEN PROMPT")
+    assert [r for r, _ in roles_and_text] == ["user", "assistant", "toolResult"]
