@@ -141,13 +141,18 @@ class SdkProvider:
         self, request: ProviderRequest, hooks: ProviderHooks, abort: AbortSignal
     ) -> AsyncIterator[AssistantStreamEvent]:
         base = AssistantMessage(provider=self.name, model=request.model.id, api=request.model.api)
-        queue: asyncio.Queue[AssistantStreamEvent] = asyncio.Queue()
+        queue: asyncio.Queue[AssistantStreamEvent | None] = asyncio.Queue()
         task = asyncio.create_task(self._produce(request, hooks, abort, base, queue.put_nowait))
+        task.add_done_callback(lambda _: queue.put_nowait(None))  # also when cancelled before it ran
         watcher = asyncio.create_task(abort.wait())
         watcher.add_done_callback(lambda _: task.cancel())
         try:
             while True:
                 event = await queue.get()
+                if event is None:  # the task ended without a terminal event: it never started
+                    info = Classified("aborted", abort.reason or "Request was aborted")
+                    yield StreamError(self._failed(base, info))
+                    return
                 yield event
                 if isinstance(event, StreamDone | StreamError):
                     return
@@ -211,8 +216,6 @@ class SdkProvider:
                 wire.whole(response, state)
                 emit(StreamStart(state.snapshot()))
         except ProviderError:
-            raise
-        except (asyncio.CancelledError, GeneratorExit):
             raise
         except Exception as exc:
             info = classify(exc)

@@ -18,6 +18,9 @@ from aw_action.extensions.api import ExtensionAPI, HostServices, Registry
 from aw_action.extensions.state import RunState
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.sinks.redact import Redactor
+from tests.providers.conftest import collect, request
+from tests.servers import openai as oai
+from tests.servers.wire import WireServer
 
 
 def make_api(tmp_path: Path, model: str, env: dict[str, str]) -> ExtensionAPI:
@@ -108,3 +111,20 @@ def test_other_providers_load_their_sdk_lazily(tmp_path: Path, monkeypatch: pyte
     api = make_api(tmp_path, "sonnet", {"ANTHROPIC_API_KEY": "sk-ant-aaaaaaaa", "OPENAI_API_KEY": "sk-oa-bbbbbbbb"})
     provider_setup.setup(api)  # the run uses anthropic: a broken openai SDK does not matter yet
     assert set(providers(api)) == {"anthropic", "openai"}
+
+
+async def test_github_models_provider_from_setup_reaches_its_endpoint(tmp_path: Path) -> None:
+    with WireServer() as server:
+        server.script(oai.chat_stream_reply(text="Hi from GitHub Models.", model="openai/gpt-4.1"))
+        env = {"GITHUB_TOKEN": "ghp_secret_token_1", "GITHUB_MODELS_BASE_URL": server.url}
+        api = make_api(tmp_path, "copilot/gpt-4.1", env)
+        provider_setup.setup(api)
+        github = providers(api)["github"]
+        assert isinstance(github, OpenAIProvider)
+        _, msg = await collect(github, request("copilot/gpt-4.1", max_tokens=50))
+    [req] = server.requests
+    assert req.path == "/chat/completions" and req.json["model"] == "openai/gpt-4.1"
+    assert req.json["max_tokens"] == 50 and "max_completion_tokens" not in req.json
+    assert req.headers["authorization"] == "Bearer ghp_secret_token_1"
+    assert msg.text == "Hi from GitHub Models." and msg.provider == "github"
+    assert msg.cost_usd is not None

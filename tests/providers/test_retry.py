@@ -160,3 +160,12 @@ async def test_abort_mid_request_cancels_it(server: WireServer) -> None:
     asyncio.get_running_loop().call_later(0.2, abort.abort, "timeout")
     _, msg = await asyncio.wait_for(collect(anthropic_provider(server), request("sonnet"), abort=abort), timeout=4)
     assert msg.stop_reason == "aborted" and msg.error_message == "timeout"
+
+
+async def test_abort_before_the_request_starts_sends_nothing(server: WireServer) -> None:
+    abort = AbortSignal()
+    abort.abort("budget")
+    server.script(wire.stream_reply(text="never"))
+    _, msg = await asyncio.wait_for(collect(anthropic_provider(server), request("sonnet"), abort=abort), timeout=10)
+    assert msg.stop_reason == "aborted" and msg.error_message == "budget"
+    assert server.requests == []
