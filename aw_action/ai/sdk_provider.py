@@ -218,8 +218,7 @@ class SdkProvider:
         except ProviderError:
             raise
         except Exception as exc:
-            info = classify(exc)
-            raise ProviderError(Classified(info.kind, info.message, info.status, info.retry_after_s)) from exc
+            raise ProviderError(classify(exc)) from exc
         finally:
             _CURRENT.reset(token)
         message = state.finish()

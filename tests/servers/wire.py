@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -66,6 +67,15 @@ class Reply:
 
 
 Responder = Reply | Callable[[ReceivedRequest], Reply]
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # the client went away (an aborted request): expected in these tests
+        super().handle_error(request, client_address)
 
 
 class WireServer:
@@ -157,8 +167,7 @@ class WireServer:
                 with contextlib.suppress(OSError):
                     self.connection.shutdown(socket.SHUT_RDWR)
 
-        httpd = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
-        httpd.daemon_threads = True
+        httpd = _HTTPServer(("127.0.0.1", self._port), Handler)
         self._httpd = httpd
         self._thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), name="wire-server", daemon=True)
         self._thread.start()
