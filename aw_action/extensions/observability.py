@@ -118,7 +118,8 @@ class Observability:
             if text in self.otel_warnings or len(self.otel_warnings) >= MAX_OTEL_WARNINGS:
                 continue
             self.otel_warnings.add(text)
-            self.report("otel", f"OTLP export failed: {text}")
+            where = f" to {self.otel.endpoint}" if self.otel is not None else ""
+            self.report("otel", f"OTLP export{where} failed: {text}")
 
     # ---- lifecycle ---------------------------------------------------------------------------
 

@@ -72,22 +72,30 @@ def resolve_target(endpoint: str | None, headers: Mapping[str, str], env: Mappin
 
 
 class _Failures(logging.Handler):
-    """Collects export failures from the SDK's loggers and the exporter wrapper (thread-safe)."""
+    """Collects export failures from the SDK's loggers and the exporter wrapper (thread-safe).
+
+    The SDK logs the cause of a retried failure (e.g. connection refused) as a warning and the
+    final give-up as an error; the error is reported with the last such cause appended."""
 
     def __init__(self) -> None:
-        super().__init__(logging.ERROR)
+        super().__init__(logging.WARNING)
         self._lock = threading.Lock()
         self._pending: list[str] = []
+        self._cause = ""
         self.total = 0
 
     def emit(self, record: logging.LogRecord) -> None:
         with contextlib.suppress(Exception):  # a logging handler must never raise
-            self.add(record.getMessage())
+            message = record.getMessage()
+            if record.levelno >= logging.ERROR:
+                self.add(f"{message} (last cause: {self._cause})" if self._cause else message)
+            elif message.startswith("Transient error"):
+                self._cause = message.removeprefix("Transient error ").split(" encountered while", 1)[0][:200]
 
     def add(self, message: str) -> None:
         with self._lock:
             self.total += 1
-            self._pending.append(message[:300])
+            self._pending.append(message[:500])
 
     def take(self) -> list[str]:
         with self._lock:
@@ -106,6 +114,7 @@ class OtelSink:
 
         self._redactor = redactor
         self._timeout_s = timeout_s
+        self.endpoint = target.endpoint
         self.failures = _Failures()
         self._logger = logging.getLogger("opentelemetry")
         self._saved_propagate = self._logger.propagate

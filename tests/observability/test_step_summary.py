@@ -1,0 +1,134 @@
+"""The step summary: content, GitHub rendering (cmark-gfm), notices and the 1 MiB limit."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from aw_action.ai.types import Usage
+from aw_action.extensions.state import RequestRecord, RunState, TurnRecord, utc_iso
+from aw_action.sinks.redact import Redactor
+from aw_action.sinks.summary import STEP_SUMMARY_LIMIT, Outcome, append_step_summary, render_run_summary
+from tests.observability.support import BUDGET_SCRIPT, TOOL_SCRIPT, gfm, scripted_run
+
+
+def _rows(html: str, section: str) -> list[list[str]]:
+    """Cells of the first table after the ``<h3>`` named ``section``."""
+    table = html.split(f"<h3>{section}</h3>", 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
+    return [re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S) for row in rows]
+
+
+def _state(turns: int, model: str = "anthropic/claude-sonnet-4-5") -> RunState:
+    state = RunState(model=model)
+    per = Usage(input=1000, output=200, cache_read=300)
+    for i in range(1, turns + 1):
+        state.totals = state.totals + per
+        state.effective_tokens += 1830
+        state.cost_usd = (state.cost_usd or 0) + 0.01
+        state.requests.append(
+            RequestRecord(utc_iso(), f"req-{i}", "anthropic", model, "agent", "ok", True, per, 1000, 1830, 0.01, 1.0, i)
+        )
+        state.turns.append(
+            TurnRecord(
+                i,
+                per,
+                1830,
+                0.01,
+                state.totals.total,
+                state.effective_tokens,
+                state.cost_usd,
+                1,
+                utc_iso(state.started_at + timedelta(seconds=i)),
+            )
+        )
+    return state
+
+
+def test_run_summary_renders_every_section_as_gfm(tmp_path: Path) -> None:
+    run = scripted_run(tmp_path, TOOL_SCRIPT, {"harness": {"budget": {"max-effective-tokens": 100000}}})
+    html = gfm((tmp_path / "summary.md").read_text())
+    assert "<h2>AW Harness Run — <code>faux/scripted</code></h2>" in html
+    turns = _rows(html, "Token Consumption")
+    assert turns[0] == ["Turn", "Input Tokens", "Output Tokens", "Cumulative", "Est. Cost", "Elapsed"]
+    events = run.events_named("turn_end")
+    for row, event in zip(turns[1:-1], events, strict=True):
+        assert row[:4] == [
+            str(event["turn"]),
+            f"{event['input_tokens']:,}",
+            f"{event['output_tokens']:,}",
+            f"{event['cumulative_tokens']:,}",
+        ]
+    total = turns[-1]
+    assert total[0] == "<strong>Total</strong>" and total[3] == f"<strong>{run.result['tokens']['total']:,}</strong>"
+    budget = {row[0]: row[1:] for row in _rows(html, "Budget")[1:]}
+    effective = run.result["tokens"]["effective"]
+    assert budget["Effective tokens"] == [f"{round(effective):,}", "100,000", f"{100 * effective / 100000:.1f}%"]
+    assert _rows(html, "Context Provenance")[1][:3] == ["prompt", "<em>(prompt.txt)</em>", "3"]
+    assert '<pre lang="mermaid"><code>xychart-beta' in html
+    chart = html.split('<pre lang="mermaid">')[1].split("</pre>")[0]
+    assert "line [100000, 100000, 100000]" in chart
+    assert "No steering notice was delivered" in html
+    assert "Degraded" not in html and "Budget exhausted" not in html
+
+
+def test_budget_exhaustion_notice_and_delivered_notices(tmp_path: Path) -> None:
+    run = scripted_run(tmp_path, BUDGET_SCRIPT, {"harness": {"budget": {"max-effective-tokens": 4000}}})
+    assert run.returncode == 1
+    html = gfm((tmp_path / "summary.md").read_text())
+    notice = html.split("<blockquote>", 1)[1].split("</blockquote>", 1)[0]
+    exceeded = run.events_named("budget_exceeded")[0]
+    assert "Budget exhausted" in notice
+    assert f"{round(exceeded['used']):,} used of {round(exceeded['limit']):,}" in notice
+    steering = run.events_named("steering")[0]
+    rows = _rows(html, "Steering Notices")
+    assert rows[1][1:4] == [steering["type"], f"{steering['threshold']}%", f"<code>{steering['request_id']}</code>"]
+    assert len(_rows(html, "Token Consumption")) == 1 + run.result["turns"] + 1
+
+
+def test_table_cells_survive_pipes_and_backticks() -> None:
+    state = _state(2, model="odd|model`name")
+    state.provenance.append(
+        {"source": "import", "path": "docs/a|b`c.md", "tokens": 5, "cumulative_tokens": 5, "role": "user"}
+    )
+    html = gfm(render_run_summary(state, Outcome("success", "completed", 0), {"effective_tokens": 10000.0}))
+    assert "<code>odd|model`name</code>" in html
+    provenance = _rows(html, "Context Provenance")
+    assert len(provenance[1]) == 4 and provenance[1][1] == "<code>docs/a|b`c.md</code>"
+    assert all(len(row) == 6 for row in _rows(html, "Token Consumption"))
+
+
+def test_summary_appends_and_stays_under_one_mebibyte(tmp_path: Path) -> None:
+    path = tmp_path / "summary.md"
+    existing = "# Earlier step\n\n" + ("x" * 99 + "\n") * ((STEP_SUMMARY_LIMIT - 200_000) // 100)
+    path.write_text(existing)
+    state = _state(5000)
+    outcome = Outcome("success", "completed", 0)
+    written = append_step_summary(path, lambda rows: render_run_summary(state, outcome, {}, rows), Redactor())
+    data = path.read_bytes()
+    assert written > 0 and len(data) <= STEP_SUMMARY_LIMIT
+    assert data.startswith(existing.encode())
+    added = data[len(existing) :].decode()
+    html = gfm(added)
+    assert "AW Harness Run" in html and "rows omitted" in html
+    assert _rows(html, "Token Consumption")[-1][3] == f"<strong>{state.totals.total:,}</strong>"
+
+
+def test_summary_is_redacted(tmp_path: Path) -> None:
+    state = _state(1, model="model-with-SECRET-VALUE-123")
+    path = tmp_path / "summary.md"
+    append_step_summary(
+        path,
+        lambda rows: render_run_summary(state, Outcome("success", "completed", 0), {}, rows),
+        Redactor(["SECRET-VALUE-123"]),
+    )
+    assert "SECRET-VALUE-123" not in path.read_text() and "model-with-***" in path.read_text()
+
+
+def test_elapsed_column_reads_turn_end_times() -> None:
+    state = _state(2)
+    state.started_at = datetime.now(UTC) - timedelta(seconds=90)
+    state.turns[1].ended_at = utc_iso(state.started_at + timedelta(seconds=75))
+    html = gfm(render_run_summary(state, Outcome("success", "completed", 0), {}))
+    assert _rows(html, "Token Consumption")[2][5] == "1m 15s"
