@@ -10,8 +10,6 @@ import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 
-import httpx
-
 from aw_action.github.artifacts import ArtifactClient, ArtifactError, artifact_url, is_ghes
 from aw_action.github.deadline import CancelClock, settle
 from aw_action.github.log import WorkflowLog
@@ -42,6 +40,8 @@ async def upload_run_artifacts(
     if not has_files(root):
         log.write(f"aw-harness: no files in {root} to upload\n")
         return ""
+    import httpx  # only runs that upload pay for the HTTP client
+
     try:
         async with httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0)) as client:
             uploader = ArtifactClient(results_url, token, client, on_secret=log.mask)

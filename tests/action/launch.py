@@ -57,7 +57,13 @@ class Paths:
 
     @classmethod
     def under(cls, tmp: Path) -> Paths:
-        paths = cls(tmp / "workspace", tmp / "home", tmp / "runner_temp", tmp / "fc" / "set_output_1", tmp / "fc" / "step_summary_1")
+        paths = cls(
+            tmp / "workspace",
+            tmp / "home",
+            tmp / "runner_temp",
+            tmp / "fc" / "set_output_1",
+            tmp / "fc" / "step_summary_1",
+        )
         for folder in (paths.workspace, paths.home, paths.runner_temp, paths.output_file.parent):
             folder.mkdir(parents=True, exist_ok=True)
         paths.output_file.write_text("")
@@ -140,7 +146,9 @@ def finish(proc: subprocess.Popen[str], paths: Paths, started: float, timeout: f
     return ActionRun(proc.returncode, stdout, stderr, outputs, paths.summary_file.read_text(), paths, elapsed)
 
 
-def run_action(tmp: Path, inputs: dict[str, str], extra: dict[str, str] | None = None, timeout: float = 60) -> ActionRun:
+def run_action(
+    tmp: Path, inputs: dict[str, str], extra: dict[str, str] | None = None, timeout: float = 60
+) -> ActionRun:
     paths = Paths.under(tmp)
     started = time.monotonic()
     return finish(start_action(paths, action_env(paths, inputs, extra)), paths, started, timeout)

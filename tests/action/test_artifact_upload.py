@@ -46,7 +46,7 @@ def test_failed_run_is_uploaded_too(tmp_path: Path) -> None:
     assert run.returncode == 1
     assert run.outputs["artifact-id"] == "4242"
     transcript = zipfile.ZipFile(io.BytesIO(server.uploaded())).read("session.jsonl").decode()
-    assert [json.loads(line)["type"] for line in transcript.splitlines()][0] == "session"
+    assert json.loads(transcript.splitlines()[0])["type"] == "session"
 
 
 @pytest.mark.parametrize(

@@ -71,7 +71,6 @@ def test_signal_mid_turn_flushes_everything_and_exits_in_time(
         stdout = watch.text()
         proc.stdout = None  # already drained by the watcher
         run = finish(proc, paths, signalled)
-    print(f"exit after {elapsed:.2f}s"); print(run.summary[:600])
     assert elapsed < EXIT_BUDGET_S, f"exit took {elapsed:.1f}s"
     assert run.returncode == 1
     assert run.outputs["conclusion"] == "cancelled"
@@ -82,3 +81,48 @@ def test_signal_mid_turn_flushes_everything_and_exits_in_time(
     assert "never reached" not in stdout
     assert "cancelled" in run.summary, "the step summary records the cancelled run"
     assert server.named("FinalizeArtifact"), "the artifact was finalized"
+
+
+STUCK_EXTENSION = """
+import asyncio, time
+
+def setup(api):
+    async def stuck_async(event, ctx):
+        print("EXTENSION BLOCKING NOW")
+        await asyncio.sleep(60)
+
+    def stuck_sync(event, ctx):
+        print("EXTENSION BLOCKING NOW")
+        time.sleep(60)
+
+    api.on("turn_end", stuck_sync if "{mode}" == "sync" else stuck_async)
+"""
+
+
+@pytest.mark.parametrize("mode", ["async", "sync"])
+def test_a_stuck_extension_cannot_hold_the_step_past_the_budget(tmp_path: Path, mode: str) -> None:
+    """An extension that ignores the cancel (awaiting forever, or blocking the event loop) is
+    abandoned: the outputs still say cancelled and the process exits within the budget."""
+    paths = Paths.under(tmp_path)
+    script = write_script(paths.workspace, [{"text": "one"}, {"text": "two"}])
+    (paths.workspace / "stuck.py").write_text(STUCK_EXTENSION.replace("{mode}", mode))
+    inputs = {"prompt": "x", "model": "faux/scripted", "extensions": "./stuck.py", "upload-artifacts": "false"}
+    proc = start_action(paths, action_env(paths, inputs, {"AW_FAUX_SCRIPT": str(script)}))
+    watch = LineWatch(proc.stdout, "EXTENSION BLOCKING NOW")
+    assert watch.seen.wait(timeout=30), "the extension never ran"
+    signalled = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=15)
+    elapsed = time.monotonic() - signalled
+    stdout = watch.text()
+    proc.stdout = None
+    run = finish(proc, paths, signalled)
+    assert elapsed < EXIT_BUDGET_S, f"exit took {elapsed:.1f}s"
+    assert run.returncode == 1
+    assert (run.outputs["conclusion"], run.outputs["stop-reason"], run.outputs["exit-code"]) == (
+        "cancelled",
+        "cancelled",
+        "1",
+    )
+    errors = [line for line in stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1

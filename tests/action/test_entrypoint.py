@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from aw_action.github.outputs import OUTPUT_NAMES
 from tests.action.launch import FAKE_GITHUB_TOKEN, ActionRun, run_action, write_script
 from tests.github.runner_sim import simulate
@@ -18,7 +20,7 @@ INJECTED_FINAL = (
     "::add-mask::All\nconclusion=hacked"
 )
 
-EXTENSION = '''
+EXTENSION = """
 def setup(api):
     print("::error::printed by an extension at setup")
 
@@ -27,7 +29,7 @@ def setup(api):
         print(last.text)
 
     api.on("turn_end", echo_model)
-'''
+"""
 
 
 def _workspace_files(ws: Path, turns: list[dict[str, Any]], **harness: Any) -> None:
@@ -63,8 +65,14 @@ TURNS: list[dict[str, Any]] = [
 ]
 
 
-def test_success_writes_every_output_and_exit_0(tmp_path: Path) -> None:
-    run = _scripted_run(tmp_path, TURNS)
+@pytest.fixture(scope="module")
+def success_run(tmp_path_factory: pytest.TempPathFactory) -> ActionRun:
+    """One successful scripted run, inspected by several tests."""
+    return _scripted_run(tmp_path_factory.mktemp("success"), TURNS)
+
+
+def test_success_writes_every_output_and_exit_0(success_run: ActionRun) -> None:
+    run = success_run
     assert run.returncode == 0, run.stdout + run.stderr
     assert set(run.outputs) == set(OUTPUT_NAMES)
     assert run.outputs["conclusion"] == "success"
@@ -80,8 +88,8 @@ def test_success_writes_every_output_and_exit_0(tmp_path: Path) -> None:
     assert run.result["exit_code"] == 0
 
 
-def test_every_secret_is_masked_before_anything_else_is_printed(tmp_path: Path) -> None:
-    run = _scripted_run(tmp_path, TURNS)
+def test_every_secret_is_masked_before_anything_else_is_printed(success_run: ActionRun) -> None:
+    run = success_run
     lines = run.stdout.splitlines()
     leading = list(itertools.takewhile(lambda line: line.startswith("::add-mask::"), lines))
     first_masks = {c.data for c in simulate("\n".join(leading)).named("add-mask")}
@@ -94,8 +102,8 @@ def test_every_secret_is_masked_before_anything_else_is_printed(tmp_path: Path) 
         assert secret not in json.dumps(run.outputs)
 
 
-def test_model_text_can_never_issue_a_workflow_command(tmp_path: Path) -> None:
-    run = _scripted_run(tmp_path, TURNS)
+def test_model_text_can_never_issue_a_workflow_command(success_run: ActionRun) -> None:
+    run = success_run
     runner = run.runner
     assert "::warning::pwned via turn text" in runner.lines_while_stopped, "the extension echo must be in the log"
     for command in runner.processed:
@@ -106,8 +114,8 @@ def test_model_text_can_never_issue_a_workflow_command(tmp_path: Path) -> None:
     assert run.stderr == "", "everything travels on the one guarded stream"
 
 
-def test_each_turn_is_a_group(tmp_path: Path) -> None:
-    run = _scripted_run(tmp_path, TURNS)
+def test_each_turn_is_a_group(success_run: ActionRun) -> None:
+    run = success_run
     groups = [(c.name, c.data) for c in run.runner.processed if c.name in ("group", "endgroup")]
     assert groups == [("group", "Turn 1"), ("endgroup", ""), ("group", "Turn 2"), ("endgroup", "")]
 

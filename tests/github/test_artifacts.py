@@ -44,7 +44,12 @@ async def test_upload_creates_uploads_and_finalizes(casing: str, tmp_path: Path)
         result = await _upload(server, _output_dir(tmp_path))
     assert result.artifact_id == "4242"
     create = server.named("CreateArtifact")[0]
-    assert create == {"workflow_run_backend_id": "run-7", "workflow_job_run_backend_id": "job-9", "name": "aw-run", "version": 4}
+    assert create == {
+        "workflow_run_backend_id": "run-7",
+        "workflow_job_run_backend_id": "job-9",
+        "name": "aw-run",
+        "version": 4,
+    }
     blob = server.uploaded()
     finalize = server.named("FinalizeArtifact")[0]
     assert finalize["size"] == str(len(blob)) == str(result.size)
@@ -62,7 +67,9 @@ async def test_large_zip_goes_up_in_ordered_blocks(tmp_path: Path, monkeypatch: 
     with ArtifactServer(runtime_token()) as server:
         result = await _upload(server, root)
     assert len(server.block_list) > 3
-    assert [base64.b64decode(b).decode() for b in server.block_list] == [f"{i:06d}" for i in range(len(server.block_list))]
+    assert [base64.b64decode(b).decode() for b in server.block_list] == [
+        f"{i:06d}" for i in range(len(server.block_list))
+    ]
     blob = server.uploaded()
     assert len(blob) == result.size
     assert zipfile.ZipFile(io.BytesIO(blob)).read("big.bin") == payload
@@ -76,23 +83,29 @@ async def test_transient_server_errors_are_retried(tmp_path: Path) -> None:
 
 
 async def test_persistent_failure_raises_after_the_retry_budget(tmp_path: Path) -> None:
-    with ArtifactServer(runtime_token(), fail={"FinalizeArtifact": [500] * 10}) as server:
-        with pytest.raises(ArtifactError, match="FinalizeArtifact: HTTP 500"):
-            await _upload(server, _output_dir(tmp_path))
+    with (
+        ArtifactServer(runtime_token(), fail={"FinalizeArtifact": [500] * 10}) as server,
+        pytest.raises(ArtifactError, match="FinalizeArtifact: HTTP 500"),
+    ):
+        await _upload(server, _output_dir(tmp_path))
     assert len(server.named("FinalizeArtifact")) == 5
 
 
 async def test_a_conflict_is_not_retried_and_reports_the_twirp_message(tmp_path: Path) -> None:
-    with ArtifactServer(runtime_token(), fail={"CreateArtifact": [409]}) as server:
-        with pytest.raises(ArtifactError, match="HTTP 409: injected 409"):
-            await _upload(server, _output_dir(tmp_path))
+    with (
+        ArtifactServer(runtime_token(), fail={"CreateArtifact": [409]}) as server,
+        pytest.raises(ArtifactError, match="HTTP 409: injected 409"),
+    ):
+        await _upload(server, _output_dir(tmp_path))
     assert len(server.named("CreateArtifact")) == 1
 
 
 async def test_a_refused_blob_upload_fails_without_finalizing(tmp_path: Path) -> None:
-    with ArtifactServer(runtime_token(), fail={"block": [403]}) as server:
-        with pytest.raises(ArtifactError, match="block 0: HTTP 403"):
-            await _upload(server, _output_dir(tmp_path))
+    with (
+        ArtifactServer(runtime_token(), fail={"block": [403]}) as server,
+        pytest.raises(ArtifactError, match="block 0: HTTP 403"),
+    ):
+        await _upload(server, _output_dir(tmp_path))
     assert server.named("FinalizeArtifact") == []
 
 
@@ -101,7 +114,14 @@ def test_backend_ids_come_from_the_results_scope() -> None:
     assert (ids.workflow_run, ids.workflow_job_run) == ("abc", "def")
 
 
-@pytest.mark.parametrize("token", ["not-a-jwt", "a.%%%.c", "a." + base64.urlsafe_b64encode(json.dumps({"scp": "Actions.Results:1"}).encode()).decode() + ".c"])
+@pytest.mark.parametrize(
+    "token",
+    [
+        "not-a-jwt",
+        "a.%%%.c",
+        "a." + base64.urlsafe_b64encode(json.dumps({"scp": "Actions.Results:1"}).encode()).decode() + ".c",
+    ],
+)
 def test_unusable_tokens_raise(token: str) -> None:
     with pytest.raises(ArtifactError):
         backend_ids(token)

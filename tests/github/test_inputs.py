@@ -156,7 +156,11 @@ def test_a_missing_config_file_is_reported(set_inputs: SetInputs, tmp_path: Path
 
 @pytest.mark.parametrize(
     ("inputs", "name"),
-    [({}, "prompt"), ({"prompt": "a", "prompt_file": "p.txt"}, "prompt"), ({"prompt_file": "missing.txt"}, "prompt-file")],
+    [
+        ({}, "prompt"),
+        ({"prompt": "a", "prompt_file": "p.txt"}, "prompt"),
+        ({"prompt_file": "missing.txt"}, "prompt-file"),
+    ],
 )
 def test_prompt_rules(set_inputs: SetInputs, tmp_path: Path, inputs: dict[str, str], name: str) -> None:
     (tmp_path / "p.txt").write_text("x")

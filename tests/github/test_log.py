@@ -14,7 +14,7 @@ INJECTIONS = [
     "::warning::pwned",
     "  ::add-mask::x",
     "::set-output name=conclusion::success",
-    'text ##[error]legacy form anywhere in a line',
+    "text ##[error]legacy form anywhere in a line",
     "::stop-commands::attacker",
     "::endgroup::",
 ]

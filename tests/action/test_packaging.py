@@ -1,0 +1,117 @@
+"""action.yml, the Dockerfile, the lock file and the reference docs agree with the code, and the
+offline linters (hadolint, check-jsonschema) pass."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from aw_action.github.inputs import ActionInputs
+from aw_action.github.outputs import OUTPUT_NAMES
+from tests.action.launch import REPO
+
+BIN = Path(sys.executable).parent
+ACTION = YAML(typ="safe").load((REPO / "action.yml").read_text())
+DOCKERFILE = (REPO / "Dockerfile").read_text()
+
+
+def _instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) with continuation lines joined and comments dropped."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE)
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            word, _, rest = line.partition(" ")
+            out.append((word.upper(), rest.strip()))
+    return out
+
+
+def test_action_inputs_are_exactly_the_settings_fields() -> None:
+    fields = {name.replace("_", "-") for name in ActionInputs.model_fields}
+    assert set(ACTION["inputs"]) == fields
+    assert all(spec.get("description") for spec in ACTION["inputs"].values())
+    assert ACTION["inputs"]["github-token"]["default"] == "${{ github.token }}"
+    assert ACTION["inputs"]["upload-artifacts"]["default"] == "true"
+
+
+def test_action_outputs_are_exactly_what_the_action_writes() -> None:
+    assert list(ACTION["outputs"]) == list(OUTPUT_NAMES)
+    assert all(spec.get("description") for spec in ACTION["outputs"].values())
+
+
+def test_action_runs_the_dockerfile() -> None:
+    assert ACTION["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert {"icon", "color"} <= set(ACTION["branding"])
+
+
+def test_reference_documents_every_input_and_output() -> None:
+    doc = (REPO / "docs" / "action-reference.md").read_text()
+    for name in [*ACTION["inputs"], *ACTION["outputs"]]:
+        assert re.search(rf"^\| `{re.escape(name)}` \|", doc, re.MULTILINE), name
+
+
+def test_entrypoint_is_exec_form_through_tini_never_a_shell() -> None:
+    entrypoints = [args for word, args in _instructions() if word == "ENTRYPOINT"]
+    assert len(entrypoints) == 1
+    argv = json.loads(entrypoints[0])
+    assert argv[:2] == ["/usr/bin/tini", "--"]
+    assert argv[2].endswith("/python") and argv[3:] == ["-m", "aw_action", "action"]
+    assert not any(word == "CMD" for word, _ in _instructions())
+
+
+def test_final_stage_sets_no_user_and_no_workdir_and_base_images_are_pinned() -> None:
+    stages: list[list[tuple[str, str]]] = []
+    for word, args in _instructions():
+        if word == "FROM":
+            stages.append([])
+            image = args.split()[0]
+            assert re.fullmatch(r"python:3\.11\.\d+-slim-\w+", image), image
+        stages[-1].append((word, args))
+    final = [word for word, _ in stages[-1]]
+    assert "USER" not in final and "WORKDIR" not in final
+    runs = " ".join(args for word, args in stages[-1] if word == "RUN")
+    for tool in ("git", "gh", "jq", "ripgrep", "tini"):
+        assert tool in shlex.split(runs), tool
+
+
+def test_image_installs_from_the_hash_locked_requirements() -> None:
+    runs = " ".join(args for word, args in _instructions() if word == "RUN")
+    assert "--require-hashes" in runs and "-r /build/requirements.lock" in runs
+    assert "--no-deps /build/src" in runs and "compileall" in runs
+
+
+def test_lock_file_pins_every_dependency_with_hashes() -> None:
+    lock = (REPO / "requirements.lock").read_text()
+    pinned = {m.group(1).lower().replace("_", "-") for m in re.finditer(r"^([A-Za-z0-9_.-]+)==", lock, re.MULTILINE)}
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    for dep in deps:
+        name = re.split(r"[<>=!~\[; ]", dep, maxsplit=1)[0].lower().replace("_", "-")
+        assert name in pinned, f"{name} is missing from requirements.lock: regenerate it"
+    hashed = re.findall(r"^[A-Za-z0-9_.-]+==\S+ \\\n    --hash=sha256:[0-9a-f]{64}", lock, re.MULTILINE)
+    assert len(hashed) == len(pinned), "every pin carries its hashes"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["hadolint", "Dockerfile"],
+        ["check-jsonschema", "--builtin-schema", "vendor.github-actions", "action.yml"],
+        ["check-jsonschema", "--builtin-schema", "vendor.github-workflows", "--glob-workflows"],
+    ],
+    ids=["hadolint", "action-schema", "workflow-schema"],
+)
+def test_offline_linters_pass(command: list[str]) -> None:
+    if command[-1] == "--glob-workflows":
+        command = [*command[:-1], *map(str, sorted((REPO / ".github" / "workflows").glob("*.yml"))),
+                   *map(str, sorted((REPO / "examples").glob("*/workflow.yml")))]  # fmt: skip
+    proc = subprocess.run([str(BIN / command[0]), *command[1:]], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
