@@ -110,11 +110,16 @@ def field(payload: Mapping[str, Any], snake: str) -> Any:
     return payload.get(snake, payload.get(camel))
 
 
-def zip_directory(root: Path, dest: Path) -> ZipArchive:
+def zip_directory(root: Path, dest: Path, extra: Mapping[str, Path] | None = None) -> ZipArchive:
     """Zips the regular files under ``root`` (hidden files and symlinks left out, as
-    upload-artifact does), paths relative to ``root``, deflate level 6."""
+    upload-artifact does), paths relative to ``root``, deflate level 6; then each ``extra``
+    file that exists under its given archive name."""
     count = 0
     with zipfile.ZipFile(dest, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        for arcname, path in (extra or {}).items():
+            if path.is_file() and not path.is_symlink():
+                archive.write(path, arcname)
+                count += 1
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for filename in sorted(filenames):
@@ -215,14 +220,15 @@ class ArtifactClient:
         headers = {"Content-Type": "application/xml", "x-ms-blob-content-type": "application/zip"}
         await self._put(_with_query(signed_url, "comp=blocklist"), body.encode(), headers, "block list")
 
-    async def upload(self, name: str, root: Path) -> UploadResult:
+    async def upload(self, name: str, root: Path, extra: Mapping[str, Path] | None = None) -> UploadResult:
+        """Uploads ``root`` (and the ``extra`` files, by archive name) as artifact ``name``."""
         validate_name(name)
         ids = {
             "workflow_run_backend_id": self.ids.workflow_run,
             "workflow_job_run_backend_id": self.ids.workflow_job_run,
         }
         with tempfile.TemporaryDirectory(prefix="aw-artifact-") as tmp:
-            archive = zip_directory(root, Path(tmp) / f"{name}.zip")
+            archive = zip_directory(root, Path(tmp) / f"{name}.zip", extra)
             created = await self.twirp("CreateArtifact", {**ids, "name": name, "version": ARTIFACT_VERSION})
             signed_url = field(created, "signed_upload_url")
             if not field(created, "ok") or not isinstance(signed_url, str) or not signed_url:

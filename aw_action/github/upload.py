@@ -17,8 +17,23 @@ from aw_action.github.log import WorkflowLog
 TITLE = "aw-harness: artifact upload"
 
 
+SAFE_OUTPUTS_VAR = "GH_AW_SAFE_OUTPUTS"
+"""gh-aw's agent-side safe-outputs file (``${RUNNER_TEMP}/gh-aw/safeoutputs/outputs.jsonl``)."""
+
+
 def has_files(root: Path) -> bool:
     return root.is_dir() and any(p.is_file() and not p.name.startswith(".") for p in root.rglob("*"))
+
+
+def extra_files(env: Mapping[str, str], root: Path) -> dict[str, Path]:
+    """Run files kept outside the output folder that belong in the record: the safe outputs."""
+    value = env.get(SAFE_OUTPUTS_VAR)
+    if not value:
+        return {}
+    path = Path(value)
+    if not path.is_file() or path.resolve().is_relative_to(root.resolve()):
+        return {}
+    return {f"safe-outputs/{path.name}": path}
 
 
 async def upload_run_artifacts(
@@ -37,7 +52,8 @@ async def upload_run_artifacts(
     if is_ghes(env.get("GITHUB_SERVER_URL", "")):
         log.warning("skipped: artifact v4 is not available on GitHub Enterprise Server", title=TITLE)
         return ""
-    if not has_files(root):
+    extra = extra_files(env, root)
+    if not has_files(root) and not extra:
         log.write(f"aw-harness: no files in {root} to upload\n")
         return ""
     import httpx  # only runs that upload pay for the HTTP client
@@ -45,7 +61,7 @@ async def upload_run_artifacts(
     try:
         async with httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0)) as client:
             uploader = ArtifactClient(results_url, token, client, on_secret=log.mask)
-            task = asyncio.create_task(uploader.upload(name, root))
+            task = asyncio.create_task(uploader.upload(name, root, extra))
             finished = await settle(task, clock, budget_s)
             if not finished:
                 log.warning("abandoned: the step was cancelled before the upload finished", title=TITLE)

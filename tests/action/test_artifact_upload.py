@@ -16,12 +16,18 @@ from tests.github.artifact_server import SIGNATURE, ArtifactServer, runtime_toke
 TOKEN = runtime_token("41", "41")
 
 
-def _run(tmp_path: Path, server: ArtifactServer, turns: list[dict[str, object]], **inputs: str) -> ActionRun:
+def _run(
+    tmp_path: Path,
+    server: ArtifactServer,
+    turns: list[dict[str, object]],
+    env: dict[str, str] | None = None,
+    **inputs: str,
+) -> ActionRun:
     ws = tmp_path / "workspace"
     ws.mkdir()
     script = write_script(ws, turns)
-    env = {"ACTIONS_RUNTIME_TOKEN": TOKEN, "ACTIONS_RESULTS_URL": server.url + "/", "AW_FAUX_SCRIPT": str(script)}
-    return run_action(tmp_path, {"prompt": "Do it.", "model": "faux/scripted", **inputs}, env)
+    base = {"ACTIONS_RUNTIME_TOKEN": TOKEN, "ACTIONS_RESULTS_URL": server.url + "/", "AW_FAUX_SCRIPT": str(script)}
+    return run_action(tmp_path, {"prompt": "Do it.", "model": "faux/scripted", **inputs}, {**base, **(env or {})})
 
 
 @pytest.mark.parametrize("casing", ["snake", "camel"])
@@ -40,13 +46,22 @@ def test_success_uploads_the_run_record(tmp_path: Path, casing: str) -> None:
     assert server.auth_failures == 0
 
 
-def test_failed_run_is_uploaded_too(tmp_path: Path) -> None:
+def test_failed_run_is_uploaded_too_with_its_safe_outputs(tmp_path: Path) -> None:
+    safe_outputs = tmp_path / "runner_temp" / "gh-aw" / "safeoutputs" / "outputs.jsonl"
+    safe_outputs.parent.mkdir(parents=True)
+    safe_outputs.write_text('{"type":"missing_tool","tool":"x"}\n')
     with ArtifactServer(TOKEN) as server:
-        run = _run(tmp_path, server, [{"error": {"message": "model exploded", "kind": "fatal"}}])
+        run = _run(
+            tmp_path,
+            server,
+            [{"error": {"message": "model exploded", "kind": "fatal"}}],
+            env={"GH_AW_SAFE_OUTPUTS": str(safe_outputs)},
+        )
     assert run.returncode == 1
     assert run.outputs["artifact-id"] == "4242"
-    transcript = zipfile.ZipFile(io.BytesIO(server.uploaded())).read("session.jsonl").decode()
-    assert json.loads(transcript.splitlines()[0])["type"] == "session"
+    archive = zipfile.ZipFile(io.BytesIO(server.uploaded()))
+    assert json.loads(archive.read("session.jsonl").decode().splitlines()[0])["type"] == "session"
+    assert archive.read("safe-outputs/outputs.jsonl") == safe_outputs.read_bytes()
 
 
 @pytest.mark.parametrize(
