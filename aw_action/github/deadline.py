@@ -26,6 +26,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+LAST_WORDS_S = 0.3
+"""How long the watchdog waits for the fallback outputs before it ends the process."""
+
 
 class CancelClock:
     def __init__(self) -> None:
@@ -86,14 +89,21 @@ class StopSignals:
             with contextlib.suppress(RuntimeError):  # loop already closed: nothing left to stop
                 self._loop.call_soon_threadsafe(self._fire)
 
+    def _say_last_words(self) -> None:
+        with contextlib.suppress(Exception):
+            self.last_words()
+
     def _fire(self) -> None:
         self.clock.notify()
         self._on_stop()
 
     def _arm_watchdog(self) -> None:
         def fire() -> None:
-            with contextlib.suppress(Exception):
-                self.last_words()
+            # Last words get a short, bounded moment: if they block too (a stuck stream, a lock
+            # held by the stuck thread), the process still ends.
+            speaker = threading.Thread(target=self._say_last_words, daemon=True)
+            speaker.start()
+            speaker.join(timeout=LAST_WORDS_S)
             os._exit(self.exit_code)
 
         self._watchdog = threading.Timer(self.hard_exit_s, fire)
