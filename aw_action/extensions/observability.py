@@ -33,9 +33,11 @@ from aw_action.agent.events import (
     TurnEnd,
     TurnStart,
 )
+from aw_action.config import RunConfig
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
-from aw_action.extensions.state import RequestRecord, ToolStats
-from aw_action.sinks import genai
+from aw_action.extensions.state import RequestRecord, RunState, ToolStats
+from aw_action.sinks import events, genai, unified_records
+from aw_action.sinks.events import human_turn_line
 from aw_action.sinks.otel import DEFAULT_TIMEOUT_S, OtelSink, resolve_target
 from aw_action.sinks.provenance_file import ProvenanceFile
 from aw_action.sinks.summary import Outcome, append_step_summary, render_run_summary
@@ -45,23 +47,14 @@ from aw_action.sinks.unified_session import USAGE_SOURCE, UnifiedSession, usage_
 if TYPE_CHECKING:
     from aw_action.harness import RunResult
 
+__all__ = ["human_turn_line", "setup"]
+
 FILE_HINT = "check that the output dir (AW_OUTPUT_DIR) is writable and has free space"
 HINTS = {
-    "token-usage": FILE_HINT,
-    "unified-session": FILE_HINT,
-    "context-provenance": FILE_HINT,
     "step-summary": "check that GITHUB_STEP_SUMMARY names a writable file",
     "otel": "check OTLP endpoint connectivity and the observability.otlp headers",
 }
 MAX_OTEL_WARNINGS = 3
-
-
-def human_turn_line(turn: int, input_tokens: int, output_tokens: int, cumulative: int, cost: float | None) -> str:
-    cost_text = "cost unknown" if cost is None else f"${cost:.4f}"
-    return (
-        f"> **Turn {turn}**: {input_tokens:,} in / {output_tokens:,} out | "
-        f"cumulative {cumulative:,} tokens ({cost_text})"
-    )
 
 
 def otlp_timeout(env: Mapping[str, str]) -> float:
@@ -73,8 +66,19 @@ def otlp_timeout(env: Mapping[str, str]) -> float:
     return min(max(value, 0.1), 30.0)
 
 
-def _now_ns() -> int:
-    return time.time_ns()
+def run_limits(config: RunConfig, state: RunState) -> dict[str, float]:
+    """Configured limits, overlaid with what the cost tracker and steering published."""
+    budget = config.harness.budget
+    limits: dict[str, float] = {"minutes": float(config.timeout_minutes)}
+    for name, value in (
+        ("effective_tokens", budget.max_effective_tokens),
+        ("ai_credits", budget.max_ai_credits),
+        ("turns", budget.max_turns),
+    ):
+        if value:
+            limits[name] = float(value)
+    limits.update(state.limits)
+    return limits
 
 
 class Observability:
@@ -82,11 +86,10 @@ class Observability:
         self.api = api
         self.state = api.state
         self.jsonl = api.services.jsonl
-        redactor = api.services.redactor
-        out = api.output_dir
-        self.usage = TokenUsageFile(out, redactor)
-        self.unified = UnifiedSession(out, redactor)
-        self.provenance = ProvenanceFile(out, redactor)
+        self.redactor = api.services.redactor
+        self.usage = TokenUsageFile(api.output_dir, self.redactor)
+        self.unified = UnifiedSession(api.output_dir, self.redactor)
+        self.provenance = ProvenanceFile(api.output_dir, self.redactor)
         self.otel: OtelSink | None = None
         self.dead: set[str] = set()
         self.session_id = ""
@@ -97,6 +100,7 @@ class Observability:
     # ---- isolation ---------------------------------------------------------------------------
 
     def guard(self, sink: str, action: Callable[[], Any]) -> None:
+        """Run one sink action; on failure switch that sink off and report it once."""
         if sink in self.dead:
             return
         try:
@@ -111,7 +115,15 @@ class Observability:
         self.jsonl.event("warning", message=message, extension=self.api.name, sink=sink)
         self.state.degrade(sink, message, HINTS.get(sink, FILE_HINT))
         if sink != "unified-session":
-            self.guard("unified-session", lambda: self.unified.record("harness.warning", {"message": message}))
+            self.record("harness.warning", {"message": message})
+
+    def record(self, type_: str, data: dict[str, Any], **kw: Any) -> None:
+        self.guard("unified-session", lambda: self.unified.record(type_, data, **kw))
+
+    def spans(self, action: Callable[[OtelSink], None]) -> None:
+        otel = self.otel
+        if otel is not None:
+            self.guard("otel", lambda: action(otel))
 
     def check_otel(self, messages: list[str]) -> None:
         for text in messages:
@@ -121,41 +133,23 @@ class Observability:
             where = f" to {self.otel.endpoint}" if self.otel is not None else ""
             self.report("otel", f"OTLP export{where} failed: {text}")
 
-    # ---- lifecycle ---------------------------------------------------------------------------
+    # ---- events ------------------------------------------------------------------------------
 
     def on_start(self, event: Any, ctx: ExtensionContext) -> None:
-        s = ctx.session
-        self.session_id = s.session_id
-        model = s.model
+        self.session_id = ctx.session.session_id
+        model, env = ctx.session.model, self.api.env
         self.jsonl.event("session_start", model=self.state.model, session_id=self.session_id)
         self.guard("unified-session", self.unified.start)
-        env = self.api.env
-        self.guard(
-            "unified-session",
-            lambda: self.unified.record(
-                "workflow.info",
-                {
-                    "engineId": "aw",
-                    "requestedModel": self.api.config.engine.model,
-                    "workflow": env.get("GITHUB_WORKFLOW"),
-                    "repository": env.get("GITHUB_REPOSITORY"),
-                    "runId": env.get("GITHUB_RUN_ID"),
-                },
-                component="workflow",
-                source="config.json",
-            ),
-        )
-        self.guard(
-            "unified-session",
-            lambda: self.unified.record(
-                "session.start",
-                {
-                    "sourceEngine": "aw",
-                    "model": self.state.model,
-                    "sessionId": self.session_id,
-                    "cwd": str(self.api.workspace),
-                },
-            ),
+        info = unified_records.workflow_info(self.api.config.engine.model, env)
+        self.record("workflow.info", info, component="workflow", source="config.json")
+        self.record(
+            "session.start",
+            {
+                "sourceEngine": "aw",
+                "model": self.state.model,
+                "sessionId": self.session_id,
+                "cwd": str(self.api.workspace),
+            },
         )
         self.guard("context-provenance", lambda: self.provenance.sync(self.state.provenance))
         otlp = self.api.config.observability.otlp
@@ -163,12 +157,10 @@ class Observability:
         if target is not None:
 
             def start_otel() -> None:
-                self.api.services.redactor.add(*target.headers.values())
-                self.otel = OtelSink(
-                    target, genai.resource_attributes(env), self.api.services.redactor, otlp_timeout(env)
-                )
+                self.redactor.add(*target.headers.values())
+                self.otel = OtelSink(target, genai.resource_attributes(env), self.redactor, otlp_timeout(env))
                 attrs = genai.session_start_attributes(model.provider, model.id, self.session_id)
-                self.otel.start_session("invoke_agent", attrs, _now_ns())
+                self.otel.start_session("invoke_agent", attrs, time.time_ns())
 
             self.guard("otel", start_otel)
 
@@ -177,40 +169,27 @@ class Observability:
 
     def on_event(self, event: AgentEvent, ctx: ExtensionContext) -> None:
         if isinstance(event, TurnEnd):
-            self.turn_end(event)
+            self.turn_end()
         elif isinstance(event, RequestEnd):
             self.request_end(event, ctx)
         elif isinstance(event, ToolExecutionStart):
             self.jsonl.event("tool_start", tool=event.tool_name, tool_call_id=event.tool_call_id)
-            self.unified_record("tool.execution_start", {"toolCallId": event.tool_call_id, "toolName": event.tool_name})
+            self.record("tool.execution_start", {"toolCallId": event.tool_call_id, "toolName": event.tool_name})
         elif isinstance(event, ToolExecutionEnd):
             self.tool_end(event)
         elif isinstance(event, HarnessEvent):
             self.jsonl.record(event.name, event.fields)
-            self.unified_record(f"harness.{event.name}", dict(event.fields))
+            self.record(f"harness.{event.name}", dict(event.fields))
         elif isinstance(event, TurnStart):
             turn = len(self.state.turns) + 1
             self.jsonl.event("turn_start", turn=turn)
-            self.unified_record("assistant.turn_start", {"sessionId": self.session_id, "turnId": str(turn)})
+            self.record("assistant.turn_start", {"sessionId": self.session_id, "turnId": str(turn)})
         elif isinstance(event, MessageStart | MessageEnd):
-            self.message_event(event)
+            self.jsonl.record(event.type, events.message(event.message, isinstance(event, MessageEnd)))
         elif isinstance(event, AgentStart):
             self.jsonl.event("agent_start", session_id=self.session_id)
         elif isinstance(event, AgentEnd):
             self.jsonl.event("agent_end", messages=len(event.messages), error=event.error)
-
-    def unified_record(self, type_: str, data: dict[str, Any], **kw: Any) -> None:
-        self.guard("unified-session", lambda: self.unified.record(type_, data, **kw))
-
-    def message_event(self, event: MessageStart | MessageEnd) -> None:
-        """Role and shape only: message text never reaches the JSONL stream."""
-        msg = event.message
-        fields: dict[str, Any] = {"role": msg.role}
-        if msg.role == "assistant" and isinstance(event, MessageEnd):
-            fields.update(stop_reason=msg.stop_reason, tool_calls=len(msg.tool_calls))
-        elif msg.role == "user":
-            fields["source"] = msg.source
-        self.jsonl.event(event.type, **fields)
 
     def request_end(self, event: RequestEnd, ctx: ExtensionContext) -> None:
         status, self.http_status = self.http_status, None
@@ -219,38 +198,11 @@ class Observability:
             self.one_request(record, status, event.message.api, ctx.session.model.id)
 
     def one_request(self, record: RequestRecord, status: int | None, api_name: str, request_model: str) -> None:
-        u = record.usage
-        self.jsonl.event(
-            "request_end",
-            request_id=record.request_id,
-            model=record.model,
-            purpose=record.purpose,
-            status=record.status,
-            http_status=status,
-            input_tokens=u.input,
-            output_tokens=u.output,
-            cache_read_tokens=u.cache_read,
-            cache_write_tokens=u.cache_write,
-            reasoning_tokens=u.reasoning,
-            duration_ms=record.duration_ms,
-            effective_tokens=round(record.effective_tokens, 2),
-            cost_usd=record.cost_usd,
-            steering=record.steering,
-        )
+        self.jsonl.record("request_end", events.request_end(record, status))
         self.guard("token-usage", lambda: self.usage.append(record, status, api_name))
-        report = usage_report(record, status, self.state.ai_credits)
-        self.unified_record("usage.report", report, source=USAGE_SOURCE)
-        otel = self.otel
-        if otel is not None:
-            end = _now_ns()
-            attrs = genai.chat_attributes(record, request_model, self.session_id)
-            error = (record.error or record.status) if record.status != "ok" else None
-            self.guard(
-                "otel",
-                lambda: otel.child(
-                    f"chat {record.model}", attrs, end - record.duration_ms * 1_000_000, end, client=True, error=error
-                ),
-            )
+        self.record("usage.report", usage_report(record, status, self.state.ai_credits), source=USAGE_SOURCE)
+        end = time.time_ns()
+        self.spans(lambda otel: otel.chat(record, request_model, self.session_id, end))
 
     def tool_end(self, event: ToolExecutionEnd) -> None:
         stats = self.state.tools.setdefault(event.tool_name, ToolStats())
@@ -264,50 +216,25 @@ class Observability:
             is_error=event.is_error,
             duration_ms=event.duration_ms,
         )
-        self.unified_record(
+        self.record(
             "tool.execution_complete",
-            {
-                "toolCallId": event.tool_call_id,
-                "toolName": event.tool_name,
-                "success": not event.is_error,
-                "isError": event.is_error,
-                "durationMs": event.duration_ms,
-            },
+            unified_records.tool_complete(event.tool_call_id, event.tool_name, event.is_error, event.duration_ms),
         )
-        if self.otel is not None:
-            otel, end = self.otel, _now_ns()
-            attrs = genai.tool_attributes(event.tool_name, event.tool_call_id, event.is_error)
-            self.guard(
-                "otel",
-                lambda: otel.child(
-                    f"execute_tool {event.tool_name}",
-                    attrs,
-                    end - event.duration_ms * 1_000_000,
-                    end,
-                    error="tool returned an error" if event.is_error else None,
-                ),
-            )
+        end = time.time_ns()
+        self.spans(lambda otel: otel.tool(event.tool_name, event.tool_call_id, event.is_error, event.duration_ms, end))
 
-    def turn_end(self, event: TurnEnd) -> None:
+    def turn_end(self) -> None:
         if not self.state.turns:
             return
         t = self.state.turns[-1]
-        input_tokens = t.usage.input + t.usage.cache_read + t.usage.cache_write
-        output_tokens = t.usage.output + t.usage.reasoning
-        self.jsonl.event(
-            "turn_end",
-            turn=t.turn,
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            cumulative_tokens=t.cumulative_tokens,
-            cumulative_cost_usd=t.cumulative_cost_usd,
-            model=self.state.model,
-            cumulative_effective_tokens=round(t.cumulative_effective_tokens, 2),
-        )
+        fields = events.turn_end(t, self.state.model)
+        self.jsonl.record("turn_end", fields)
         self.jsonl.line(
-            human_turn_line(t.turn, input_tokens, output_tokens, t.cumulative_tokens, t.cumulative_cost_usd)
+            human_turn_line(
+                t.turn, fields["input_tokens"], fields["output_tokens"], t.cumulative_tokens, t.cumulative_cost_usd
+            )
         )
-        self.unified_record(
+        self.record(
             "assistant.turn_end", {"sessionId": self.session_id, "turnId": str(t.turn), "model": self.state.model}
         )
         self.guard("context-provenance", lambda: self.provenance.sync(self.state.provenance))
@@ -317,133 +244,51 @@ class Observability:
     # ---- shutdown ----------------------------------------------------------------------------
 
     async def on_shutdown(self, result: RunResult, ctx: ExtensionContext) -> None:
+        """Finalise every sink, then the summary, then ``session_end`` (the last JSONL line)."""
         state = self.state
         outcome = Outcome(result.conclusion, result.stop_reason, result.exit_code)
-        self.guard("context-provenance", lambda: self._close_provenance())
-        if self.otel is not None:
-            otel = self.otel
-            self.guard(
-                "otel",
-                lambda: otel.end_session(
-                    genai.session_end_attributes(state, outcome.stop_reason, outcome.exit_code),
-                    _now_ns(),
-                    error=result.error or (outcome.stop_reason if outcome.exit_code else None),
-                ),
-            )
-            try:
-                self.check_otel(otel.take_failures() + await asyncio.to_thread(otel.shutdown))
-            except Exception as exc:
-                self.report("otel", f"OTLP shutdown failed: {type(exc).__name__}: {exc}")
-        self.guard("unified-session", lambda: self._close_unified(outcome, result.error))
+        limits = run_limits(self.api.config, state)
+        self.guard("context-provenance", self.close_provenance)
+        await self.close_otel(outcome, result.error)
+        self.guard("unified-session", lambda: self.close_unified(outcome, result.error, limits))
         self.guard("token-usage", self.usage.close)
-        summary_path = self.api.env.get("GITHUB_STEP_SUMMARY")
-        if summary_path:
-            limits = self.limits()
+        summary = self.api.env.get("GITHUB_STEP_SUMMARY")
+        if summary:
             self.guard(
                 "step-summary",
                 lambda: append_step_summary(
-                    Path(summary_path),
-                    lambda rows: render_run_summary(state, outcome, limits, rows),
-                    self.api.services.redactor,
+                    Path(summary), lambda rows: render_run_summary(state, outcome, limits, rows), self.redactor
                 ),
             )
         if outcome.stop_reason == "error" and result.error:
             self.jsonl.event("error", message=result.error, stop_reason=outcome.stop_reason)
-        totals = state.totals
-        self.jsonl.event(
-            "session_end",
-            stop_reason=outcome.stop_reason,
-            conclusion=outcome.conclusion,
-            exit_code=outcome.exit_code,
-            turns=len(state.turns),
-            tokens=totals.total,
-            input_tokens=totals.input,
-            output_tokens=totals.output,
-            cache_read_tokens=totals.cache_read,
-            cache_write_tokens=totals.cache_write,
-            reasoning_tokens=totals.reasoning,
-            effective_tokens=round(state.effective_tokens, 2),
-            cost_usd=state.cost_usd,
-            ai_credits=state.ai_credits,
-            elapsed_ms=state.elapsed_ms,
-            degraded=[d.subsystem for d in state.degraded],
-        )
+        self.jsonl.record("session_end", events.session_end(state, outcome))
         for path in (self.usage.path, self.unified.path, self.provenance.path):
             if path.exists():
                 state.add_file(path)
 
-    def limits(self) -> dict[str, float]:
-        """Configured limits (from config) overlaid with what the cost tracker recorded."""
-        cfg = self.api.config
-        budget = cfg.harness.budget
-        limits: dict[str, float] = {"minutes": float(cfg.timeout_minutes)}
-        if budget.max_effective_tokens:
-            limits["effective_tokens"] = float(budget.max_effective_tokens)
-        if budget.max_ai_credits:
-            limits["ai_credits"] = float(budget.max_ai_credits)
-        if budget.max_turns:
-            limits["turns"] = float(budget.max_turns)
-        limits.update(self.state.limits)
-        return limits
+    async def close_otel(self, outcome: Outcome, error: str | None) -> None:
+        otel = self.otel
+        if otel is None:
+            return
+        attrs = genai.session_end_attributes(self.state, outcome.stop_reason, outcome.exit_code)
+        failure = error or (outcome.stop_reason if outcome.exit_code else None)
+        self.guard("otel", lambda: otel.end_session(attrs, time.time_ns(), error=failure))
+        try:
+            self.check_otel(otel.take_failures() + await asyncio.to_thread(otel.shutdown))
+        except Exception as exc:
+            self.report("otel", f"OTLP shutdown failed: {type(exc).__name__}: {exc}")
 
-    def _close_provenance(self) -> None:
+    def close_provenance(self) -> None:
         self.provenance.sync(self.state.provenance)
-        if not self.provenance.path.exists():
+        if not self.provenance.path.exists():  # the file exists even when no entry was recorded
             self.provenance.path.parent.mkdir(parents=True, exist_ok=True)
             self.provenance.path.touch()
         self.provenance.close()
 
-    def _close_unified(self, outcome: Outcome, error: str | None) -> None:
-        s = self.state
-        t = s.totals
-        usage = {
-            "totalTokens": t.total,
-            "inputTokens": t.input,
-            "outputTokens": t.output,
-            "reasoningOutputTokens": t.reasoning,
-            "cacheReadInputTokens": t.cache_read,
-            "cacheCreationInputTokens": t.cache_write,
-            "inputTokensIncludeCache": False,
-        }
-        result: dict[str, Any] = {
-            "sessionId": self.session_id,
-            "model": s.model,
-            "numTurns": len(s.turns),
-            "durationMs": s.elapsed_ms,
-            "status": outcome.conclusion,
-            "sourceType": "result",
-            "errors": [error] if error else [],
-            "usage": usage,
-        }
-        if s.cost_usd is not None:
-            result["totalCostUsd"] = s.cost_usd
-        self.unified.record("session.result", result)
-        failed = outcome.exit_code != 0
-        self.unified.record(
-            "agent.execution",
-            {
-                "categories": [outcome.stop_reason] if failed else [],
-                "errorCodes": [],
-                "errorTypes": [],
-                "exitCode": outcome.exit_code,
-            },
-        )
-        self.unified.record(
-            "harness.run",
-            {
-                "model": s.model,
-                "conclusion": outcome.conclusion,
-                "stopReason": outcome.stop_reason,
-                "exitCode": outcome.exit_code,
-                "durationMs": s.elapsed_ms,
-                "effectiveTokens": round(s.effective_tokens, 2),
-                "costUsd": s.cost_usd,
-                "aiCredits": s.ai_credits,
-                "limits": self.limits(),
-                "budgetExceeded": s.budget_exceeded,
-                "degraded": [{"subsystem": d.subsystem, "detail": d.detail, "hint": d.hint} for d in s.degraded],
-            },
-        )
+    def close_unified(self, outcome: Outcome, error: str | None, limits: Mapping[str, float]) -> None:
+        for type_, data in unified_records.closing(self.state, outcome, error, self.session_id, limits):
+            self.unified.record(type_, data)
         self.unified.finish()
 
 

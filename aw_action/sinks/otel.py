@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from aw_action.extensions.state import RequestRecord
+from aw_action.sinks import genai
 from aw_action.sinks.redact import Redactor
 
 if TYPE_CHECKING:
@@ -177,6 +179,19 @@ class OtelSink:
             start_time=start_ns,
         )
         self._finish(span, error, end_ns)
+
+    def chat(self, record: RequestRecord, request_model: str, conversation_id: str, end_ns: int) -> None:
+        """A ``chat {model}`` span for one finished model request."""
+        attrs = genai.chat_attributes(record, request_model, conversation_id)
+        error = (record.error or record.status) if record.status != "ok" else None
+        start = end_ns - record.duration_ms * 1_000_000
+        self.child(f"chat {record.model}", attrs, start, end_ns, client=True, error=error)
+
+    def tool(self, name: str, call_id: str, is_error: bool, duration_ms: int, end_ns: int) -> None:
+        """An ``execute_tool {name}`` span for one finished tool call."""
+        attrs = genai.tool_attributes(name, call_id, is_error)
+        error = "tool returned an error" if is_error else None
+        self.child(f"execute_tool {name}", attrs, end_ns - duration_ms * 1_000_000, end_ns, error=error)
 
     def end_session(self, attrs: Attrs, end_ns: int, error: str | None = None) -> None:
         if self._session is not None:

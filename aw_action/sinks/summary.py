@@ -119,6 +119,15 @@ def _offset_ms(start: datetime, iso: str) -> float | None:
         return None
 
 
+def _uncounted_note(state: RunState) -> str:
+    """Tokens spent by requests of a turn that never completed (an abort discards that turn)."""
+    completed = state.turns[-1].cumulative_tokens if state.turns else 0
+    extra = state.totals.total - completed
+    if extra <= 0:
+        return ""
+    return f"\n\nThe totals include {md.integer(extra)} tokens of requests from a turn that did not complete."
+
+
 def _budget_table(state: RunState, limits: dict[str, float]) -> str:
     used = _used(state)
     rows = []
@@ -180,8 +189,8 @@ def _budget_exhausted(state: RunState, limits: dict[str, float]) -> str:
     return md.alert(
         "caution",
         [
-            f"**Budget exhausted.** The session was terminated at the hard limit of its {label.lower()} budget: "
-            f"{md.integer(used)} used of {md.integer(limit)}.",
+            f"**Budget exhausted.** The session was stopped by its {label.lower()} budget (hard limit): "
+            f"{md.integer(used)} used of {md.integer(limit)} ({md.percent(float(used or 0), limit)}).",
             "Turns completed before the limit are kept; the in-flight turn was discarded. "
             "Raise the limit in `harness.budget` or narrow the task.",
         ],
@@ -210,7 +219,7 @@ def render_run_summary(state: RunState, outcome: Outcome, limits: dict[str, floa
         _turn_table(state, max_rows),
         f"Effective tokens: **{md.integer(state.effective_tokens)}** · Estimated cost: "
         f"**{md.usd(state.cost_usd)}** · AI credits: **"
-        f"{'unknown' if state.ai_credits is None else f'{state.ai_credits:,.2f}'}**",
+        f"{'unknown' if state.ai_credits is None else f'{state.ai_credits:,.2f}'}**" + _uncounted_note(state),
         "### Budget",
         _budget_table(state, limits),
     ]

@@ -1,0 +1,85 @@
+"""Field builders for the stderr JSONL events and the per-turn human line (spec §8.5.1, §8.5.4).
+
+Token figures in ``turn_end`` follow the spec's example: ``input_tokens`` counts every prompt
+token (uncached + cache read + cache write), ``output_tokens`` every generated one (output +
+reasoning). Message events carry role and shape only, never text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aw_action.agent.events import AnyMessage
+from aw_action.extensions.state import RequestRecord, RunState, TurnRecord
+from aw_action.sinks.summary import Outcome
+
+
+def human_turn_line(turn: int, input_tokens: int, output_tokens: int, cumulative: int, cost: float | None) -> str:
+    """``> **Turn N**: X in / Y out | cumulative Z tokens ($C)`` (a GFM blockquote)."""
+    cost_text = "cost unknown" if cost is None else f"${cost:.4f}"
+    return (
+        f"> **Turn {turn}**: {input_tokens:,} in / {output_tokens:,} out | "
+        f"cumulative {cumulative:,} tokens ({cost_text})"
+    )
+
+
+def turn_end(t: TurnRecord, model: str) -> dict[str, Any]:
+    return {
+        "turn": t.turn,
+        "input_tokens": t.usage.input + t.usage.cache_read + t.usage.cache_write,
+        "output_tokens": t.usage.output + t.usage.reasoning,
+        "cumulative_tokens": t.cumulative_tokens,
+        "cumulative_cost_usd": t.cumulative_cost_usd,
+        "model": model,
+        "cumulative_effective_tokens": round(t.cumulative_effective_tokens, 2),
+    }
+
+
+def request_end(record: RequestRecord, http_status: int | None) -> dict[str, Any]:
+    u = record.usage
+    return {
+        "request_id": record.request_id,
+        "model": record.model,
+        "purpose": record.purpose,
+        "status": record.status,
+        "http_status": http_status,
+        "input_tokens": u.input,
+        "output_tokens": u.output,
+        "cache_read_tokens": u.cache_read,
+        "cache_write_tokens": u.cache_write,
+        "reasoning_tokens": u.reasoning,
+        "duration_ms": record.duration_ms,
+        "effective_tokens": round(record.effective_tokens, 2),
+        "cost_usd": record.cost_usd,
+        "steering": record.steering,
+    }
+
+
+def message(msg: AnyMessage, ended: bool) -> dict[str, Any]:
+    fields: dict[str, Any] = {"role": msg.role}
+    if msg.role == "assistant" and ended:
+        fields.update(stop_reason=msg.stop_reason, tool_calls=len(msg.tool_calls))
+    elif msg.role == "user":
+        fields["source"] = msg.source
+    return fields
+
+
+def session_end(state: RunState, outcome: Outcome) -> dict[str, Any]:
+    totals = state.totals
+    return {
+        "stop_reason": outcome.stop_reason,
+        "conclusion": outcome.conclusion,
+        "exit_code": outcome.exit_code,
+        "turns": len(state.turns),
+        "tokens": totals.total,
+        "input_tokens": totals.input,
+        "output_tokens": totals.output,
+        "cache_read_tokens": totals.cache_read,
+        "cache_write_tokens": totals.cache_write,
+        "reasoning_tokens": totals.reasoning,
+        "effective_tokens": round(state.effective_tokens, 2),
+        "cost_usd": state.cost_usd,
+        "ai_credits": state.ai_credits,
+        "elapsed_ms": state.elapsed_ms,
+        "degraded": [d.subsystem for d in state.degraded],
+    }
