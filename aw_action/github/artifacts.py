@@ -19,11 +19,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
-import os
 import tempfile
-import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +29,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
+
+from aw_action.github.archive import ZipArchive, zip_directory
 
 SERVICE_PATH = "/twirp/github.actions.results.api.v1.ArtifactService/"
 BLOCK_SIZE = 8 * 1024 * 1024
@@ -55,14 +54,6 @@ class _Retryable(Exception):
 class BackendIds:
     workflow_run: str
     workflow_job_run: str
-
-
-@dataclass(frozen=True)
-class ZipArchive:
-    path: Path
-    size: int
-    sha256: str
-    files: int
 
 
 @dataclass(frozen=True)
@@ -108,34 +99,6 @@ def field(payload: Mapping[str, Any], snake: str) -> Any:
     head, *rest = snake.split("_")
     camel = head + "".join(p.title() for p in rest)
     return payload.get(snake, payload.get(camel))
-
-
-def zip_directory(root: Path, dest: Path, extra: Mapping[str, Path] | None = None) -> ZipArchive:
-    """Zips the regular files under ``root`` (hidden files and symlinks left out, as
-    upload-artifact does), paths relative to ``root``, deflate level 6; then each ``extra``
-    file that exists under its given archive name."""
-    count = 0
-    with zipfile.ZipFile(dest, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
-        for arcname, path in (extra or {}).items():
-            if path.is_file() and not path.is_symlink():
-                archive.write(path, arcname)
-                count += 1
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for filename in sorted(filenames):
-                path = Path(dirpath) / filename
-                if filename.startswith(".") or path.is_symlink() or not path.is_file():
-                    continue
-                try:
-                    archive.write(path, path.relative_to(root).as_posix())
-                except OSError:
-                    continue  # vanished or unreadable: the rest still goes up
-                count += 1
-    digest = hashlib.sha256()
-    with dest.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(BLOCK_SIZE), b""):
-            digest.update(chunk)
-    return ZipArchive(dest, dest.stat().st_size, digest.hexdigest(), count)
 
 
 def _with_query(url: str, query: str) -> str:

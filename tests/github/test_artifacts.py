@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from aw_action.github import artifacts
-from aw_action.github.artifacts import ArtifactClient, ArtifactError, backend_ids, is_ghes, zip_directory
+from aw_action.github.archive import zip_directory
+from aw_action.github.artifacts import ArtifactClient, ArtifactError, backend_ids, is_ghes
 from tests.github.artifact_server import SIGNATURE, ArtifactServer, runtime_token
 
 
