@@ -10,7 +10,6 @@ import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 
-from aw_action.github.artifacts import ArtifactClient, ArtifactError, artifact_url, is_ghes
 from aw_action.github.deadline import CancelClock, settle
 from aw_action.github.log import WorkflowLog
 
@@ -45,6 +44,11 @@ async def upload_run_artifacts(
     budget_s: float,
 ) -> str:
     """Returns the artifact id, or "" when nothing was uploaded (with a warning saying why)."""
+    # Imported here: only runs that upload pay for the HTTP client.
+    import httpx
+
+    from aw_action.github.artifacts import ArtifactClient, ArtifactError, artifact_url, is_ghes
+
     token, results_url = env.get("ACTIONS_RUNTIME_TOKEN"), env.get("ACTIONS_RESULTS_URL")
     if not token or not results_url:
         log.warning("skipped: ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL is not set", title=TITLE)
@@ -56,8 +60,6 @@ async def upload_run_artifacts(
     if not has_files(root) and not extra:
         log.write(f"aw-harness: no files in {root} to upload\n")
         return ""
-    import httpx  # only runs that upload pay for the HTTP client
-
     try:
         async with httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0)) as client:
             uploader = ArtifactClient(results_url, token, client, on_secret=log.mask)
