@@ -55,6 +55,8 @@ HINTS = {
     "otel": "check OTLP endpoint connectivity and the observability.otlp headers",
 }
 MAX_OTEL_WARNINGS = 3
+CANCEL_FLUSH_S = 2.0
+"""On cancellation the runner kills the container seconds later: flush spans for at most this."""
 
 
 def otlp_timeout(env: Mapping[str, str]) -> float:
@@ -275,7 +277,8 @@ class Observability:
         failure = error or (outcome.stop_reason if outcome.exit_code else None)
         self.guard("otel", lambda: otel.end_session(attrs, time.time_ns(), error=failure))
         try:
-            self.check_otel(otel.take_failures() + await asyncio.to_thread(otel.shutdown))
+            budget = min(CANCEL_FLUSH_S, otel.timeout_s) if outcome.stop_reason == "cancelled" else None
+            self.check_otel(otel.take_failures() + await asyncio.to_thread(otel.shutdown, budget))
         except Exception as exc:
             self.report("otel", f"OTLP shutdown failed: {type(exc).__name__}: {exc}")
 

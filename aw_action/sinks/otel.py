@@ -115,7 +115,7 @@ class OtelSink:
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
         self._redactor = redactor
-        self._timeout_s = timeout_s
+        self.timeout_s = timeout_s
         self.endpoint = target.endpoint
         self.failures = _Failures()
         self._logger = logging.getLogger("opentelemetry")
@@ -209,13 +209,14 @@ class OtelSink:
     def take_failures(self) -> list[str]:
         return [self._redactor.text(m) for m in self.failures.take()]
 
-    def shutdown(self) -> list[str]:
-        """Flush and stop within about twice the export timeout; returns the failures not yet taken."""
-        budget_ms = int(self._timeout_s * 1000) + 1000
+    def shutdown(self, budget_s: float | None = None) -> list[str]:
+        """Flush for at most ``budget_s`` (default: the export timeout) and stop, waiting at most
+        one more second; returns the failures not yet taken."""
+        budget_ms = int((self.timeout_s if budget_s is None else budget_s) * 1000)
         flushed = self._provider.force_flush(timeout_millis=budget_ms)
         stopper = threading.Thread(target=self._provider.shutdown, name="otel-shutdown", daemon=True)
         stopper.start()
-        stopper.join(timeout=self._timeout_s)
+        stopper.join(timeout=1.0)
         if not flushed:
             self.failures.add(f"spans not flushed within {budget_ms} ms")
         if not stopper.is_alive():  # else the SDK thread may still log: keep it captured
