@@ -5,8 +5,8 @@ Sinks: the JSONL stream and per-turn human line (stderr), ``token-usage.jsonl``,
 goes), OTel spans (when an OTLP endpoint is configured), and the step summary (at shutdown).
 Every agent event gets a JSONL record except the streaming deltas (``message_update``,
 ``tool_execution_update``), which carry partial content at token rate; message records carry
-role and shape, never text. Facts come from ``RunState``, which the cost tracker and steering fill before this extension
-sees an event (it loads last among the built-ins).
+role and shape, never text. Facts come from ``RunState``, which the cost tracker and steering
+fill before this extension sees an event (it loads last among the built-ins).
 
 Isolation contract: a sink that fails is switched off with a JSONL ``warning`` and a degraded
 notice (``RunState.degrade``); nothing here raises into the run or changes its exit code.
