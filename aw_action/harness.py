@@ -205,7 +205,9 @@ class Harness:
             tools=tools,
             system_prompt=config.harness.system_prompt or SYSTEM_PROMPT.format(cwd=self.workspace),
             hooks=runner,
-            tool_context=ToolContext(cwd=self.workspace, output_dir=self.output_dir, env=self._tool_env()),
+            tool_context=ToolContext(
+                cwd=self.workspace, output_dir=self.output_dir, env=self._tool_env(), scrub=self.redactor.text
+            ),
             transcript=Transcript(
                 transcript_path,
                 session_id=session_id,

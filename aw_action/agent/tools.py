@@ -41,6 +41,9 @@ class ToolContext:
     env: dict[str, str] = field(default_factory=dict)
     """The complete environment for subprocesses; empty means inherit the process's. The
     harness passes its own environment minus model credentials, which the agent never needs."""
+    scrub: Callable[[str], str] | None = None
+    """The run's redactor: tools pass text they return or save under ``output_dir`` through it,
+    so a secret a command prints (``env``, ``gh auth status``) lands in no artifact."""
 
 
 class AgentTool(Protocol):

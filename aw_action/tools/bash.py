@@ -26,6 +26,7 @@ import math
 import os
 import secrets
 import signal as signals
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -283,6 +284,10 @@ class _Run:
             self.output.close()
 
         text, details = self.output.finish()
+        if self.ctx.scrub is not None:
+            text = self.ctx.scrub(text)
+            if self.output.path is not None:
+                _scrub_file(self.output.path, self.ctx.scrub)
         code = proc.returncode
         if outcome == "aborted":
             raise ToolError(_join(text, "Command aborted"))
@@ -314,6 +319,15 @@ class _Run:
                 log.exception("bash on_update callback failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stopped.wait(), UPDATE_INTERVAL_S)
+
+
+def _scrub_file(path: Path, scrub: Callable[[str], str]) -> None:
+    """Rewrite a saved output file line by line through the redactor (secrets hold no newline)."""
+    tmp = path.with_suffix(".scrub")
+    with path.open("r", encoding="utf-8", errors="replace", newline="") as src, tmp.open("w", encoding="utf-8") as dst:
+        for line in src:
+            dst.write(scrub(line))
+    tmp.replace(path)
 
 
 def _join(output: str, message: str) -> str:

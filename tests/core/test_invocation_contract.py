@@ -195,3 +195,19 @@ def test_agent_shell_never_sees_model_credentials(tmp_path: Path) -> None:
         if e["type"] == "message" and e["message"]["role"] == "toolResult"
     ]
     assert results[0]["content"][0]["text"].strip() == "0"
+
+
+def test_long_command_output_saved_in_output_dir_is_redacted(tmp_path: Path) -> None:
+    secret = "ghp_plantedTOKENvalue0123456789abcdef"
+    command = 'for i in $(seq 1 3000); do echo "line $i $GITHUB_TOKEN"; done'
+    script = [{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "ok"}]
+    c, p = write_run_files(tmp_path, cfg(), script=script)
+    run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path, GITHUB_TOKEN=secret))
+    assert run.returncode == 0, run.stderr
+    logs = list(run.output_dir.glob("bash-*.log"))
+    assert len(logs) == 1
+    text = logs[0].read_text()
+    assert text.count("line ") == 3000 and "***" in text
+    for file in run.output_dir.rglob("*"):
+        if file.is_file():
+            assert secret not in file.read_text(errors="replace"), file
