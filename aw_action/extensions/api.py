@@ -88,12 +88,11 @@ class HostServices:
     config_dir: Path
 
 
-class ExtensionAPI:
-    """Handed to ``setup(api)``; one object per extension."""
+class _RunView:
+    """What both the setup-time API and the handler context expose: the run's facts and records."""
 
-    def __init__(self, name: str, builtin: bool, services: HostServices) -> None:
-        self.name = name
-        self.builtin = builtin
+    def __init__(self, extension: str, services: HostServices) -> None:
+        self.name = extension
         self._s = services
 
     @property
@@ -116,6 +115,22 @@ class ExtensionAPI:
     def workspace(self) -> Path:
         return self._s.workspace
 
+    def emit(self, name: str, **fields: Any) -> None:
+        """Emit a harness record (JSONL ``event`` = ``name``)."""
+        self._s.post(HarnessEvent(name, fields))
+
+    def warn(self, message: str, **fields: Any) -> None:
+        self._s.state.warnings.append(message)
+        self.emit("warning", message=message, extension=self.name, **fields)
+
+
+class ExtensionAPI(_RunView):
+    """Handed to ``setup(api)``; one object per extension."""
+
+    def __init__(self, name: str, builtin: bool, services: HostServices) -> None:
+        super().__init__(name, services)
+        self.builtin = builtin
+
     @property
     def services(self) -> HostServices:
         """Run-wide services (redactor, JSONL sink, registry); for built-in extensions."""
@@ -125,14 +140,6 @@ class ExtensionAPI:
         if event not in EVENT_NAMES:
             raise ValueError(f"unknown event {event!r}; known: {', '.join(sorted(EVENT_NAMES))}")
         self._s.registry.handlers.setdefault(event, []).append(Registered(self.name, self.builtin, handler))
-
-    def emit(self, name: str, **fields: Any) -> None:
-        """Emit a harness record (JSONL ``event`` = ``name``)."""
-        self._s.post(HarnessEvent(name, fields))
-
-    def warn(self, message: str, **fields: Any) -> None:
-        self._s.state.warnings.append(message)
-        self.emit("warning", message=message, extension=self.name, **fields)
 
     def register_tool(
         self,
@@ -177,29 +184,13 @@ class ExtensionAPI:
         return True
 
 
-class ExtensionContext:
+class ExtensionContext(_RunView):
     """What a handler gets besides the event: the session's public API and the run's facts."""
 
     def __init__(self, extension: str, services: HostServices, session: AgentSession) -> None:
+        super().__init__(extension, services)
         self.extension = extension
-        self._s = services
         self.session = session
-
-    @property
-    def config(self) -> RunConfig:
-        return self._s.config
-
-    @property
-    def state(self) -> RunState:
-        return self._s.state
-
-    @property
-    def env(self) -> Mapping[str, str]:
-        return self._s.env
-
-    @property
-    def output_dir(self) -> Path:
-        return self._s.output_dir
 
     @property
     def messages(self) -> list[AnyMessage]:
@@ -213,10 +204,3 @@ class ExtensionContext:
 
     def abort(self, reason: str | None = None) -> None:
         self.session.abort(reason)
-
-    def emit(self, name: str, **fields: Any) -> None:
-        self._s.post(HarnessEvent(name, fields))
-
-    def warn(self, message: str, **fields: Any) -> None:
-        self._s.state.warnings.append(message)
-        self.emit("warning", message=message, extension=self.extension, **fields)
