@@ -48,7 +48,6 @@ from aw_action.ai.types import (
     Provider,
     ProviderRequest,
     StreamDelta,
-    StreamDone,
     StreamOptions,
     StreamStart,
     TextContent,
@@ -207,18 +206,23 @@ async def stream_assistant(host: LoopHost, snapshot: TurnSnapshot, purpose: str 
     started = time.monotonic()
     final: AssistantMessage | None = None
     started_event = False
-    async for event in snapshot.provider.stream(request, bridge, host.signal):
-        if isinstance(event, StreamStart):
-            started_event = True
-            await hooks.emit(MessageStart(event.partial))
-        elif isinstance(event, StreamDelta):
-            await hooks.emit(MessageUpdate(event.partial, event))
-        else:
-            final = event.message
-            if not started_event:
-                await hooks.emit(MessageStart(final))
-            if isinstance(event, StreamDone) and host.signal.aborted:
+    stream = snapshot.provider.stream(request, bridge, host.signal)
+    try:
+        async for event in stream:
+            if isinstance(event, StreamStart):
+                started_event = True
+                await hooks.emit(MessageStart(event.partial))
+            elif isinstance(event, StreamDelta):
+                await hooks.emit(MessageUpdate(event.partial, event))
+            else:
+                final = event.message
+                if not started_event:
+                    await hooks.emit(MessageStart(final))
                 break
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:  # release the provider's connection even when we stop early
+            await aclose()
     if final is None:
         final = AssistantMessage(
             stop_reason="error", error_message="provider stream ended without a result", error_kind="fatal"
