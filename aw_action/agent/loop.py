@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import jsonschema
 
@@ -55,6 +56,35 @@ from aw_action.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+
+T = TypeVar("T")
+
+ABORT_GRACE_S = 1.0
+"""How long code the harness does not control (a tool, a user extension's handler) may keep
+running once the run is aborted before it is cancelled and abandoned."""
+
+
+async def within_abort_grace(awaitable: Awaitable[T], signal: AbortSignal) -> T:
+    """Await ``awaitable``; once ``signal`` is set it gets ``ABORT_GRACE_S`` more, then it is
+    cancelled and ``TimeoutError`` is raised. Code that ignores the signal (an HTTP call without
+    a timeout, a tool that never checks it) so cannot hold the run past its deadline."""
+    task = asyncio.ensure_future(awaitable)
+    stop = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+        if not task.done():
+            await asyncio.wait({task}, timeout=ABORT_GRACE_S)
+        if not task.done():
+            task.cancel()
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())  # nothing left unretrieved
+            raise TimeoutError(f"still running {ABORT_GRACE_S:g} s after the run was aborted; abandoned")
+        return task.result()
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    finally:
+        stop.cancel()
+
 
 LENGTH_TOOL_ERROR = (
     'Tool call "{name}" was not executed: the response hit the output token limit, so its arguments '
@@ -305,7 +335,9 @@ async def _run(host: LoopHost, call: ToolCall, tool: AgentTool) -> ToolResultMes
             await host.hooks.emit(ToolExecutionUpdate(call.id, call.name, call.arguments, text))
 
     try:
-        outcome = await tool.execute(call.id, call.arguments, host.signal, on_update, host.tool_context)
+        outcome = await within_abort_grace(
+            tool.execute(call.id, call.arguments, host.signal, on_update, host.tool_context), host.signal
+        )
         result = ToolResultMessage(
             tool_call_id=call.id, tool_name=call.name, content=outcome.content, details=outcome.details
         )

@@ -28,6 +28,7 @@ from aw_action.agent.events import (
     ToolResultEvent,
     ToolResultPatch,
 )
+from aw_action.agent.loop import within_abort_grace
 from aw_action.ai.types import Model, TextContent, ToolResultMessage
 from aw_action.extensions.api import ExtensionContext, HostServices, Registered
 
@@ -63,9 +64,10 @@ class ExtensionRunner:
     async def _call(self, reg: Registered, name: str, event: Any) -> tuple[bool, Any]:
         """Call one handler; returns (ok, result). Errors become a warning record."""
         try:
-            result = reg.handler(event, self._ctx(reg.extension))
-            if inspect.isawaitable(result):
-                result = await result
+            ctx = self._ctx(reg.extension)
+            result = reg.handler(event, ctx)
+            if inspect.isawaitable(result):  # a user handler may not outlast an abort by more than a grace
+                result = await (result if reg.builtin else within_abort_grace(result, ctx.session.signal))
             return True, result
         except Exception as exc:
             message = f"extension {reg.extension} failed in {name} handler: {type(exc).__name__}: {exc}"
