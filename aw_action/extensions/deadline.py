@@ -6,12 +6,18 @@ run: the smaller of 30 s and 10 % of the timeout, so that a short run keeps most
 still gets its warnings. Time notices are placed against the soft deadline (what the agent
 really has); the 80/90/95/99 % ladder is a share of ``timeout-minutes``.
 
+The run's clock starts when the process did, not when the harness got round to it: the runner
+counts the step timeout from before the process existed, so the interpreter and import time
+(about half a second) count too. A process much older than its run (a test runner, a service
+embedding the harness) is not a CLI invocation; there the run's clock starts with the run.
+
 ``Clock`` is injectable so tests drive time by hand.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -24,6 +30,28 @@ WARNING_CAP = 0.5
 CRITICAL_CAP = 0.2
 """A run shorter than its warning windows gets them scaled: the warning at most half-way to the
 soft deadline, the critical notice in at most its last fifth."""
+STARTUP_WINDOW_S = 10.0
+"""A process that started at most this long before its run is that run's CLI invocation."""
+
+
+def process_age_s() -> float | None:
+    """Seconds since this process started (Linux ``/proc``), or None where that is unknown."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()  # the command name may hold spaces
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start time since boot
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - started
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def run_start(state_start: float) -> float:
+    """The monotonic time the run's ``timeout-minutes`` counts from (see the module docstring)."""
+    age = process_age_s()
+    if age is None:
+        return state_start
+    started = time.monotonic() - age
+    return started if 0.0 <= state_start - started <= STARTUP_WINDOW_S else state_start
 
 
 class Clock(Protocol):

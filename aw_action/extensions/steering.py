@@ -10,7 +10,8 @@ queued only after the previous one went out. Delivered notices land in
 ``state.steering_notices`` and as JSONL ``steering`` records.
 
 Deadline (``deadline.py``): a timer started with the session aborts the run with stop reason
-``timeout`` at the soft deadline, so the harness still has time to write its records.
+``timeout`` at the soft deadline, so the harness still has time to write its records. Time counts
+from the process start (``deadline.run_start``).
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ from typing import Any
 from aw_action.agent.events import BeforeProviderRequestEvent, ProviderRequestResult, RequestEnd, TurnEnd
 from aw_action.ai.types import AssistantMessage, UserMessage
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
-from aw_action.extensions.deadline import Clock, MonotonicClock, TimeBudget
+from aw_action.extensions.deadline import Clock, MonotonicClock, TimeBudget, run_start
 from aw_action.extensions.notices import NoticeLadder, NoticeType, Rung, named_rung, notice_text, rungs_for
 
 BUDGET_TYPES: tuple[tuple[NoticeType, str], ...] = (("token", "effective_tokens"), ("ai_credit", "ai_credits"))
 
 
 def setup(api: ExtensionAPI) -> None:
-    install(api, MonotonicClock(), start=api.state.started_monotonic)
+    install(api, MonotonicClock(), start=run_start(api.state.started_monotonic))
 
 
 def install(api: ExtensionAPI, clock: Clock, start: float | None = None) -> None:

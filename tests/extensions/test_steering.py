@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from aw_action.ai.types import UserMessage
-from aw_action.extensions import cost_tracker, steering
-from aw_action.extensions.api import ExtensionAPI
+from aw_action.extensions import cost_tracker, deadline, steering
 from tests.extensions.rig import ManualClock, Rig, echo_tool, make_rig
 
 TOOL_TURN: dict[str, Any] = {"tool_calls": [{"name": "echo", "arguments": {}}]}
@@ -126,14 +129,30 @@ async def test_deadline_timer_stops_with_the_session(tmp_path: Path) -> None:
     assert rig.session.abort_reason is None and rig.named("timeout") == []
 
 
-async def test_real_setup_counts_from_the_run_start(tmp_path: Path) -> None:
-    seen: list[float] = []
+async def test_real_setup_counts_from_the_process_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner's step timeout started before this process did: the seconds the CLI spent
+    starting up (interpreter, imports, config) count against ``timeout-minutes`` too."""
+    monkeypatch.setattr(deadline, "process_age_s", lambda: 3.0)  # started 3 s before the run state
+    config = {"timeout-minutes": 0.1}  # 6 s: soft deadline 5.4 s, time warning at 2.7 s (45 %)
+    setups = [("cost-tracker", cost_tracker.setup), ("steering", steering.setup)]
+    rig = await make_rig(tmp_path, [TOOL_TURN, {"text": "done"}], setups, config=config, tools=[echo_tool()])
+    assert await rig.run() == "completed"
+    assert rig.state.limits["minutes"] == 0.1
+    assert labels(rig) == [None, ("timeout", 45)]
 
-    def probe(api: ExtensionAPI) -> None:
-        seen.append(api.state.limits["minutes"])
 
+async def test_a_long_lived_host_counts_from_the_run_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(deadline, "process_age_s", lambda: 3600.0)  # e.g. a test runner or a service
+    setups = [("cost-tracker", cost_tracker.setup), ("steering", steering.setup)]
     rig = await make_rig(
-        tmp_path, [{"text": "done"}], [("steering", steering.setup), ("probe", probe)], config={"timeout-minutes": 7}
+        tmp_path, [TOOL_TURN, {"text": "done"}], setups, config={"timeout-minutes": 0.1}, tools=[echo_tool()]
     )
     assert await rig.run() == "completed"
-    assert seen == [7]
+    assert labels(rig) == [None, None]
+
+
+def test_process_age_of_a_fresh_interpreter_is_small() -> None:
+    code = "from aw_action.extensions.deadline import process_age_s; print(process_age_s())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    age = float(out.stdout)
+    assert 0 < age < 30
