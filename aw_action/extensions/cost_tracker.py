@@ -131,6 +131,7 @@ def setup(api: ExtensionAPI) -> None:
         nonlocal last_agent_usage
         msg = event.message
         et = effective_tokens(msg.usage, multiplier_for(msg, ctx))
+        cost = 0.0 if msg.cost_usd is None and msg.usage.total == 0 else msg.cost_usd  # nothing used, nothing owed
         status = "ok" if msg.stop_reason not in ("error", "aborted") else msg.stop_reason
         state.requests.append(
             RequestRecord(
@@ -144,8 +145,8 @@ def setup(api: ExtensionAPI) -> None:
                 usage=msg.usage,
                 duration_ms=event.duration_ms,
                 effective_tokens=et,
-                cost_usd=msg.cost_usd,
-                ai_credits=credits(msg.cost_usd),
+                cost_usd=cost,
+                ai_credits=credits(cost),
                 turn=len(state.turns) + 1,
                 attempts=event.attempts,
                 steering=event.steering,
@@ -155,7 +156,7 @@ def setup(api: ExtensionAPI) -> None:
         state.totals = state.totals + msg.usage
         state.effective_tokens += et
         if state.cost_usd is not None:
-            state.cost_usd = None if msg.cost_usd is None else state.cost_usd + msg.cost_usd
+            state.cost_usd = None if cost is None else state.cost_usd + cost
             if state.cost_usd is None and "ai_credits" in limits:
                 detail = f"the price of model {msg.model!r} is unknown, so max-ai-credits cannot be enforced"
                 ctx.warn(detail)

@@ -165,3 +165,14 @@ async def test_limits_are_published_and_enforced_from_a_private_copy(tmp_path: P
     assert rig.state.limits == {"effective_tokens": 1000, "turns": 5}
     rig.state.limits["effective_tokens"] = 10**9  # someone loosens the published number
     assert await rig.run() == "budget_exceeded"
+
+
+async def test_a_request_that_used_no_tokens_costs_nothing_even_without_a_price(tmp_path: Path) -> None:
+    """A failed or aborted request that reported no usage must not make the run's cost unknown
+    (and so its AI-credit budget unenforceable)."""
+    script = [{"error": {"message": "connection reset", "kind": "transient"}}]
+    rig = await priced_rig(tmp_path, script, config={"harness": {"budget": {"max-ai-credits": 1}}})
+    assert await rig.run() == "error"
+    assert rig.state.requests[0].cost_usd == 0.0
+    assert rig.state.cost_usd == 0.0 and rig.state.ai_credits == 0.0
+    assert rig.state.degraded == [] and rig.named("warning") == []
