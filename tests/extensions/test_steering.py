@@ -124,6 +124,7 @@ async def test_deadline_timer_stops_with_the_session(tmp_path: Path) -> None:
     clock = ManualClock()
     rig = await make_rig(tmp_path, [{"text": "done"}], with_clock(clock), config={"timeout-minutes": 1})
     assert await rig.run() == "completed"
+    assert asyncio.all_tasks() == {asyncio.current_task()}  # no timer left running after the session
     clock.advance(3600)
     await asyncio.sleep(0.01)
     assert rig.session.abort_reason is None and rig.named("timeout") == []
