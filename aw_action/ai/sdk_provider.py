@@ -10,7 +10,9 @@ and reads the SDK's events into a ``StreamState``). For each HTTP attempt this m
    before the body is read, for every response including errors;
 3. streams ``StreamStart``/``StreamDelta`` events live; an attempt that dies before the API's
    terminal event raises, is discarded and retried (a retried attempt starts with a fresh
-   ``StreamStart``), so only a complete message is ever returned as ``StreamDone``.
+   ``StreamStart``), so only a complete message is ever returned as ``StreamDone``. Reading
+   stops at the terminal event: a socket that drops (or stalls) after it cannot turn a complete,
+   billed message into a retry.
 
 ``stream`` never raises: failures end in one ``StreamError`` whose text passed the redactor.
 The attempt runs in its own task so that an abort cancels the HTTP request at once.
@@ -207,6 +209,8 @@ class SdkProvider:
                     async for event in sdk_stream:
                         for delta in wire.feed(event, state):
                             emit(delta)
+                        if state.complete:  # what follows (end of body) cannot undo a complete message
+                            break
                 finally:
                     await sdk_stream.close()
                 if not state.complete:

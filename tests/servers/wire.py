@@ -4,7 +4,7 @@
 empty, with ``default``, a reply or a function of the request), and records every request it
 received in ``requests`` (method, path, headers, body), in arrival order. A reply can stream its
 body chunk by chunk (HTTP/1.1 chunked encoding), drop the socket after some chunks (an incomplete
-body, which the client sees as a protocol error), or wait before answering.
+body, which the client sees as a protocol error), wait before answering, or stall mid-body.
 
 Provider-specific reply builders live next to this module (``anthropic.py``, ``openai.py``).
 
@@ -53,6 +53,10 @@ class Reply:
     drop_after: int | None = None
     """Close the socket after this many chunks, without ending the body."""
     delay_s: float = 0.0
+    """Wait this long before the status line."""
+    stall_after: int | None = None
+    """Go silent for ``stall_s`` after this many chunks (a server that stalls mid-body)."""
+    stall_s: float = 0.0
 
     @classmethod
     def json_body(cls, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Reply:
@@ -149,6 +153,8 @@ class WireServer:
                     self.send_header("content-length", str(sum(len(c) for c in reply.chunks)))
                 self.end_headers()
                 for i, chunk in enumerate(reply.chunks):
+                    if i == reply.stall_after:
+                        time.sleep(reply.stall_s)
                     if reply.drop_after is not None and i >= reply.drop_after:
                         self._drop()
                         return
