@@ -4,8 +4,9 @@ Every failure of one HTTP attempt becomes a ``ProviderError`` carrying a ``Class
 
 - ``overflow``: the request does not fit the context window (phrases of pi-semantics §12, or a
   400/413 with no body). Never retried; compaction handles it.
-- ``transient``: 408/425/429/500/502/503/504/529, overloaded or rate-limit error events, connection
-  errors, raw HTTP-library transport errors (a socket dropped mid-body surfaces as e.g.
+- ``transient``: 429/500/502/503/504/529 and 408 (the server timed the request out), overloaded,
+  rate-limit or server-error events inside a stream (``overloaded_error``, OpenAI's
+  ``server_error``), connection errors, raw HTTP-library transport errors (a socket dropped mid-body surfaces as e.g.
   ``httpx.RemoteProtocolError``, which the SDKs do not wrap) and streams that ended before
   their terminal event. Retried by ``retry.py``.
 - ``fatal``: everything else (bad request, auth, quota/billing even when sent as 429).
@@ -25,7 +26,7 @@ from typing import Any
 
 from aw_action.ai.types import ErrorKind
 
-TRANSIENT_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504, 529})
+TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 
 OVERFLOW_PHRASES = (
     "prompt is too long",
@@ -44,6 +45,7 @@ TRANSIENT_PHRASES = (
     *THROTTLE_PHRASES,
     "service unavailable",
     "server error",
+    "server_error",
     "internal error",
     "api_error",
     "timed out",
@@ -153,10 +155,12 @@ def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) ->
     try:
         return max(0.0, float(value))
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value.strip() else None
-        if parsed is None:
-            return None
-        return max(0.0, parsed.timestamp() - (now if now is not None else time.time()))
+        pass
+    try:  # an HTTP-date; anything unparseable means no usable hint, never a failure
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, parsed.timestamp() - (now if now is not None else time.time()))
 
 
 def _is_transport_error(exc: BaseException) -> bool:
