@@ -63,13 +63,16 @@ def from_openai_chat(raw: Mapping[str, Any]) -> Usage:
 
 
 def from_openai_responses(raw: Mapping[str, Any]) -> Usage:
-    """Responses API: ``input_tokens`` includes cached, ``output_tokens`` includes reasoning."""
+    """Responses API: ``input_tokens`` includes cache reads (``cached_tokens``) and cache writes
+    (``cache_write_tokens``, GPT-5.6 on), ``output_tokens`` includes reasoning."""
     cached = _int(raw, "input_tokens_details", "cached_tokens")
+    written = _int(raw, "input_tokens_details", "cache_write_tokens")
     output = _int(raw, "output_tokens")
     reasoning = min(output, _int(raw, "output_tokens_details", "reasoning_tokens"))
     return Usage(
-        input=max(0, _int(raw, "input_tokens") - cached),
+        input=max(0, _int(raw, "input_tokens") - cached - written),
         cache_read=cached,
+        cache_write=written,
         output=output - reasoning,
         reasoning=reasoning,
         raw=dict(raw),

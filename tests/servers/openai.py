@@ -99,10 +99,16 @@ def chat_reply(
     return Reply.json_body(body, headers={"x-request-id": f"req_chat_{next(_ids)}"})
 
 
-def responses_usage(input: int = 10, output: int = 5, cached: int = 0, reasoning: int = 0) -> dict[str, Any]:
+def responses_usage(
+    input: int = 10, output: int = 5, cached: int = 0, reasoning: int = 0, cache_write: int | None = None
+) -> dict[str, Any]:
+    """``input`` includes ``cached`` and ``cache_write``; ``output`` includes ``reasoning``."""
+    details: dict[str, int] = {"cached_tokens": cached}
+    if cache_write is not None:
+        details["cache_write_tokens"] = cache_write
     return {
         "input_tokens": input,
-        "input_tokens_details": {"cached_tokens": cached},
+        "input_tokens_details": details,
         "output_tokens": output,
         "output_tokens_details": {"reasoning_tokens": reasoning},
         "total_tokens": input + output,
