@@ -90,16 +90,12 @@ async def run_with_retries(
         too_long = err is not None and (err.info.retry_after_s or 0.0) > policy.max_delay_s
         return abort.aborted or too_long or stop_after_attempt(policy.max_attempts)(state)
 
-    pending: list[tuple[int, int | None, str]] = []
-
-    def before_sleep(state: RetryCallState) -> None:
+    async def before_sleep(state: RetryCallState) -> None:
         err = _info(state)
-        pending.append((state.attempt_number, err.info.status if err else None, str(err) if err else ""))
+        status, error = (err.info.status, str(err)) if err else (None, "")
+        await report(state.attempt_number, status, state.upcoming_sleep, error)
 
     async def sleep(seconds: float) -> None:
-        while pending:
-            number, status, error = pending.pop(0)
-            await report(number, status, seconds, error)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(abort.wait(), timeout=seconds)
 
