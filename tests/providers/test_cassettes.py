@@ -11,11 +11,15 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 import pytest
+from genai_prices.data_snapshot import get_snapshot
+from genai_prices.types import TieredPrices
 
-from aw_action.ai.types import Model, ProviderRequest, StreamOptions, UserMessage
+from aw_action.ai.types import AssistantMessage, Model, ProviderRequest, StreamOptions, UserMessage
 from tests.providers.conftest import RecordingHooks, anthropic_provider, collect, openai_provider
 from tests.servers.cassettes import Interaction, all_interactions
 from tests.servers.wire import WireServer
@@ -32,6 +36,10 @@ class Expected:
     usage: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
     """(input uncached, cache_read, cache_write, output excl. reasoning, reasoning)"""
     stop: str = ""
+    raw: dict[str, Any] = field(default_factory=dict)
+    """The recorded usage object, as the API sent it."""
+    model: str = ""
+    """The model id the API reported."""
 
 
 def _data(text: str) -> list[dict[str, Any]]:
@@ -50,6 +58,7 @@ def _anthropic(i: Interaction) -> Expected:
         for d in _data(i.text):
             if d["type"] == "message_start":
                 usage.update(d["message"]["usage"])
+                exp.model = d["message"]["model"]
             elif d["type"] == "content_block_start" and d["content_block"]["type"] == "tool_use":
                 blocks[d["index"]] = {**d["content_block"], "json": ""}
             elif d["type"] == "content_block_delta" and d["delta"]["type"] == "text_delta":
@@ -65,6 +74,7 @@ def _anthropic(i: Interaction) -> Expected:
     else:
         body = json.loads(i.text)
         usage = body["usage"]
+        exp.model = body["model"]
         exp.text = "".join(b["text"] for b in body["content"] if b["type"] == "text")
         exp.calls = [(b["id"], b["name"], b["input"]) for b in body["content"] if b["type"] == "tool_use"]
         exp.stop = body["stop_reason"]
@@ -76,6 +86,7 @@ def _anthropic(i: Interaction) -> Expected:
         0,
     )
     exp.stop = {"tool_use": "toolUse", "end_turn": "stop", "max_tokens": "length"}[exp.stop]
+    exp.raw = usage
     return exp
 
 
@@ -84,6 +95,7 @@ def _openai_chat(i: Interaction) -> Expected:
     calls: dict[int, dict[str, str]] = {}
     usage: dict[str, Any] = {}
     for d in _data(i.text):
+        exp.model = exp.model or d["model"]
         if d.get("usage"):
             usage = d["usage"]
         for choice in d["choices"]:
@@ -100,6 +112,7 @@ def _openai_chat(i: Interaction) -> Expected:
     reasoning = usage["completion_tokens_details"]["reasoning_tokens"]
     exp.usage = (usage["prompt_tokens"] - cached, cached, 0, usage["completion_tokens"] - reasoning, reasoning)
     exp.stop = {"tool_calls": "toolUse", "stop": "stop"}[exp.stop]
+    exp.raw = usage
     return exp
 
 
@@ -116,6 +129,7 @@ def _openai_responses(i: Interaction) -> Expected:
     reasoning = usage["output_tokens_details"]["reasoning_tokens"]
     exp.usage = (usage["input_tokens"] - cached, cached, 0, usage["output_tokens"] - reasoning, reasoning)
     exp.stop = "toolUse" if exp.calls else "stop"
+    exp.raw, exp.model = usage, completed["model"]
     return exp
 
 
@@ -128,8 +142,27 @@ def test_every_cassette_file_is_covered() -> None:
     assert len(SUPPORTED) == len(INTERACTIONS) - 2  # only the two Gemini calls are not ours to replay
 
 
-@pytest.mark.parametrize("interaction", SUPPORTED, ids=lambda i: f"{i.cassette.split('.')[0]}#{i.index}")
-async def test_cassette_replay(interaction: Interaction, server: WireServer) -> None:
+def _provider_counts(api: str, raw: dict[str, Any]) -> tuple[int, int, int]:
+    """(prompt, completion, total) tokens as each API documents its own usage object.
+
+    Anthropic: ``input_tokens`` excludes cache reads and writes, so the prompt is the sum of the
+    three and there is no total field. OpenAI: ``prompt_tokens`` / ``input_tokens`` include
+    cached tokens, ``completion_tokens`` / ``output_tokens`` include reasoning, and the API
+    reports ``total_tokens`` itself.
+    """
+    if api == "anthropic-messages":
+        prompt = (
+            raw["input_tokens"]
+            + (raw.get("cache_read_input_tokens") or 0)
+            + (raw.get("cache_creation_input_tokens") or 0)
+        )
+        return prompt, raw["output_tokens"], prompt + raw["output_tokens"]
+    if api == "openai-completions":
+        return raw["prompt_tokens"], raw["completion_tokens"], raw["total_tokens"]
+    return raw["input_tokens"], raw["output_tokens"], raw["total_tokens"]
+
+
+async def _replay(interaction: Interaction, server: WireServer) -> AssistantMessage:
     server.script(interaction.reply())
     recorded = interaction.request
     hooks = RecordingHooks(replace=lambda _body: copy.deepcopy(recorded))
@@ -139,10 +172,16 @@ async def test_cassette_replay(interaction: Interaction, server: WireServer) -> 
     model = Model(id=recorded["model"], provider=provider_name, api=api)
     req = ProviderRequest(model, "", [UserMessage.of("replay")], [], StreamOptions(), "s")
     provider = anthropic_provider(server) if provider_name == "anthropic" else openai_provider(server)
-
     _, msg = await collect(provider, req, hooks)
-
     assert len(server.requests) == 1 and server.requests[0].json == recorded
+    return msg
+
+
+@pytest.mark.parametrize("interaction", SUPPORTED, ids=lambda i: f"{i.cassette.split('.')[0]}#{i.index}")
+async def test_cassette_replay(interaction: Interaction, server: WireServer) -> None:
+    msg = await _replay(interaction, server)
+    api = interaction.api
+    assert api is not None
     exp = EXPECT[api](interaction)
     assert msg.error_message is None and msg.stop_reason == exp.stop
     assert [(c.id, c.name, c.arguments) for c in msg.tool_calls] == exp.calls
@@ -150,6 +189,49 @@ async def test_cassette_replay(interaction: Interaction, server: WireServer) -> 
     assert msg.text == exp.text
     u = msg.usage
     assert (u.input, u.cache_read, u.cache_write, u.output, u.reasoning) == exp.usage
-    assert u.raw is not None
+    # The API's own arithmetic: every prompt and output token lands in exactly one class.
+    prompt, completion, total = _provider_counts(api, exp.raw)
+    assert u.input + u.cache_read + u.cache_write == prompt
+    assert u.output + u.reasoning == completion
+    assert u.total == total
+    assert u.raw == exp.raw
     assert msg.cost_usd is not None and msg.cost_usd > 0, "every recorded model has a catalog price"
     assert msg.response_id
+
+
+def _rate(prices: Any, key: str, fallback: str = "input_mtok") -> Decimal:
+    """USD per million tokens for one class, from genai-prices' published data (below any tier)."""
+    value = getattr(prices, key, None)
+    if value is None:
+        return _rate(prices, fallback) if key != fallback else Decimal(0)
+    return value.base if isinstance(value, TieredPrices) else Decimal(value)
+
+
+@pytest.mark.parametrize("interaction", SUPPORTED, ids=lambda i: f"{i.cassette.split('.')[0]}#{i.index}")
+async def test_cassette_cost_from_published_prices(interaction: Interaction, server: WireServer) -> None:
+    """The cost is the recorded tokens of each class times that class's published rate: cached
+    tokens at the cache rates, and neither cached nor reasoning tokens billed twice."""
+    msg = await _replay(interaction, server)
+    api = interaction.api
+    assert api is not None
+    exp = EXPECT[api](interaction)
+    raw = exp.raw
+    provider = "anthropic" if api == "anthropic-messages" else "openai"
+    _, info = get_snapshot().find_provider_model(exp.model, None, provider, None)
+    prices = info.get_prices(datetime.now(UTC))
+    if api == "anthropic-messages":
+        tokens = {
+            "input_mtok": raw["input_tokens"],
+            "cache_read_mtok": raw.get("cache_read_input_tokens") or 0,
+            "cache_write_mtok": raw.get("cache_creation_input_tokens") or 0,
+            "output_mtok": raw["output_tokens"],
+        }
+    else:
+        prompt, completion, _ = _provider_counts(api, raw)
+        details = raw.get("prompt_tokens_details") or raw.get("input_tokens_details") or {}
+        cached = details.get("cached_tokens") or 0
+        tokens = {"input_mtok": prompt - cached, "cache_read_mtok": cached, "output_mtok": completion}
+    assert _provider_counts(api, raw)[0] < 200_000, "below every price tier"
+    expected = sum(Decimal(n) * _rate(prices, key) for key, n in tokens.items()) / 1_000_000
+    assert expected > 0
+    assert msg.cost_usd == pytest.approx(float(expected), rel=1e-9)

@@ -158,3 +158,25 @@ def test_connection_refused_then_server_up(tmp_path: Path) -> None:
     assert len(server.requests) == 1
     assert run.result["final_message"] == "reached"
     assert len(persisted(run, "assistant")) == 1
+
+
+def test_errors_echoing_the_key_and_auth_header_leak_nowhere(tmp_path: Path) -> None:
+    echo = f"invalid x-api-key: {KEY} (headers: Authorization: Bearer {KEY})"
+    with WireServer() as server:
+        server.script(
+            wire.error_reply(500, "api_error", f"internal error for {KEY}"),
+            wire.error_reply(401, "authentication_error", echo),
+        )
+        run = run_cli(files(tmp_path), anthropic_env(tmp_path, server.url))
+    assert run.returncode != 0
+    assert len(server.requests) == 2, "the 500 is retried, the 401 is not"
+    assert "invalid x-api-key: ***" in run.stderr, "the error itself is reported, redacted"
+    assert [r["status"] for r in run.events_named("retry")] == [500]
+    assert_no_key_anywhere(run)
+
+
+def test_credential_for_another_provider_only_exits_2(tmp_path: Path) -> None:
+    env = base_env(tmp_path, OPENAI_API_KEY="sk-openai-only-123456")
+    run = run_cli(files(tmp_path, "claude-sonnet-4.6"), env)
+    assert run.returncode == 2
+    assert "ANTHROPIC_API_KEY" in run.stderr and "sk-openai-only-123456" not in run.stderr + run.stdout

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
+import httpx2
 import pytest
 
 from aw_action.ai.errors import IncompleteStreamError, classify, classify_status, retry_after_seconds
-
-
-class RemoteProtocolError(Exception):
-    """Stands in for httpx/httpx2's class of the same name: classification goes by class name."""
 
 
 class FakeStatusError(Exception):
@@ -22,6 +19,11 @@ class FakeStatusError(Exception):
 @pytest.mark.parametrize("status", [408, 429, 500, 502, 503, 504, 529])
 def test_transient_statuses_are_retried(status: int) -> None:
     assert classify_status(status, "Error code: something").kind == "transient"
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 409, 413, 422, 425, 501])
+def test_every_other_status_is_fatal(status: int) -> None:
+    assert classify_status(status, "Error code: something went wrong").kind == "fatal"
 
 
 @pytest.mark.parametrize(
@@ -67,8 +69,10 @@ def test_error_events_inside_a_200_stream_use_their_type() -> None:
 
 
 def test_transport_errors_and_incomplete_streams_are_transient() -> None:
-    info = classify(RemoteProtocolError("peer closed connection (incomplete chunked read)"))
+    # The SDKs do not wrap errors raised while the body is read: the raw httpx2 class arrives.
+    info = classify(httpx2.RemoteProtocolError("peer closed connection (incomplete chunked read)"))
     assert info.kind == "transient" and info.status is None and "RemoteProtocolError" in info.message
+    assert classify(httpx2.ReadTimeout("timed out")).kind == "transient"
     assert classify(ConnectionRefusedError("refused")).kind == "transient"
     assert classify(IncompleteStreamError("stream ended before message_stop")).kind == "transient"
     assert classify(ValueError("a bug")).kind == "fatal"
@@ -79,4 +83,5 @@ def test_retry_after_headers() -> None:
     assert retry_after_seconds({"Retry-After-Ms": "1500", "retry-after": "9"}) == 1.5
     assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:10 GMT"}, now=1445412480.0) == 10.0
     assert retry_after_seconds({}) is None
+    assert retry_after_seconds({"retry-after": "soon"}) is None, "an unusable hint is no hint, not a failure"
     assert classify_status(429, "slow down", {"retry-after": "3"}).retry_after_s == 3.0

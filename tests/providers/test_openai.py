@@ -124,6 +124,15 @@ async def test_responses_stream_with_reasoning_and_function_call(server: WireSer
     assert (msg.usage.input, msg.usage.cache_read, msg.usage.output, msg.usage.reasoning) == (952, 2048, 80, 120)
 
 
+async def test_responses_cache_writes_are_not_counted_as_uncached_input(server: WireServer) -> None:
+    use = wire.responses_usage(input=5000, output=40, cached=3000, cache_write=1500)
+    server.script(wire.responses_stream_reply(text="ok", use=use))
+    _, msg = await collect(openai_provider(server), request("gpt-5"))
+    u = msg.usage
+    assert (u.input, u.cache_read, u.cache_write) == (500, 3000, 1500)
+    assert u.total == use["total_tokens"]
+
+
 async def test_responses_reasoning_items_are_replayed(server: WireServer) -> None:
     server.script(
         wire.responses_stream_reply(reasoning=("Plan.", "ENC-XYZ"), tool_calls=[("bash", {"command": "ls"})]),

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from aw_action.ai.retry import RetryPolicy
+import pytest
+
+from aw_action.ai.errors import Classified, ProviderError
+from aw_action.ai.retry import RetryPolicy, run_with_retries
 from aw_action.ai.types import AbortSignal, StreamStart
-from tests.providers.conftest import KEY, RecordingHooks, anthropic_provider, collect, openai_provider, request
+from tests.providers.conftest import FAST, KEY, RecordingHooks, anthropic_provider, collect, openai_provider, request
 from tests.servers import anthropic as wire
 from tests.servers import openai as oai
 from tests.servers.wire import Reply, WireServer, free_port
@@ -169,3 +172,111 @@ async def test_abort_before_the_request_starts_sends_nothing(server: WireServer)
     _, msg = await asyncio.wait_for(collect(anthropic_provider(server), request("sonnet"), abort=abort), timeout=10)
     assert msg.stop_reason == "aborted" and msg.error_message == "budget"
     assert server.requests == []
+
+
+async def test_socket_drop_after_message_stop_keeps_the_complete_message(server: WireServer) -> None:
+    """The terminal event arrived, so the message is complete (and billed): no retry."""
+    events = wire.stream_events(text="whole answer")
+    server.script(Reply.sse(events, drop_after=len(events)), wire.stream_reply(text="a second, billed request"))
+    hooks = RecordingHooks()
+    _, msg = await collect(anthropic_provider(server), request("sonnet"), hooks)
+    assert msg.text == "whole answer" and msg.stop_reason == "stop"
+    assert len(server.requests) == 1 and hooks.retries == []
+
+
+async def test_chat_socket_drop_after_the_usage_chunk_keeps_the_message(server: WireServer) -> None:
+    chunks = oai.chat_chunks(text="whole", use=oai.chat_usage(prompt=30, completion=4))
+    before_done = chunks[:-1]  # finish_reason and usage arrived; the socket drops before [DONE]
+    server.script(Reply.sse(before_done, drop_after=len(before_done)), oai.chat_stream_reply(text="again"))
+    _, msg = await collect(openai_provider(server), request("gpt-4o"))
+    assert msg.text == "whole" and (msg.usage.input, msg.usage.output) == (30, 4)
+    assert len(server.requests) == 1
+
+
+async def test_server_stalling_mid_stream_hits_the_read_timeout_and_is_retried(server: WireServer) -> None:
+    stalled = wire.stream_reply(text="STALLED-never-finished")
+    stalled.stall_after, stalled.stall_s = 3, 30.0
+    server.script(stalled, wire.stream_reply(text="fresh"))
+    hooks = RecordingHooks()
+    provider = anthropic_provider(server, timeout_s=0.5)
+    _, msg = await asyncio.wait_for(collect(provider, request("sonnet"), hooks), timeout=20)
+    assert msg.text == "fresh" and len(server.requests) == 2
+    assert hooks.retries[0][1] is None and "timeout" in hooks.retries[0][3].lower()
+
+
+@pytest.mark.parametrize(
+    ("status", "kind", "text"),
+    [
+        (400, "invalid_request_error", "messages.0.content: field required"),
+        (401, "authentication_error", "invalid x-api-key"),
+        (403, "permission_error", "Your API key does not have permission to use the specified resource."),
+        (404, "not_found_error", "model: claude-nope"),
+    ],
+)
+async def test_client_errors_fail_at_once_without_a_retry(
+    server: WireServer, status: int, kind: str, text: str
+) -> None:
+    server.default = wire.error_reply(status, kind, text)
+    hooks = RecordingHooks()
+    _, msg = await collect(anthropic_provider(server), request("sonnet"), hooks)
+    assert msg.stop_reason == "error" and msg.error_kind == "fatal" and text in (msg.error_message or "")
+    assert len(server.requests) == 1 and hooks.retries == []
+
+
+async def test_unparseable_retry_after_falls_back_to_backoff(server: WireServer) -> None:
+    server.script(oai.error_reply(503, "Service Unavailable", headers={"retry-after": "soon"}), oai.chat_stream_reply())
+    hooks = RecordingHooks()
+    _, msg = await collect(openai_provider(server), request("gpt-4o"), hooks)
+    assert msg.error_message is None and len(server.requests) == 2
+    assert [(s, d) for _, s, d, _ in hooks.retries] == [(503, FAST.base_delay_s)]
+
+
+async def test_responses_server_error_event_is_retried(server: WireServer) -> None:
+    failed = (
+        'event: response.failed\ndata: {"type": "response.failed", "response": {"id": "r", "object": "response", '
+        '"created_at": 1, "status": "failed", "model": "gpt-5", "output": [], "error": {"code": "server_error", '
+        '"message": "The server had an error while processing your request."}, "tools": [], '
+        '"parallel_tool_calls": true, "tool_choice": "auto"}}'
+    )
+    server.script(Reply.sse([failed]), oai.responses_stream_reply(text="recovered"))
+    hooks = RecordingHooks()
+    _, msg = await collect(openai_provider(server), request("gpt-5"), hooks)
+    assert msg.text == "recovered" and len(server.requests) == 2 and len(hooks.retries) == 1
+
+
+async def test_chat_error_object_mid_stream_is_retried(server: WireServer) -> None:
+    error = (
+        'data: {"error": {"message": "The server had an error while processing your request.", '
+        '"type": "server_error", "param": null, "code": null}}'
+    )
+    server.script(Reply.sse([*oai.chat_chunks(text="half")[:2], error]), oai.chat_stream_reply(text="recovered"))
+    hooks = RecordingHooks()
+    _, msg = await collect(openai_provider(server), request("gpt-4o"), hooks)
+    assert msg.text == "recovered" and len(server.requests) == 2 and "server_error" in hooks.retries[0][3]
+
+
+async def test_backoff_doubles_from_the_base_up_to_the_cap_with_bounded_jitter() -> None:
+    calls = 0
+
+    async def failing() -> None:
+        nonlocal calls
+        calls += 1
+        raise ProviderError(Classified("transient", "overloaded", 529))
+
+    reports: list[tuple[int, float]] = []
+
+    async def report(attempt: int, status: int | None, delay_s: float, error: str) -> None:
+        reports.append((attempt, delay_s))
+
+    exact = RetryPolicy(max_attempts=6, base_delay_s=0.001, max_delay_s=0.006, jitter_s=0.0)
+    with pytest.raises(ProviderError):
+        await run_with_retries(failing, exact, report, AbortSignal())
+    assert calls == 6
+    assert reports == [(1, 0.001), (2, 0.002), (3, 0.004), (4, 0.006), (5, 0.006)]
+
+    reports.clear()
+    jittered = RetryPolicy(max_attempts=4, base_delay_s=0.001, max_delay_s=0.0045, jitter_s=0.002)
+    with pytest.raises(ProviderError):
+        await run_with_retries(failing, jittered, report, AbortSignal())
+    for (attempt, delay), floor in zip(reports, (0.001, 0.002, 0.004), strict=True):
+        assert floor <= delay <= min(floor + 0.002, 0.0045), (attempt, delay)
