@@ -85,7 +85,7 @@ def build_provider(spec: ProviderSpec, key: str, api: ExtensionAPI) -> SdkProvid
 
 def setup(api: ExtensionAPI) -> None:
     name = api.config.engine.model
-    if name.startswith(("faux/", "scripted", "faux")):
+    if name.startswith(("faux", "scripted")):
         api.register_provider("faux", FauxProvider(load_script(faux_script_path(api))))
     specs = provider_specs()
     providers: dict[str, SdkProvider] = {}
@@ -100,10 +100,12 @@ def setup(api: ExtensionAPI) -> None:
         model = resolve_model(name)
     except UnknownModelError:
         return  # the harness reports the unknown name
+    wanted = specs.get(model.provider)
     if model.provider in providers:
         providers[model.provider].ensure_sdk()  # SdkLoadError propagates: exit 2
-    elif not providers and specs.get(model.provider, ProviderSpec("", "")).sdk:
+    elif not providers and wanted is not None and wanted.sdk:
         raise InvocationError(missing_credentials_message(model, []))
+    # credentials for other providers only: the harness reports it once every extension loaded
 
 
 def credential_hints() -> dict[str, str]:
