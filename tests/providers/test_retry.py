@@ -147,10 +147,13 @@ async def test_abort_during_retry_sleep_stops_without_another_request(server: Wi
 
     class AbortOnRetry(RecordingHooks):
         async def on_retry(self, attempt: int, status: int | None, delay_s: float, error: str) -> None:
-            abort.abort("budget")
+            await super().on_retry(attempt, status, delay_s, error)
+            asyncio.get_running_loop().call_later(0.2, abort.abort, "budget")  # lands inside the sleep
 
+    hooks = AbortOnRetry()
     provider = anthropic_provider(server, retry=RetryPolicy(max_attempts=5, base_delay_s=30, jitter_s=0))
-    _, msg = await asyncio.wait_for(collect(provider, request("sonnet"), AbortOnRetry(), abort), timeout=20)
+    _, msg = await asyncio.wait_for(collect(provider, request("sonnet"), hooks, abort), timeout=15)
+    assert [d for _, _, d, _ in hooks.retries] == [30]
     assert msg.stop_reason == "aborted" and msg.error_kind == "aborted"
     assert len(server.requests) == 1
 
