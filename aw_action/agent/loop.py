@@ -64,11 +64,18 @@ ABORT_GRACE_S = 1.0
 running once the run is aborted before it is cancelled and abandoned."""
 
 
+async def _exit_as_error(awaitable: Awaitable[T]) -> T:
+    try:
+        return await awaitable
+    except SystemExit as exc:  # raised in a task it would stop the event loop, and the run with it
+        raise RuntimeError(f"called exit({exc.code})") from None
+
+
 async def within_abort_grace(awaitable: Awaitable[T], signal: AbortSignal) -> T:
     """Await ``awaitable``; once ``signal`` is set it gets ``ABORT_GRACE_S`` more, then it is
     cancelled and ``TimeoutError`` is raised. Code that ignores the signal (an HTTP call without
     a timeout, a tool that never checks it) so cannot hold the run past its deadline."""
-    task = asyncio.ensure_future(awaitable)
+    task = asyncio.ensure_future(_exit_as_error(awaitable))
     stop = asyncio.ensure_future(signal.wait())
     try:
         await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)

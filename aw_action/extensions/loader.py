@@ -10,13 +10,15 @@ Policy (spec §11.2.3):
   ``SystemExit``), or tampers with what the built-ins registered is skipped: nothing it
   registered stays, a warning names the reference and the reason, and the run is marked
   degraded; with ``harness.extensions-required: true`` it fails the invocation instead
-  (``InvocationError``, exit 2), before any session exists;
+  (``InvocationError``, exit 2), before any session exists; an async ``setup`` that takes longer
+  than ``SETUP_TIMEOUT_S`` fails (loading comes before the run's deadline timer starts);
 - user handlers are wrapped so that even ``SystemExit`` from one is an ordinary handler error,
   which the runner isolates.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import importlib
 import importlib.util
@@ -35,6 +37,7 @@ from aw_action.extensions.api import ExtensionAPI, Handler, HostServices, Regist
 Setup = Callable[[ExtensionAPI], Any]
 ENTRY_POINT_GROUP = "aw_harness.extensions"
 MODULE_PREFIX = "aw_harness_user_extension_"
+SETUP_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -107,18 +110,30 @@ def resolve_user_extension(ref: str, workspace: Path, index: int = 0) -> Setup:
 
 async def _run_setup(spec: ExtensionSpec, services: HostServices) -> None:
     result = spec.setup(ExtensionAPI(spec.name, spec.builtin, services))
-    if inspect.isawaitable(result):
+    if not inspect.isawaitable(result):
+        return
+    if spec.builtin:
         await result
+        return
+    task = asyncio.ensure_future(_exit_as_error(result, "setup"))
+    done, _ = await asyncio.wait({task}, timeout=SETUP_TIMEOUT_S)
+    if not done:
+        task.cancel()
+        raise ExtensionLoadError(f"its setup did not finish within {SETUP_TIMEOUT_S:g} s")
+    task.result()
+
+
+async def _exit_as_error(pending: Awaitable[Any], what: str) -> Any:
+    """``SystemExit`` from user code becomes an ordinary error (raised in a task, it would stop
+    the event loop, and with it the run, without a record)."""
+    try:
+        return await pending
+    except SystemExit as exc:
+        raise RuntimeError(f"extension {what} called exit({exc.code})") from None
 
 
 def _contain(handler: Handler) -> Handler:
     """``SystemExit`` from a user handler becomes an ordinary error the runner isolates."""
-
-    async def finish(pending: Awaitable[Any]) -> Any:
-        try:
-            return await pending
-        except SystemExit as exc:
-            raise RuntimeError(f"extension handler called exit({exc.code})") from None
 
     @functools.wraps(handler)
     def contained(event: Any, ctx: Any) -> Any:
@@ -126,7 +141,7 @@ def _contain(handler: Handler) -> Handler:
             result = handler(event, ctx)
         except SystemExit as exc:
             raise RuntimeError(f"extension handler called exit({exc.code})") from None
-        return finish(result) if inspect.isawaitable(result) else result
+        return _exit_as_error(result, "handler") if inspect.isawaitable(result) else result
 
     contained.aw_contained = True  # type: ignore[attr-defined]
     return contained

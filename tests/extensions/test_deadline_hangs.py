@@ -89,3 +89,15 @@ async def test_a_handler_that_finishes_within_the_grace_keeps_its_result(tmp_pat
     ExtensionAPI("./brief.py", False, rig.services).on("turn_end", brief)
     assert await asyncio.wait_for(rig.run(), BOUND_S) == "cancelled"
     assert done == ["finished"] and rig.named("warning") == []
+
+
+async def test_a_tool_that_calls_exit_gives_an_error_result(tmp_path: Path) -> None:
+    async def exits(call_id: str, args: dict[str, Any], signal: AbortSignal, on_update: Any, ctx: ToolContext) -> Any:
+        raise SystemExit(3)
+
+    tool = FunctionTool("exits", "calls sys.exit", {"type": "object", "properties": {}}, exits)
+    script = [{"tool_calls": [{"name": "exits", "arguments": {}}]}, {"text": "done"}]
+    rig = await make_rig(tmp_path, script, [], tools=[tool])
+    assert await asyncio.wait_for(rig.run(), BOUND_S) == "completed"
+    [result] = [m for m in rig.session.messages if isinstance(m, ToolResultMessage)]
+    assert result.is_error and "exit(3)" in result.text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import textwrap
 from pathlib import Path
@@ -105,6 +106,7 @@ async def test_module_name_and_entry_point(tmp_path: Path, monkeypatch: pytest.M
         ("./nosetup.py", "x = 1\n", "it defines no top-level setup(api) function"),
         ("./syntax.py", "def setup(api)\n", "SyntaxError"),
         ("./exits.py", "import sys\ndef setup(api):\n    sys.exit(3)\n", "SystemExit: 3"),
+        ("./aexits.py", "import sys\nasync def setup(api):\n    sys.exit(3)\n", "setup called exit(3)"),
         ("no_such_extension_pkg", None, "no module named 'no_such_extension_pkg' and no entry point"),
     ],
 )
@@ -146,6 +148,28 @@ async def test_async_setup_is_awaited(tmp_path: Path) -> None:
     s = services(tmp_path, ["./a.py"])
     loaded, _ = await load(s)
     assert loaded[-1] == "./a.py" and s.registry.handlers["agent_end"][-1].extension == "./a.py"
+
+
+async def test_a_setup_that_never_finishes_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading happens before the deadline timer runs: a hanging setup must not hang the run."""
+    monkeypatch.setattr(loader, "SETUP_TIMEOUT_S", 0.05)
+    write(
+        tmp_path / "ws" / "hangs.py",
+        """
+        import asyncio
+
+        async def setup(api):
+            api.on("turn_end", lambda e, c: None)
+            await asyncio.Event().wait()  # e.g. a network call without a timeout
+        """,
+    )
+    write(tmp_path / "ws" / "good.py", GOOD.format(name="good_tool"))
+    s = services(tmp_path, ["./hangs.py", "./good.py"])
+    loaded, warnings = await asyncio.wait_for(load(s), 10)
+    assert loaded[-1] == "./good.py" and "./hangs.py" not in loaded
+    [warning] = warnings
+    assert warning.startswith("extension ./hangs.py skipped: ") and "did not finish" in warning
+    assert all(r.extension != "./hangs.py" for r in s.registry.handlers["turn_end"])
 
 
 async def test_required_extension_failure_is_an_invocation_error(tmp_path: Path) -> None:
