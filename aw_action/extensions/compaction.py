@@ -15,7 +15,6 @@ is also what repair calls to recover from a context overflow. Each compaction em
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from aw_action.agent.compaction import (
     SUMMARY_SYSTEM_PROMPT,
@@ -26,7 +25,8 @@ from aw_action.agent.compaction import (
     summarized,
     summary_request_text,
 )
-from aw_action.agent.events import AnyMessage, BeforeProviderRequestEvent, HarnessEvent, RequestEnd, TurnEnd
+from aw_action.agent.events import AnyMessage, BeforeProviderRequestEvent, RequestEnd, TurnEnd
+from aw_action.agent.loop import _ProviderHookBridge
 from aw_action.agent.session import AgentSession
 from aw_action.ai.types import (
     AssistantMessage,
@@ -56,26 +56,6 @@ def effective_history(session: AgentSession) -> list[AnyMessage]:
     return session.messages
 
 
-class _Bridge:
-    """Provider callbacks for a housekeeping request, routed through the session hooks."""
-
-    def __init__(self, session: AgentSession, model: Any) -> None:
-        self._session = session
-        self._model = model
-        self.attempts = 0
-
-    async def on_payload(self, payload: dict[str, Any]) -> dict[str, Any]:
-        self.attempts += 1
-        return await self._session.hooks.before_provider_payload(payload, self._model)
-
-    async def on_response(self, status: int, headers: dict[str, str]) -> None:
-        await self._session.hooks.after_provider_response(status, headers)
-
-    async def on_retry(self, attempt: int, status: int | None, delay_s: float, error: str) -> None:
-        fields = {"attempt": attempt, "status": status, "delay_ms": round(delay_s * 1000), "error": error}
-        await self._session.hooks.emit(HarnessEvent("retry", fields))
-
-
 async def summarize(session: AgentSession, dropped: list[AnyMessage]) -> str | None:
     """Ask the session's model for a summary of ``dropped``; None when it failed or was refused."""
     snapshot = session.snapshot()
@@ -94,12 +74,19 @@ async def summarize(session: AgentSession, dropped: list[AnyMessage]) -> str | N
         session_id=f"{session.session_id}:compaction",
         purpose="compaction",
     )
-    bridge = _Bridge(session, model)
+    bridge = _ProviderHookBridge(session, model)
     started = time.monotonic()
     final: AssistantMessage | None = None
-    async for event in snapshot.provider.stream(request, bridge, session.signal):
-        if isinstance(event, StreamDone | StreamError):
-            final = event.message
+    stream = snapshot.provider.stream(request, bridge, session.signal)
+    try:
+        async for event in stream:
+            if isinstance(event, StreamDone | StreamError):
+                final = event.message
+                break
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:  # release the provider's connection
+            await aclose()
     if final is None:
         final = AssistantMessage(stop_reason="error", error_message="provider stream ended without a result")
     final.provider = final.provider or model.provider
@@ -121,7 +108,12 @@ async def compact(ctx: ExtensionContext, strategy: str, reason: str, threshold: 
         return False
     plan = plan_compaction(messages, keep_tokens(model.context_window, threshold))
     if plan is None:
-        ctx.warn(f"context compaction ({reason}) found nothing to drop: the recent messages alone fill the context")
+        message = (
+            f"context compaction ({reason}) found nothing to drop: the system prompt, the tool "
+            "definitions or the most recent messages fill the context"
+        )
+        if message not in ctx.state.warnings:  # once a run, not once a turn
+            ctx.warn(message)
         return False
     used = strategy
     if strategy == "summarize":

@@ -130,3 +130,17 @@ async def test_second_overflow_is_not_retried(tmp_path: Path) -> None:
     assert rig.provider.calls == 4
     assert [r["action"] for r in rig.named("repair")][-1] == "overflow_recovery_failed"
     assert not any(isinstance(m, UserMessage) and m.source == "follow_up" for m in rig.provider.requests[2].messages)
+
+
+async def test_nothing_to_drop_is_reported_once_not_every_turn(tmp_path: Path) -> None:
+    """Large tool definitions or a large system prompt keep the context over the threshold while
+    the history has nothing to drop: one warning, not one a turn."""
+    script = [{**TOOL, "usage": {"input": 1500}} for _ in range(4)] + [{"text": "done", "usage": {"input": 10}}]
+    config = {"harness": {"context": {"compaction": "sliding-window", "compaction-threshold": 0.5}}}
+    rig = await make_rig(tmp_path, script, BUILTINS, config=config, tools=[echo_tool(text="ok")], model=SMALL)
+    assert await rig.run() == "completed"
+    assert rig.named("compaction") == []
+    assert [w["message"] for w in rig.named("warning")] == [
+        "context compaction (threshold) found nothing to drop: the system prompt, the tool definitions or the most "
+        "recent messages fill the context"
+    ]
