@@ -18,12 +18,12 @@ reported usage is preferred where it exists.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import AssistantMessage, TextContent, ThinkingContent, ToolCall, ToolResultMessage, UserMessage
+from aw_action.ai.usage import estimate_tokens
 
 SOURCE = "compaction"
 RESULT_CHARS = 2000
@@ -50,10 +50,6 @@ SUMMARY_INSTRUCTIONS = """Write a structured summary of the conversation above w
 If a previous summary is given, merge it into the new one; nothing in it may be lost."""
 
 SUMMARY_PREFIX = "The conversation history before this point was compacted into the following summary:"
-
-
-def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text) / 4)
 
 
 def _call_text(call: ToolCall) -> str:

@@ -174,6 +174,9 @@ class AnthropicWire:
             self._finish(state)
         return [d for d in out if d is not None]
 
+    def end_of_stream(self, state: StreamState, payload: dict[str, Any]) -> None:
+        """Without the terminal event a response is never complete."""
+
     def whole(self, response: Any, state: StreamState) -> None:
         state.message.response_id = response.id
         state.response_model = response.model

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import math
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -42,13 +41,9 @@ from aw_action.ai.types import (
     ToolCall,
     Usage,
 )
+from aw_action.ai.usage import estimate_tokens
 
 DEMO_SCRIPT = "faux_demo.json"
-
-
-def estimate_tokens(text: str) -> int:
-    """About four characters a token, rounded up; the estimate used wherever no tokenizer is."""
-    return math.ceil(len(text) / 4)
 
 
 def load_script(path: Path | None) -> list[dict[str, Any]]:

@@ -6,8 +6,11 @@ Thinking blocks are not replayed (Chat Completions has no field for them).
 
 Stream: chunks carry text, tool-call fragments keyed by ``index`` and, on some compatible
 servers, ``reasoning_content``. A response is complete when a chunk carried ``finish_reason``
-and the usage chunk (requested with ``include_usage``) arrived; a stream that ends earlier is
-incomplete, because its usage would be missing from the budget.
+and the usage chunk (requested with ``include_usage``) arrived. A body that ends after
+``finish_reason`` with no usage chunk (a compatible server that ignores ``include_usage``) is
+complete too, with usage estimated at about four characters a token and marked
+``raw={"estimated": true}`` so the budget still counts it; a body that ends before
+``finish_reason`` is incomplete.
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from aw_action.ai.types import (
     StreamDelta,
     TextContent,
     ToolResultMessage,
+    Usage,
     UserMessage,
 )
-from aw_action.ai.usage import from_openai_chat
+from aw_action.ai.usage import estimate_tokens, from_openai_chat
 
 API = "openai-completions"
 FINISH_REASONS: dict[str, StopReason] = {
@@ -123,6 +127,16 @@ class ChatWire:
         if state.stop_seen and state.raw_usage is not None:
             self._finish(state)
         return [d for d in out if d is not None]
+
+    def end_of_stream(self, state: StreamState, payload: dict[str, Any]) -> None:
+        if not state.stop_seen:
+            return
+        state.message.usage = Usage(
+            input=estimate_tokens(json.dumps(payload.get("messages", [])) + json.dumps(payload.get("tools", []))),
+            output=estimate_tokens(state.produced_text()),
+            raw={"estimated": True},
+        )
+        state.complete = True
 
     def whole(self, response: Any, state: StreamState) -> None:
         state.message.response_id = response.id

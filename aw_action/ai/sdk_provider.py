@@ -74,6 +74,11 @@ class Wire(Protocol):
         """Apply a non-streamed response."""
         ...
 
+    def end_of_stream(self, state: StreamState, payload: dict[str, Any]) -> None:
+        """The body ended before ``complete``: complete ``state`` if the API allows it, else leave
+        it incomplete (the attempt is then discarded and retried)."""
+        ...
+
 
 @dataclass
 class _Attempt:
@@ -213,6 +218,8 @@ class SdkProvider:
                             break
                 finally:
                     await sdk_stream.close()
+                if not state.complete:
+                    wire.end_of_stream(state, payload)
                 if not state.complete:
                     raise IncompleteStreamError(f"stream ended before {wire.terminal}")
             else:

@@ -109,6 +109,14 @@ class StreamState:
         index = self._index.get(key)
         return index is not None and isinstance(self.message.content[index], ToolCall)
 
+    def produced_text(self) -> str:
+        """Everything generated so far (text, thinking, raw tool arguments): for usage estimates."""
+        parts = [
+            c.text if isinstance(c, TextContent) else c.thinking if isinstance(c, ThinkingContent) else c.name
+            for c in self.message.content
+        ]
+        return "".join(parts) + "".join(self._args.values())
+
     def finish(self) -> AssistantMessage:
         """The final message: tool arguments parsed, empty text blocks dropped."""
         for key in list(self._index):

@@ -8,6 +8,7 @@ recording) and keeps it verbatim in ``raw``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -77,3 +78,9 @@ def from_openai_responses(raw: Mapping[str, Any]) -> Usage:
         reasoning=reasoning,
         raw=dict(raw),
     )
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token, rounded up; the estimate used wherever no tokenizer is
+    (the scripted provider, provenance, compaction, a server that reports no usage)."""
+    return math.ceil(len(text) / 4)

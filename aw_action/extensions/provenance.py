@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aw_action.ai.faux import estimate_tokens
+from aw_action.ai.usage import estimate_tokens
 from aw_action.extensions.state import RunState, utc_iso
 from aw_action.inputs import ResolvedImport, import_block
 

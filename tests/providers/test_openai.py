@@ -84,12 +84,26 @@ async def test_github_models_uses_its_output_limit_field(server: WireServer) -> 
     assert msg.provider == "github" and msg.cost_usd is not None
 
 
-async def test_chat_stream_without_usage_chunk_is_incomplete(server: WireServer) -> None:
-    chunks = wire.chat_chunks(text="partial")
+async def test_chat_stream_without_usage_chunk_completes_with_estimated_usage(server: WireServer) -> None:
+    chunks = wire.chat_chunks(text="partial answer")
     finish_only = [*chunks[:-3], chunks[-3]]  # finish_reason arrives, the usage chunk never does
     from tests.servers.wire import Reply
 
-    server.script(Reply.sse(finish_only), wire.chat_stream_reply(text="complete"))
+    server.script(Reply.sse(finish_only))
+    hooks = RecordingHooks()
+    _, msg = await collect(openai_provider(server), request("gpt-4o"), hooks)
+    assert msg.stop_reason == "stop" and msg.text == "partial answer" and len(server.requests) == 1
+    assert hooks.retries == []
+    assert msg.usage.raw == {"estimated": True}
+    assert msg.usage.input > 0 and msg.usage.output == -(-len("partial answer") // 4)
+
+
+async def test_chat_stream_cut_before_finish_reason_is_retried(server: WireServer) -> None:
+    chunks = wire.chat_chunks(text="partial")
+    no_finish = chunks[:-3]  # neither finish_reason nor usage
+    from tests.servers.wire import Reply
+
+    server.script(Reply.sse(no_finish), wire.chat_stream_reply(text="complete"))
     hooks = RecordingHooks()
     _, msg = await collect(openai_provider(server), request("gpt-4o"), hooks)
     assert msg.text == "complete" and len(server.requests) == 2
