@@ -122,7 +122,9 @@ class Observability:
             self.record("harness.warning", {"message": message})
 
     def record(self, type_: str, data: dict[str, Any], **kw: Any) -> None:
-        self.guard("unified-session", lambda: self.unified.record(type_, data, **kw))
+        """A unified-session record; none once the file is finished (its closing record is last)."""
+        if not self.unified.file.closed:
+            self.guard("unified-session", lambda: self.unified.record(type_, data, **kw))
 
     def spans(self, action: Callable[[OtelSink], None]) -> None:
         otel = self.otel

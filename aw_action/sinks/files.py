@@ -1,15 +1,21 @@
 """Append-only JSONL files in the output dir (token usage, unified session, provenance).
 
-Contract: each ``write`` redacts the record, appends one line and flushes, so the file is valid
-JSONL if the process dies between two writes. Errors propagate (``OSError``, ``TypeError``):
-the caller (observability) turns them into a warning and a degraded notice.
+Contract: each ``write`` redacts the record and appends it as one line with a single
+``os.write`` of the whole line (no user-space buffer that could split it over two system calls),
+so the file is valid JSONL if the process dies between or during writes. A write that fails
+part-way (disk full, file size limit) is cut back to the last whole line before the error
+propagates. Errors propagate (``OSError``, ``TypeError``, ``ValueError``): the caller
+(observability) turns them into a warning and a degraded notice. The file is created (truncated)
+on the first write; a write after ``close`` raises ``ValueError`` rather than starting it over.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from aw_action.sinks.redact import Redactor
 
@@ -18,19 +24,32 @@ class JsonlFile:
     def __init__(self, path: Path, redactor: Redactor) -> None:
         self.path = path
         self._redactor = redactor
-        self._fh: IO[str] | None = None
+        self._fd: int | None = None
+        self._size = 0
+        self.closed = False
         self.lines = 0
 
     def write(self, record: dict[str, Any]) -> None:
+        if self.closed:
+            raise ValueError(f"{self.path.name} is already closed")
         text = json.dumps(self._redactor.obj(record), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        if self._fh is None:
+        data = (text + "\n").encode("utf-8")
+        if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = self.path.open("w", encoding="utf-8")
-        self._fh.write(text + "\n")
-        self._fh.flush()
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view) :]
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self._size)
+            raise
+        self._size += len(data)
         self.lines += 1
 
     def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        self.closed = True
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

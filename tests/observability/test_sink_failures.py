@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import base_env, run_cli, write_run_files
-from tests.observability.support import TOOL_SCRIPT, event_validator, gfm, split_stderr
+from tests.observability.support import TOOL_SCRIPT, event_validator, gfm, jsonl, split_stderr
 
 
 def test_unwritable_record_files_warn_and_mark_the_summary_degraded(tmp_path: Path) -> None:
@@ -43,6 +46,42 @@ def test_unwritable_step_summary_is_a_warning_not_a_failure(tmp_path: Path) -> N
     warnings = [e for e in run.events_named("warning") if e.get("sink") == "step-summary"]
     assert len(warnings) == 1
     assert run.events_named("session_end")[0]["degraded"] == ["step-summary"]
+    records = jsonl(run.output_dir / "aw_session.jsonl")  # finished before the summary: left whole
+    assert records[0]["type"] == "session.format" and records[-1]["type"] == "session.collection"
+    assert any(r["type"] == "assistant.turn_end" for r in records)
+
+
+WRITE_UNTIL_FULL = """
+import json, resource, signal, sys
+from pathlib import Path
+from aw_action.sinks.files import JsonlFile
+from aw_action.sinks.redact import Redactor
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-limit write then fails with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+sink = JsonlFile(Path(sys.argv[1]), Redactor())
+written = 0
+try:
+    while True:
+        sink.write({"n": written, "pad": "x" * 3000})
+        written += 1
+except OSError as exc:
+    print(json.dumps({"written": written, "error": type(exc).__name__}))
+"""
+
+
+def test_a_record_file_that_fills_up_keeps_only_whole_lines(tmp_path: Path) -> None:
+    """A line that only partly fits (disk full, file size limit) is cut back: the file stays JSONL."""
+    path = tmp_path / "token-usage.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-c", WRITE_UNTIL_FULL, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    outcome = json.loads(proc.stdout)
+    assert outcome["error"] == "OSError" and outcome["written"] == 6
+    data = path.read_bytes()
+    assert data.endswith(b"\n")
+    assert [json.loads(line)["n"] for line in data.decode().splitlines()] == list(range(6))
 
 
 def test_a_failed_session_keeps_its_exit_code_when_a_sink_also_fails(tmp_path: Path) -> None:
