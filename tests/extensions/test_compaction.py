@@ -144,3 +144,18 @@ async def test_nothing_to_drop_is_reported_once_not_every_turn(tmp_path: Path) -
         "context compaction (threshold) found nothing to drop: the system prompt, the tool definitions or the most "
         "recent messages fill the context"
     ]
+
+
+async def test_no_summary_is_bought_after_the_final_answer(tmp_path: Path) -> None:
+    """Compaction only pays off when another request follows: over the threshold at the final
+    answer, nothing is compacted and no summary request is made."""
+    script = [
+        {**TOOL, "usage": {"input": 200}},
+        {**TOOL, "usage": {"input": 300}},
+        {**TOOL, "usage": {"input": 400}},
+        {"text": "done", "usage": {"input": 1500}},
+        {"text": "no summary"},
+    ]
+    rig = await rig_for(tmp_path, "summarize", script)
+    assert await rig.run() == "completed"
+    assert rig.provider.calls == 4 and rig.named("compaction") == [] and rig.named("warning") == []

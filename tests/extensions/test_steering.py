@@ -12,6 +12,7 @@ import pytest
 
 from aw_action.ai.types import UserMessage
 from aw_action.extensions import cost_tracker, deadline, steering
+from aw_action.extensions.api import ExtensionAPI
 from tests.extensions.rig import ManualClock, Rig, echo_tool, make_rig
 
 TOOL_TURN: dict[str, Any] = {"tool_calls": [{"name": "echo", "arguments": {}}]}
@@ -157,3 +158,27 @@ def test_process_age_of_a_fresh_interpreter_is_small() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     age = float(out.stdout)
     assert 0 < age < 30
+
+
+async def test_a_notice_queued_behind_another_steer_is_labelled_on_the_request_that_carries_it(
+    tmp_path: Path,
+) -> None:
+    """Steering drains one message per request: when an extension's own steer goes first, the
+    notice waits, no second notice is queued behind it, and the label follows the notice."""
+    config = {"harness": {"budget": {"max-effective-tokens": 10000}}, "timeout-minutes": 60}
+    small = {**TOOL_TURN, "usage": {"input": 10}}
+    script = [{**TOOL_TURN, "usage": {"input": 8100}}, small, small, small, {"text": "done", "usage": {"input": 10}}]
+    rig = await make_rig(tmp_path, script, with_clock(ManualClock()), config=config, tools=[echo_tool()])
+    notes = iter(["note from the user's extension"])
+    ExtensionAPI("./notes.py", False, rig.services).on(
+        "tool_execution_end", lambda event, ctx: ctx.steer(next(notes, "")) if rig.provider.calls == 1 else None
+    )
+    assert await rig.run() == "completed"
+    sent = [
+        [m.text for m in r.messages if isinstance(m, UserMessage) and m.source == "steer"]
+        for r in rig.provider.requests
+    ]
+    assert len(sent[1]) == 1 and sent[1][0] == "note from the user's extension"
+    assert labels(rig) == [None, None, ("token", 80), ("token", 75), None]
+    assert [(n["threshold"], n["request_id"]) for n in rig.state.steering_notices] == [(80, "faux-3"), (75, "faux-4")]
+    assert len(rig.named("steering")) == 2
