@@ -75,6 +75,17 @@ async def test_request_allowed_when_the_cheapest_next_one_fits(tmp_path: Path) -
     assert rig.provider.calls == 2 and rig.state.budget_exceeded is None
 
 
+async def test_request_refused_when_the_new_tool_output_alone_would_cross_the_limit(tmp_path: Path) -> None:
+    """The previous prompt read back from the cache fits (950 + 95 < 1100), but the tool output it
+    has to carry as new input (about 250 tokens) does not: the request is never sent."""
+    config = {"harness": {"budget": {"max-effective-tokens": 1100}, "steering": {"budget-critical-percent": 100}}}
+    script = [tool_turn({"input": 950}), {"text": "never", "usage": {"input": 10}}]
+    rig = await make_rig(tmp_path, script, TRACKER, config=config, tools=[echo_tool(text="x" * 1000)])
+    assert await rig.run() == "budget_exceeded"
+    assert rig.provider.calls == 1
+    assert rig.state.budget_exceeded is not None and rig.state.budget_exceeded["trigger"] == "next_request"
+
+
 async def test_max_turns_stops_before_the_next_turn(tmp_path: Path) -> None:
     tool, runs = counting_tool()
     script = [tool_turn(), tool_turn(), tool_turn(), {"text": "done"}]
