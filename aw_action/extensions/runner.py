@@ -5,7 +5,9 @@ that raises is isolated: a ``warning`` record names the extension, the event and
 the next handler runs; except ``tool_call``, where a raising handler blocks that call. Results
 chain where they transform (``context``, ``tool_result``, the provider hooks); for ``tool_call``
 the first block wins. Harness records posted by handlers are dispatched after the current
-event, in order, so a record is never lost and never reorders the event that caused it.
+event, in order, so a record is never lost and never reorders the event that caused it. Once
+the run is aborted, an async user handler gets ``loop.ABORT_GRACE_S`` to finish, then it is
+cancelled (an isolated error): a handler that ignores the abort cannot hold the run past its deadline.
 """
 
 from __future__ import annotations
