@@ -10,7 +10,8 @@ fill before this extension sees an event (it loads last among the built-ins).
 
 Isolation contract: a sink that fails is switched off with a JSONL ``warning`` and a degraded
 notice (``RunState.degrade``); nothing here raises into the run or changes its exit code.
-OTel export and the final flush are bounded by ``AW_OTLP_TIMEOUT_S`` seconds (default 5).
+Each OTel export is bounded by ``AW_OTLP_TIMEOUT_S`` seconds (default 5); the final flush and
+stop by that plus two seconds, or by two seconds in all on cancellation.
 """
 
 from __future__ import annotations
@@ -57,8 +58,11 @@ HINTS = {
     "otel": "check OTLP endpoint connectivity and the observability.otlp headers",
 }
 MAX_OTEL_WARNINGS = 3
-CANCEL_FLUSH_S = 2.0
-"""On cancellation the runner kills the container seconds later: flush spans for at most this."""
+CANCEL_FLUSH_S = 1.0
+"""On cancellation the runner kills the container seconds later: flush spans for at most this,
+and stop the exporter within as long again. That keeps a hung collector well inside the run's
+wind-down budget (``aw_action.action.CANCEL_RUN_S``), so the record files and summary after it
+still get written."""
 
 
 def otlp_timeout(env: Mapping[str, str]) -> float:

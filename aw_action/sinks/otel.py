@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -210,16 +210,28 @@ class OtelSink:
         return [self._redactor.text(m) for m in self.failures.take()]
 
     def shutdown(self, budget_s: float | None = None) -> list[str]:
-        """Flush for at most ``budget_s`` (default: the export timeout) and stop, waiting at most
-        one more second; returns the failures not yet taken."""
-        budget_ms = int((self.timeout_s if budget_s is None else budget_s) * 1000)
-        flushed = self._provider.force_flush(timeout_millis=budget_ms)
-        stopper = threading.Thread(target=self._provider.shutdown, name="otel-shutdown", daemon=True)
-        stopper.start()
-        stopper.join(timeout=1.0)
+        """Flush for at most ``budget_s`` (default: one second more than the export timeout, so
+        an export that gives up is reported as such) and stop, waiting at most one more second (or
+        ``budget_s``, if shorter); returns the failures not yet taken.
+
+        Both steps run on daemon threads that are waited for with a timeout: the SDK's
+        ``force_flush`` ignores its own timeout and blocks for as long as an export takes (its
+        retries included), and a hung collector must not hold the process."""
+        budget = self.timeout_s + 1.0 if budget_s is None else budget_s
+        flushed = _within(budget, self._provider.force_flush)
+        stopped = _within(min(1.0, budget), self._provider.shutdown)
         if not flushed:
-            self.failures.add(f"spans not flushed within {budget_ms} ms")
-        if not stopper.is_alive():  # else the SDK thread may still log: keep it captured
+            self.failures.add(f"spans not flushed within {budget:g} s")
+        if stopped:  # else the SDK thread may still log: keep it captured
             self._logger.removeHandler(self.failures)
             self._logger.propagate = self._saved_propagate
         return self.take_failures()
+
+
+def _within(timeout_s: float, action: Callable[[], object]) -> bool:
+    """Runs ``action`` on a daemon thread; True if it returned (not False) within ``timeout_s``."""
+    outcome: list[object] = []
+    worker = threading.Thread(target=lambda: outcome.append(action()), name="otel-flush", daemon=True)
+    worker.start()
+    worker.join(timeout=timeout_s)
+    return bool(outcome) and outcome[0] is not False

@@ -4,7 +4,10 @@ well within the 7.5 s the runner allows before it escalates."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import signal
+import socket
 import threading
 import time
 from pathlib import Path
@@ -81,6 +84,56 @@ def test_signal_mid_turn_flushes_everything_and_exits_in_time(
     assert "never reached" not in stdout
     assert "cancelled" in run.summary, "the step summary records the cancelled run"
     assert server.named("FinalizeArtifact"), "the artifact was finalized"
+
+
+class SilentEndpoint:
+    """An OTLP endpoint that accepts connections and never answers (a hung collector)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                self.held.append(self.sock.accept()[0])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+
+    def close(self) -> None:
+        for conn in [*self.held, self.sock]:
+            conn.close()
+
+
+def test_a_hung_trace_endpoint_does_not_cost_the_summary_on_cancel(tmp_path: Path) -> None:
+    """The span flush on cancel is bounded tightly enough that the local record still gets out."""
+    paths = Paths.under(tmp_path)
+    first = {"text": "step one", "tool_calls": [{"name": "bash", "arguments": {"command": "echo one"}}]}
+    script = write_script(paths.workspace, [first, {"text": "thinking", "delay_s": 60}])
+    endpoint = SilentEndpoint()
+    try:
+        inputs = {"prompt": "x", "model": "faux/scripted", "otlp-endpoint": endpoint.url, "upload-artifacts": "false"}
+        proc = start_action(paths, action_env(paths, inputs, {"AW_FAUX_SCRIPT": str(script)}))
+        watch = LineWatch(proc.stdout, '"turn_start", "turn": 2')
+        assert watch.seen.wait(timeout=30), "the slow turn never started"
+        signalled = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=15)
+        elapsed = time.monotonic() - signalled
+        stdout = watch.text()
+        proc.stdout = None
+        run = finish(proc, paths, signalled)
+    finally:
+        endpoint.close()
+    assert elapsed < EXIT_BUDGET_S, f"exit took {elapsed:.1f}s"
+    assert run.returncode == 1 and run.outputs["conclusion"] == "cancelled"
+    assert "did not stop in time" not in stdout, "the run wound down on its own"
+    assert "## AW Harness Run" in run.summary and "`cancelled`" in run.summary
+    lines = (paths.runner_temp / "aw-harness" / "aw_session.jsonl").read_text().splitlines()
+    assert json.loads(lines[-1])["type"] == "session.collection"
 
 
 STUCK_EXTENSION = """
