@@ -29,7 +29,7 @@ from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import result_outputs, write_outputs
 from aw_action.github.plan import RunPlan, build_plan
 from aw_action.github.upload import upload_run_artifacts
-from aw_action.harness import TRANSCRIPT_FILE, Harness, RunResult
+from aw_action.harness import TRANSCRIPT_FILE, Harness, RunResult, build_redactor
 
 CANCEL_RUN_S = 3.0
 """After the first signal, the run has this long to wind down before it is abandoned."""
@@ -79,6 +79,9 @@ async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: Stop
     clock = stops.clock
     stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
     harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config)
+    # Lines that bypass the harness's sinks (an extension's print) are redacted with the same
+    # secrets: credentials set on the step's env:, not only those passed as inputs.
+    log.redactor.add(*build_redactor(plan.env, plan.config).secrets)
     written: list[bool] = []
 
     def last_words() -> None:
@@ -91,7 +94,7 @@ async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: Stop
     stops.bind(asyncio.get_running_loop(), lambda: harness.cancel("cancelled"))
     with redirect_stdout(log), redirect_stderr(log):
         result = await _run_harness(harness, clock)
-        log.redactor.add(*harness.redactor.secrets)
+        log.redactor.add(*harness.redactor.secrets)  # and any an extension registered while running
         payload = log.redactor.obj(result.to_json())
         log.write(json.dumps(payload, ensure_ascii=False) + "\n")
         _outputs(env, result_outputs(payload, _session_file(harness, plan)), log)

@@ -4,8 +4,8 @@ The protocol (actions/toolkit ``packages/artifact``; nektos/act ``pkg/artifacts/
 
 1. backend ids from the runtime token: a JWT whose ``scp`` claim holds
    ``Actions.Results:<workflow_run_backend_id>:<workflow_job_run_backend_id>`` (read, not verified);
-2. ``CreateArtifact`` (Twirp, JSON, ``POST {ACTIONS_RESULTS_URL}/twirp/github.actions.results.api.v1.
-   ArtifactService/CreateArtifact``) returns a signed blob URL;
+2. ``CreateArtifact`` (Twirp, JSON, ``POST {origin of ACTIONS_RESULTS_URL}/twirp/github.actions.results.
+   api.v1.ArtifactService/CreateArtifact``) returns a signed blob URL;
 3. the zip goes to that URL as Azure blocks (``comp=block`` per 8 MiB chunk, then ``comp=blocklist``);
    act's local server appends blocks in arrival order, so blocks are sent one at a time;
 4. ``FinalizeArtifact`` with the size and ``sha256:<hex>`` returns the artifact id.
@@ -113,10 +113,13 @@ class ArtifactClient:
         client: httpx.AsyncClient,
         *,
         on_secret: Callable[[str], None] = lambda _: None,
+        scrub: Callable[[str], str] | None = None,
         attempts: int = 5,
         backoff_s: float = 3.0,
     ) -> None:
-        self._base = results_url.rstrip("/") + SERVICE_PATH
+        parts = urlsplit(results_url)
+        self._base = f"{parts.scheme}://{parts.netloc}{SERVICE_PATH}"  # the origin, as the toolkit uses it
+        self._scrub = scrub
         self._token = token
         self._client = client
         self._on_secret = on_secret
@@ -191,7 +194,7 @@ class ArtifactClient:
             "workflow_job_run_backend_id": self.ids.workflow_job_run,
         }
         with tempfile.TemporaryDirectory(prefix="aw-artifact-") as tmp:
-            archive = zip_directory(root, Path(tmp) / f"{name}.zip", extra)
+            archive = zip_directory(root, Path(tmp) / f"{name}.zip", extra, self._scrub)
             created = await self.twirp("CreateArtifact", {**ids, "name": name, "version": ARTIFACT_VERSION})
             signed_url = field(created, "signed_upload_url")
             if not field(created, "ok") or not isinstance(signed_url, str) or not signed_url:

@@ -12,7 +12,8 @@ process exits, all well inside 7.5 s.
   watchdog. The handler hands the cancel to the loop with ``call_soon_threadsafe``.
 - The watchdog says its last words (fallback outputs, an error annotation) and ends the process
   if anything still blocks when the budget is spent.
-- ``settle`` waits for a task until it is done or its share of the budget is spent.
+- ``settle`` waits for a task until it is done, its share of the budget is spent, or its own
+  time limit (if any) is up.
 """
 
 from __future__ import annotations
@@ -111,16 +112,21 @@ class StopSignals:
         self._watchdog.start()
 
 
-async def settle(task: asyncio.Task[Any], clock: CancelClock, budget_s: float) -> bool:
-    """Waits for ``task``; once a signal has arrived, at most until ``budget_s`` after it.
-    Returns True when the task finished (with a result or an exception), False when it was
-    cancelled for running out of time."""
+async def settle(task: asyncio.Task[Any], clock: CancelClock, budget_s: float, limit_s: float | None = None) -> bool:
+    """Waits for ``task``: at most ``limit_s`` in all (None: no limit) and, once a signal has
+    arrived, at most until ``budget_s`` after it. Returns True when the task finished (with a
+    result or an exception), False when it was cancelled for running out of time."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     if not clock.cancelled:
         waiter = asyncio.ensure_future(clock.wait())
-        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({task, waiter}, timeout=limit_s, return_when=asyncio.FIRST_COMPLETED)
         waiter.cancel()
-    if not task.done():
-        await asyncio.wait({task}, timeout=clock.remaining(budget_s))
+    if not task.done() and clock.cancelled:
+        timeout = clock.remaining(budget_s)
+        if limit_s is not None and timeout is not None:
+            timeout = min(timeout, max(0.0, limit_s - (loop.time() - started)))
+        await asyncio.wait({task}, timeout=timeout)
     if task.done():
         return True
     task.cancel()

@@ -14,6 +14,9 @@ from aw_action.github.deadline import CancelClock, settle
 from aw_action.github.log import WorkflowLog
 
 TITLE = "aw-harness: artifact upload"
+UPLOAD_LIMIT_S = 300.0
+"""The whole upload (zip, calls, retries) gets at most this long, cancel or not: a server that
+stops answering costs the step five minutes at worst (the toolkit's stall timeout), not more."""
 
 
 SAFE_OUTPUTS_VAR = "GH_AW_SAFE_OUTPUTS"
@@ -42,8 +45,10 @@ async def upload_run_artifacts(
     log: WorkflowLog,
     clock: CancelClock,
     budget_s: float,
+    limit_s: float = UPLOAD_LIMIT_S,
 ) -> str:
-    """Returns the artifact id, or "" when nothing was uploaded (with a warning saying why)."""
+    """Returns the artifact id, or "" when nothing was uploaded (with a warning saying why).
+    Every file goes through the log's redactor on its way into the zip."""
     # Imported here: only runs that upload pay for the HTTP client.
     import httpx
 
@@ -62,11 +67,12 @@ async def upload_run_artifacts(
         return ""
     try:
         async with httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0)) as client:
-            uploader = ArtifactClient(results_url, token, client, on_secret=log.mask)
+            uploader = ArtifactClient(results_url, token, client, on_secret=log.mask, scrub=log.redactor.text)
             task = asyncio.create_task(uploader.upload(name, root, extra))
-            finished = await settle(task, clock, budget_s)
-            if not finished:
-                log.warning("abandoned: the step was cancelled before the upload finished", title=TITLE)
+            if not await settle(task, clock, budget_s, limit_s):
+                late = f"not finished within {limit_s:g} s"
+                why = "the step was cancelled before the upload finished" if clock.cancelled else late
+                log.warning(f"abandoned: {why}", title=TITLE)
                 return ""
             result = task.result()
     except Exception as exc:  # any failure is a warning, never a changed exit code

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.action.launch import ActionRun, run_action, write_script
+from tests.action.launch import FAKE_GITHUB_TOKEN, ActionRun, run_action, write_script
 from tests.github.artifact_server import SIGNATURE, ArtifactServer, runtime_token
 
 TOKEN = runtime_token("41", "41")
@@ -24,7 +24,7 @@ def _run(
     **inputs: str,
 ) -> ActionRun:
     ws = tmp_path / "workspace"
-    ws.mkdir()
+    ws.mkdir(exist_ok=True)
     script = write_script(ws, turns)
     base = {"ACTIONS_RUNTIME_TOKEN": TOKEN, "ACTIONS_RESULTS_URL": server.url + "/", "AW_FAUX_SCRIPT": str(script)}
     return run_action(tmp_path, {"prompt": "Do it.", "model": "faux/scripted", **inputs}, {**base, **(env or {})})
@@ -99,3 +99,56 @@ def test_upload_disabled_sends_nothing(tmp_path: Path) -> None:
     assert run.returncode == 0
     assert server.calls == []
     assert run.runner.named("warning") == []
+
+
+PRINTING_EXTENSION = """
+def setup(api):
+    def on_start(event, ctx):
+        print("extension sees", api.env["OPENAI_API_KEY"])
+
+    api.on("session_start", on_start)
+"""
+ANTHROPIC_KEY = "sk-ant-PLANTED-input-0001"
+STEP_ENV_KEY = "sk-PLANTED-step-env-0002"
+OTLP_TOKEN = "PLANTED-otlp-0003"
+
+
+def test_secrets_the_agent_writes_reach_neither_the_artifact_nor_the_log(tmp_path: Path) -> None:
+    """The agent's shell has GITHUB_TOKEN: what it writes into the output folder or the safe
+    outputs goes up redacted; binary bytes around a secret survive."""
+    safe_outputs = tmp_path / "runner_temp" / "gh-aw" / "safeoutputs" / "outputs.jsonl"
+    safe_outputs.parent.mkdir(parents=True)
+    (tmp_path / "workspace").mkdir()
+    (tmp_path / "workspace" / "printer.py").write_text(PRINTING_EXTENSION)
+    command = (
+        'echo "$GITHUB_TOKEN" > "$AW_OUTPUT_DIR/leak.txt"; '
+        'printf "\\000\\377%s" "$GITHUB_TOKEN" > "$AW_OUTPUT_DIR/blob.bin"; '
+        'echo "{\\"body\\": \\"$GITHUB_TOKEN\\"}" >> "$GH_AW_SAFE_OUTPUTS"'
+    )
+    turns = [{"text": "writing", "tool_calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "done"}]
+    inputs = {
+        "anthropic-api-key": ANTHROPIC_KEY,
+        "otlp-headers": f"Authorization=Bearer%20{OTLP_TOKEN}",
+        "extensions": "./printer.py",
+    }
+    with ArtifactServer(TOKEN) as server:
+        run = _run(
+            tmp_path,
+            server,
+            turns,
+            env={"GH_AW_SAFE_OUTPUTS": str(safe_outputs), "OPENAI_API_KEY": STEP_ENV_KEY},
+            **inputs,
+        )
+    assert run.returncode == 0, run.stdout
+    archive = zipfile.ZipFile(io.BytesIO(server.uploaded()))
+    assert archive.read("leak.txt") == b"***\n"
+    assert archive.read("blob.bin") == b"\x00\xff***"
+    assert json.loads(archive.read("safe-outputs/outputs.jsonl")) == {"body": "***"}
+    assert "extension sees ***" in run.stdout
+    produced = {name: archive.read(name) for name in archive.namelist()}
+    log = [line for line in run.stdout.splitlines() if not line.startswith("::add-mask::")]
+    produced.update(log="\n".join(log).encode(), stderr=run.stderr.encode(), summary=run.summary.encode())
+    produced["outputs"] = json.dumps(run.outputs).encode()
+    for secret in (FAKE_GITHUB_TOKEN, ANTHROPIC_KEY, STEP_ENV_KEY, OTLP_TOKEN, TOKEN):
+        for where, data in produced.items():
+            assert secret.encode() not in data, f"{secret} leaked into {where}"

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 import hashlib
 import io
 import json
 import os
+import socket
+import threading
 import zipfile
 from pathlib import Path
 
@@ -16,7 +20,12 @@ import pytest
 from aw_action.github import artifacts
 from aw_action.github.archive import zip_directory
 from aw_action.github.artifacts import ArtifactClient, ArtifactError, backend_ids, is_ghes
+from aw_action.github.deadline import CancelClock
+from aw_action.github.log import WorkflowLog
+from aw_action.github.upload import upload_run_artifacts
+from aw_action.sinks.redact import Redactor
 from tests.github.artifact_server import SIGNATURE, ArtifactServer, runtime_token
+from tests.github.runner_sim import simulate
 
 
 def _output_dir(tmp_path: Path) -> Path:
@@ -142,3 +151,58 @@ def test_zip_leaves_out_hidden_files_and_symlinks(tmp_path: Path) -> None:
     archive = zip_directory(root, tmp_path / "a.zip")
     assert archive.files == 3
     assert ".hidden" not in zipfile.ZipFile(archive.path).namelist()
+
+
+async def test_twirp_calls_go_to_the_origin_of_the_results_url(tmp_path: Path) -> None:
+    """As the toolkit does (``new URL(ACTIONS_RESULTS_URL).origin``): a path in the URL is not kept."""
+    with ArtifactServer(runtime_token()) as server:
+        async with httpx.AsyncClient() as client:
+            uploader = ArtifactClient(server.url + "/results/v1/", server.token, client, backoff_s=0.01)
+            result = await uploader.upload("aw-run", _output_dir(tmp_path))
+    assert result.artifact_id == "4242"
+
+
+def test_zip_redacts_each_file_and_keeps_other_bytes(tmp_path: Path) -> None:
+    root = tmp_path / "out"
+    root.mkdir()
+    (root / "notes.txt").write_text("token ghs_secret123 here\n")
+    (root / "blob.bin").write_bytes(b"\x00\xff\xfeghs_secret123\x80")
+    extra = tmp_path / "outputs.jsonl"
+    extra.write_text('{"body":"ghs_secret123"}\n')
+    scrub = Redactor(["ghs_secret123"]).text
+    archive = zipfile.ZipFile(zip_directory(root, tmp_path / "a.zip", {"safe/outputs.jsonl": extra}, scrub).path)
+    assert archive.read("notes.txt") == b"token *** here\n"
+    assert archive.read("blob.bin") == b"\x00\xff\xfe***\x80"
+    assert archive.read("safe/outputs.jsonl") == b'{"body":"***"}\n'
+
+
+class _Silent:
+    """A server that accepts connections and never answers."""
+
+    def __enter__(self) -> str:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.held: list[socket.socket] = []
+
+        def accept() -> None:
+            with contextlib.suppress(OSError):
+                while True:
+                    self.held.append(self.sock.accept()[0])
+
+        threading.Thread(target=accept, daemon=True).start()
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+
+    def __exit__(self, *exc: object) -> None:
+        for conn in [*self.held, self.sock]:
+            conn.close()
+
+
+async def test_an_upload_that_never_finishes_is_abandoned_at_its_limit(tmp_path: Path) -> None:
+    out = io.StringIO()
+    log = WorkflowLog(out)
+    with _Silent() as url:
+        env = {"ACTIONS_RUNTIME_TOKEN": runtime_token(), "ACTIONS_RESULTS_URL": url}
+        task = upload_run_artifacts(env, "aw-run", _output_dir(tmp_path), log, CancelClock(), 5.5, limit_s=0.5)
+        artifact_id = await asyncio.wait_for(task, timeout=30)
+    log.finish()
+    assert artifact_id == ""
+    assert [w.data for w in simulate(out.getvalue()).named("warning")] == ["abandoned: not finished within 0.5 s"]
