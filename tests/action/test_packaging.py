@@ -55,8 +55,13 @@ def test_action_runs_the_dockerfile() -> None:
 
 def test_reference_documents_every_input_and_output() -> None:
     doc = (REPO / "docs" / "action-reference.md").read_text()
-    for name in [*ACTION["inputs"], *ACTION["outputs"]]:
+    for name in ACTION["outputs"]:
         assert re.search(rf"^\| `{re.escape(name)}` \|", doc, re.MULTILINE), name
+    for name, spec in ACTION["inputs"].items():
+        row = re.search(rf"^\| `{re.escape(name)}` \|([^|]*)\|", doc, re.MULTILINE)
+        assert row, name
+        default = str(spec.get("default") or "")
+        assert row.group(1).strip() == (f"`{default}`" if default else ""), f"{name}: the default differs"
 
 
 def test_entrypoint_is_exec_form_through_tini_never_a_shell() -> None:
