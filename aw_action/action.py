@@ -86,7 +86,8 @@ async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: Stop
 
     def last_words() -> None:
         if not written:
-            _outputs(env, {**result_outputs(_stuck_result(harness).to_json()), "artifact-id": ""}, log)
+            stuck = log.redactor.obj(_stuck_result(harness).to_json())
+            _outputs(env, {**result_outputs(stuck), "artifact-id": ""}, log)
         log.error(f"the run did not stop within {CANCEL_HARD_S} s of the cancel; exiting", title="aw-harness")
         log.finish()
 

@@ -148,8 +148,12 @@ def setup(api):
         print("EXTENSION BLOCKING NOW")
         time.sleep(60)
 
-    api.on("turn_end", stuck_sync if "{mode}" == "sync" else stuck_async)
+    if "{mode}" == "sync":
+        api.on("session_shutdown", stuck_sync)  # the final message is known by then
+    else:
+        api.on("turn_end", stuck_async)
 """
+STEP_ENV_KEY = "sk-PLANTED-step-env-key-0042"
 
 
 @pytest.mark.parametrize("mode", ["async", "sync"])
@@ -157,10 +161,11 @@ def test_a_stuck_extension_cannot_hold_the_step_past_the_budget(tmp_path: Path, 
     """An extension that ignores the cancel (awaiting forever, or blocking the event loop) is
     abandoned: the outputs still say cancelled and the process exits within the budget."""
     paths = Paths.under(tmp_path)
-    script = write_script(paths.workspace, [{"text": "one"}, {"text": "two"}])
+    script = write_script(paths.workspace, [{"text": f"one {STEP_ENV_KEY}"}, {"text": "two"}])
     (paths.workspace / "stuck.py").write_text(STUCK_EXTENSION.replace("{mode}", mode))
     inputs = {"prompt": "x", "model": "faux/scripted", "extensions": "./stuck.py", "upload-artifacts": "false"}
-    proc = start_action(paths, action_env(paths, inputs, {"AW_FAUX_SCRIPT": str(script)}))
+    extra = {"AW_FAUX_SCRIPT": str(script), "OPENAI_API_KEY": STEP_ENV_KEY}
+    proc = start_action(paths, action_env(paths, inputs, extra))
     watch = LineWatch(proc.stdout, "EXTENSION BLOCKING NOW")
     assert watch.seen.wait(timeout=30), "the extension never ran"
     signalled = time.monotonic()
@@ -179,3 +184,4 @@ def test_a_stuck_extension_cannot_hold_the_step_past_the_budget(tmp_path: Path, 
     )
     errors = [line for line in stdout.splitlines() if line.startswith("::error")]
     assert len(errors) == 1
+    assert STEP_ENV_KEY not in stdout and STEP_ENV_KEY not in json.dumps(run.outputs)
