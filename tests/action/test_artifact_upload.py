@@ -6,12 +6,14 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.action.launch import FAKE_GITHUB_TOKEN, ActionRun, run_action, write_script
+from tests.action.launch import ActionRun, run_action, write_script
 from tests.github.artifact_server import SIGNATURE, ArtifactServer, runtime_token
+from tests.observability.otlp_receiver import Receiver, serve
 
 TOKEN = runtime_token("41", "41")
 
@@ -104,18 +106,29 @@ def test_upload_disabled_sends_nothing(tmp_path: Path) -> None:
 PRINTING_EXTENSION = """
 def setup(api):
     def on_start(event, ctx):
-        print("extension sees", api.env["OPENAI_API_KEY"])
+        print("extension sees", api.env["MY_SERVICE_TOKEN"])
 
     api.on("session_start", on_start)
 """
-ANTHROPIC_KEY = "sk-ant-PLANTED-input-0001"
-STEP_ENV_KEY = "sk-PLANTED-step-env-0002"
-OTLP_TOKEN = "PLANTED-otlp-0003"
+PLANTED = {
+    "anthropic-api-key": "sk-ant-PLANTED-input-0001",
+    "openai-api-key": "sk-PLANTED-input-0002",
+    "github-token": "ghs_PLANTED0003jobtoken",
+}
+STEP_ENV_SECRET = "PLANTED-step-env-0004"
+OTLP_TOKEN = "PLANTED-otlp-0005"
 
 
-def test_secrets_the_agent_writes_reach_neither_the_artifact_nor_the_log(tmp_path: Path) -> None:
-    """The agent's shell has GITHUB_TOKEN: what it writes into the output folder or the safe
-    outputs goes up redacted; binary bytes around a secret survive."""
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    yield from serve()
+
+
+def test_planted_secrets_reach_no_byte_the_action_produces(tmp_path: Path, receiver: Receiver) -> None:
+    """A secret in every credential input, in otlp-headers and on the step's env:. The agent's
+    shell has GITHUB_TOKEN and writes it into the output folder and the safe outputs; an
+    extension prints the step-env one. The log, outputs, summary, record files, spans and
+    artifact zip hold none of them (binary bytes around a secret survive in the zip)."""
     safe_outputs = tmp_path / "runner_temp" / "gh-aw" / "safeoutputs" / "outputs.jsonl"
     safe_outputs.parent.mkdir(parents=True)
     (tmp_path / "workspace").mkdir()
@@ -127,28 +140,29 @@ def test_secrets_the_agent_writes_reach_neither_the_artifact_nor_the_log(tmp_pat
     )
     turns = [{"text": "writing", "tool_calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "done"}]
     inputs = {
-        "anthropic-api-key": ANTHROPIC_KEY,
+        **PLANTED,
+        "otlp-endpoint": receiver.url,
         "otlp-headers": f"Authorization=Bearer%20{OTLP_TOKEN}",
         "extensions": "./printer.py",
     }
+    env = {"GH_AW_SAFE_OUTPUTS": str(safe_outputs), "MY_SERVICE_TOKEN": STEP_ENV_SECRET}
     with ArtifactServer(TOKEN) as server:
-        run = _run(
-            tmp_path,
-            server,
-            turns,
-            env={"GH_AW_SAFE_OUTPUTS": str(safe_outputs), "OPENAI_API_KEY": STEP_ENV_KEY},
-            **inputs,
-        )
+        run = _run(tmp_path, server, turns, env=env, **inputs)
     assert run.returncode == 0, run.stdout
     archive = zipfile.ZipFile(io.BytesIO(server.uploaded()))
     assert archive.read("leak.txt") == b"***\n"
     assert archive.read("blob.bin") == b"\x00\xff***"
     assert json.loads(archive.read("safe-outputs/outputs.jsonl")) == {"body": "***"}
     assert "extension sees ***" in run.stdout
-    produced = {name: archive.read(name) for name in archive.namelist()}
+    assert receiver.spans and receiver.requests[0]["headers"]["authorization"] == f"Bearer {OTLP_TOKEN}"
+    produced = {f"zip:{name}": archive.read(name) for name in archive.namelist()}
+    records = tmp_path / "runner_temp" / "aw-harness"
+    produced.update({f"file:{p.name}": p.read_bytes() for p in records.glob("*.jsonl")})
     log = [line for line in run.stdout.splitlines() if not line.startswith("::add-mask::")]
     produced.update(log="\n".join(log).encode(), stderr=run.stderr.encode(), summary=run.summary.encode())
     produced["outputs"] = json.dumps(run.outputs).encode()
-    for secret in (FAKE_GITHUB_TOKEN, ANTHROPIC_KEY, STEP_ENV_KEY, OTLP_TOKEN, TOKEN):
+    produced["spans"] = b"".join(r["body"] for r in receiver.requests)
+    assert len(produced) >= 12
+    for secret in (*PLANTED.values(), STEP_ENV_SECRET, OTLP_TOKEN, TOKEN):
         for where, data in produced.items():
             assert secret.encode() not in data, f"{secret} leaked into {where}"
