@@ -17,7 +17,7 @@ from urllib.parse import unquote
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from aw_action.sinks.redact import MIN_SECRET_LENGTH
+from aw_action.sinks.redact import MIN_SECRET_LENGTH, header_values
 
 SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token", "otlp-headers")
 INVALID_ARTIFACT_CHARS = set('":<>|*?\r\n\\/')
@@ -156,9 +156,6 @@ def secret_values(env: dict[str, str]) -> list[str]:
         found.append(value)
         if name == "otlp-headers":
             for item in split_list(value):
-                raw = item.partition("=")[2].strip()
-                for candidate in (raw, unquote(raw)):
-                    parts = [candidate, candidate.split(" ", 1)[1]] if " " in candidate else [candidate]
-                    found.extend(p for p in parts if len(p.strip()) >= MIN_SECRET_LENGTH)
+                found.extend(v for v in header_values(item) if len(v.strip()) >= MIN_SECRET_LENGTH)
     found.append(env.get("ACTIONS_RUNTIME_TOKEN", ""))
     return [v for v in dict.fromkeys(found) if v.strip()]
