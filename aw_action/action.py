@@ -42,13 +42,12 @@ whatever still blocks."""
 
 def main(argv: list[str]) -> int:
     log = WorkflowLog(sys.stdout)
-    if argv:
-        log.write(f"aw-harness action: takes no arguments (inputs come from INPUT_* variables), got {argv}\n")
-        log.finish()
-        return 2
     env = dict(os.environ)
     for secret in secret_values(env):
         log.mask(secret)
+    if argv:  # a workflow's `with: args:` reaches the container as arguments
+        message = f"the action takes no arguments (inputs come from INPUT_* variables), got {argv}"
+        return _invalid_input(ActionInputError("args", message), env, log)
     stops = StopSignals(CancelClock(), CANCEL_HARD_S)
     stops.install()
     try:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from aw_action.github.outputs import OUTPUT_NAMES
-from tests.action.launch import FAKE_GITHUB_TOKEN, ActionRun, run_action, write_script
-from tests.github.runner_sim import simulate
+from tests.action.launch import FAKE_GITHUB_TOKEN, ActionRun, Paths, action_env, run_action, write_script
+from tests.github.runner_sim import parse_file_command, simulate
 
 ANTHROPIC_KEY = "sk-ant-api03-NeverShowThis-1234567890"
 OTLP_TOKEN = "otlp-bearer-NeverShowThis-987"
@@ -164,3 +166,23 @@ def test_unknown_model_is_an_invocation_error(tmp_path: Path) -> None:
     assert run.returncode == 2
     assert run.outputs["exit-code"] == "2"
     assert len(run.runner.named("error")) == 1
+
+
+def test_arguments_are_an_invalid_input_reported_after_the_masks(tmp_path: Path) -> None:
+    """A workflow's ``with: args:`` becomes container arguments; the action refuses them like a bad input."""
+    paths = Paths.under(tmp_path)
+    env = action_env(paths, {"prompt": "x", "model": "faux/scripted"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "aw_action", "action", "--verbose"],
+        env=env,
+        cwd=paths.workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout.startswith(f"::add-mask::{FAKE_GITHUB_TOKEN}\n")
+    errors = simulate(proc.stdout).named("error")
+    assert [e.properties["title"] for e in errors] == ["aw-harness: invalid input 'args'"]
+    outputs = parse_file_command(paths.output_file.read_text())
+    assert (outputs["exit-code"], outputs["stop-reason"]) == ("2", "invocation_error")
