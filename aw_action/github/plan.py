@@ -179,6 +179,10 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path) -> RunPl
     config, config_path = build_config(inputs, workspace)
     prompt = prompt_path(inputs, workspace, env.get("RUNNER_TEMP"))
     out_dir = output_dir(inputs, env, workspace)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ActionInputError("output-dir", f"cannot create {out_dir}: {exc.strerror or exc}") from None
     return RunPlan(
         config=config,
         config_path=config_path,

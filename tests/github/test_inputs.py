@@ -195,3 +195,12 @@ def test_harness_env_maps_keys_and_drops_inputs_and_runner_credentials(set_input
     assert plan.env["GITHUB_RUN_ID"] == "77"
     assert plan.env["AW_OUTPUT_DIR"] == str(tmp_path / "out")
     assert not any(k.startswith("INPUT_") or k.startswith("ACTIONS_") for k in plan.env)
+
+
+def test_an_output_dir_that_cannot_be_created_is_an_input_error(set_inputs: SetInputs, tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("")
+    set_inputs(model="faux/scripted", prompt="x", output_dir="a-file/out")
+    with pytest.raises(ActionInputError) as info:
+        build_plan(ActionInputs.from_env(), {"GITHUB_WORKSPACE": str(tmp_path)}, tmp_path)
+    assert info.value.input == "output-dir"
+    assert "a-file/out" in info.value.message
