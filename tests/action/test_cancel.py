@@ -4,10 +4,8 @@ well within the 7.5 s the runner allows before it escalates."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import signal
-import socket
 import threading
 import time
 from pathlib import Path
@@ -16,6 +14,7 @@ import pytest
 
 from tests.action.launch import Paths, action_env, finish, start_action, write_script
 from tests.github.artifact_server import ArtifactServer, runtime_token
+from tests.github.silent import SilentServer
 
 TOKEN = runtime_token("7", "7")
 EXIT_BUDGET_S = 7.0
@@ -86,36 +85,13 @@ def test_signal_mid_turn_flushes_everything_and_exits_in_time(
     assert server.named("FinalizeArtifact"), "the artifact was finalized"
 
 
-class SilentEndpoint:
-    """An OTLP endpoint that accepts connections and never answers (a hung collector)."""
-
-    def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.held: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        with contextlib.suppress(OSError):
-            while True:
-                self.held.append(self.sock.accept()[0])
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-
-    def close(self) -> None:
-        for conn in [*self.held, self.sock]:
-            conn.close()
-
-
 def test_a_hung_trace_endpoint_does_not_cost_the_summary_on_cancel(tmp_path: Path) -> None:
     """The span flush on cancel is bounded tightly enough that the local record still gets out."""
     paths = Paths.under(tmp_path)
     first = {"text": "step one", "tool_calls": [{"name": "bash", "arguments": {"command": "echo one"}}]}
     script = write_script(paths.workspace, [first, {"text": "thinking", "delay_s": 60}])
-    endpoint = SilentEndpoint()
-    try:
-        inputs = {"prompt": "x", "model": "faux/scripted", "otlp-endpoint": endpoint.url, "upload-artifacts": "false"}
+    with SilentServer() as endpoint:
+        inputs = {"prompt": "x", "model": "faux/scripted", "otlp-endpoint": endpoint, "upload-artifacts": "false"}
         proc = start_action(paths, action_env(paths, inputs, {"AW_FAUX_SCRIPT": str(script)}))
         watch = LineWatch(proc.stdout, '"turn_start", "turn": 2')
         assert watch.seen.wait(timeout=30), "the slow turn never started"
@@ -126,8 +102,6 @@ def test_a_hung_trace_endpoint_does_not_cost_the_summary_on_cancel(tmp_path: Pat
         stdout = watch.text()
         proc.stdout = None
         run = finish(proc, paths, signalled)
-    finally:
-        endpoint.close()
     assert elapsed < EXIT_BUDGET_S, f"exit took {elapsed:.1f}s"
     assert run.returncode == 1 and run.outputs["conclusion"] == "cancelled"
     assert "did not stop in time" not in stdout, "the run wound down on its own"

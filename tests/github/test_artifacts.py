@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import hashlib
 import io
 import json
 import os
-import socket
-import threading
 import zipfile
 from pathlib import Path
 
@@ -26,6 +23,7 @@ from aw_action.github.upload import upload_run_artifacts
 from aw_action.sinks.redact import Redactor
 from tests.github.artifact_server import SIGNATURE, ArtifactServer, runtime_token
 from tests.github.runner_sim import simulate
+from tests.github.silent import SilentServer
 
 
 def _output_dir(tmp_path: Path) -> Path:
@@ -176,30 +174,10 @@ def test_zip_redacts_each_file_and_keeps_other_bytes(tmp_path: Path) -> None:
     assert archive.read("safe/outputs.jsonl") == b'{"body":"***"}\n'
 
 
-class _Silent:
-    """A server that accepts connections and never answers."""
-
-    def __enter__(self) -> str:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.held: list[socket.socket] = []
-
-        def accept() -> None:
-            with contextlib.suppress(OSError):
-                while True:
-                    self.held.append(self.sock.accept()[0])
-
-        threading.Thread(target=accept, daemon=True).start()
-        return f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-
-    def __exit__(self, *exc: object) -> None:
-        for conn in [*self.held, self.sock]:
-            conn.close()
-
-
 async def test_an_upload_that_never_finishes_is_abandoned_at_its_limit(tmp_path: Path) -> None:
     out = io.StringIO()
     log = WorkflowLog(out)
-    with _Silent() as url:
+    with SilentServer() as url:
         env = {"ACTIONS_RUNTIME_TOKEN": runtime_token(), "ACTIONS_RESULTS_URL": url}
         task = upload_run_artifacts(env, "aw-run", _output_dir(tmp_path), log, CancelClock(), 5.5, limit_s=0.5)
         artifact_id = await asyncio.wait_for(task, timeout=30)
