@@ -33,9 +33,9 @@ from aw_action.harness import TRANSCRIPT_FILE, Harness, RunResult, build_redacto
 
 CANCEL_RUN_S = 3.0
 """After the first signal, the run has this long to wind down before it is abandoned."""
-CANCEL_TOTAL_S = 5.5
+CANCEL_TOTAL_S = 5.0
 """...and outputs plus artifact upload are done by then (the runner escalates at 7.5 s)."""
-CANCEL_HARD_S = 6.3
+CANCEL_HARD_S = 5.6
 """Past this, a watchdog writes fallback outputs and ends the process (within 0.3 s more),
 whatever still blocks."""
 

@@ -63,6 +63,17 @@ def _number(value: Any, digits: int | None = None) -> str:
     return str(value)
 
 
+FINAL_MESSAGE_MAX_CHARS = 65_536
+"""GitHub allows 1 MiB of outputs per job; a final message over this keeps its head and says so
+(the whole message stays in the transcript)."""
+
+
+def _final_message(text: str) -> str:
+    if len(text) <= FINAL_MESSAGE_MAX_CHARS:
+        return text
+    return text[:FINAL_MESSAGE_MAX_CHARS] + f"\n\n[final message truncated: {len(text):,} characters; see session-file]"
+
+
 def result_outputs(result: Mapping[str, Any], session_file: str = "") -> dict[str, str]:
     """Output values from the run's result object (``RunResult.to_json()``, already redacted).
 
@@ -82,6 +93,6 @@ def result_outputs(result: Mapping[str, Any], session_file: str = "") -> dict[st
         "effective-tokens": _number(tokens.get("effective", 0), 2),
         "cost-usd": _number(result.get("cost_usd"), 6),
         "ai-credits": _number(result.get("ai_credits"), 4),
-        "final-message": str(result.get("final_message") or ""),
+        "final-message": _final_message(str(result.get("final_message") or "")),
         "session-file": session_file,
     }

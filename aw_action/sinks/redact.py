@@ -17,9 +17,13 @@ MIN_SECRET_LENGTH = 6
 """Shorter values are not treated as secrets: masking them would garble ordinary text."""
 
 _SECRET_NAME = re.compile(
-    r"(API_KEY|APIKEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|OTLP.*HEADERS|AUTHORIZATION)",
+    r"(API_KEY|APIKEY|TOKEN(?!S)|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|OTLP.*HEADERS|AUTHORIZATION)",
     re.IGNORECASE,
 )
+"""``TOKEN`` but not ``TOKENS``: ``MAX_TOKENS=100000`` is a setting, not a credential."""
+
+_NOT_A_SECRET = re.compile(r"^(\d+(\.\d+)?|true|false|yes|no|none|null)$", re.IGNORECASE)
+"""Values that cannot be credentials; masking them would garble every number in the output."""
 
 
 def is_secret_name(name: str) -> bool:
@@ -31,7 +35,7 @@ def is_secret_name(name: str) -> bool:
 def secrets_from_env(env: Mapping[str, str]) -> list[str]:
     found: list[str] = []
     for name, value in env.items():
-        if not value or not is_secret_name(name):
+        if not value or not is_secret_name(name) or _NOT_A_SECRET.match(value.strip()):
             continue
         found.append(value)
         if "HEADERS" in name.upper():

@@ -211,3 +211,20 @@ def test_long_command_output_saved_in_output_dir_is_redacted(tmp_path: Path) -> 
     for file in run.output_dir.rglob("*"):
         if file.is_file():
             assert secret not in file.read_text(errors="replace"), file
+
+
+def test_settings_named_like_tokens_are_not_treated_as_secrets() -> None:
+    from aw_action.sinks.redact import Redactor, secrets_from_env
+
+    env = {
+        "MAX_TOKENS": "100000",
+        "INPUT_MAX-EFFECTIVE-TOKENS": "250000",
+        "GH_AW_TOKEN_STEERING": "true",
+        "GITHUB_TOKEN": "ghs_realtokenvalue123",
+        "AWF_API_KEY_RETRIES": "123456",
+    }
+    redactor = Redactor(secrets_from_env(env))
+    assert (
+        redactor.text("used 100000 of 250000 tokens; retries 123456") == "used 100000 of 250000 tokens; retries 123456"
+    )
+    assert redactor.text("token ghs_realtokenvalue123") == "token ***"

@@ -71,3 +71,12 @@ def test_result_outputs_cover_every_declared_output_but_artifact_id() -> None:
 def test_unknown_cost_is_an_empty_output() -> None:
     outputs = result_outputs({"cost_usd": None, "ai_credits": None, "tokens": {}})
     assert outputs["cost-usd"] == "" and outputs["ai-credits"] == ""
+
+
+def test_a_huge_final_message_is_cut_to_keep_outputs_under_githubs_cap() -> None:
+    from aw_action.github.outputs import FINAL_MESSAGE_MAX_CHARS, result_outputs
+
+    out = result_outputs({"final_message": "x" * (FINAL_MESSAGE_MAX_CHARS + 10)})["final-message"]
+    assert out.startswith("x" * FINAL_MESSAGE_MAX_CHARS) and out.endswith("see session-file]")
+    assert len(out) < FINAL_MESSAGE_MAX_CHARS + 200
+    assert result_outputs({"final_message": "short"})["final-message"] == "short"
