@@ -283,10 +283,22 @@ def _error_result(call: ToolCall, text: str) -> ToolResultMessage:
     return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=[TextContent(text=text)], is_error=True)
 
 
+@dataclass(frozen=True)
+class _Ready:
+    """A call that passed preparation: the tool and the arguments it runs with."""
+
+    tool: AgentTool
+    args: dict[str, Any]
+
+
 async def _prepare(
     host: LoopHost, tools: dict[str, AgentTool], call: ToolCall, assistant: AssistantMessage
-) -> ToolResultMessage | AgentTool:
-    """Resolve, validate and gate one call: a tool to run, or an immediate error result."""
+) -> ToolResultMessage | _Ready:
+    """Resolve, shim, validate and gate one call: a call to run, or an immediate error result.
+
+    A tool may have ``prepare_arguments(args) -> args`` (Pi's shim for older argument shapes); it
+    runs before validation. ``tool_call`` handlers see the same dict the tool gets and may change
+    it in place (not re-validated, as in Pi)."""
     if assistant.stop_reason == "length":
         return _error_result(call, LENGTH_TOOL_ERROR.format(name=call.name))
     tool = tools.get(call.name)
@@ -294,16 +306,18 @@ async def _prepare(
         return _error_result(call, f"Tool {call.name} not found")
     if call.raw_arguments is not None:
         return _error_result(call, f"Invalid JSON arguments for tool {call.name}: {call.raw_arguments[:200]}")
+    shim = getattr(tool, "prepare_arguments", None)
+    args: dict[str, Any] = shim(dict(call.arguments)) if callable(shim) else dict(call.arguments)
     try:
-        jsonschema.validate(call.arguments, tool.parameters)
+        jsonschema.validate(args, tool.parameters)
     except jsonschema.ValidationError as exc:
         return _error_result(call, f"Validation failed for tool {call.name}: {exc.message}")
-    gate = await host.hooks.tool_call(ToolCallEvent(call.id, call.name, call.arguments))
+    gate = await host.hooks.tool_call(ToolCallEvent(call.id, call.name, args))
     if gate.block:
         return _error_result(call, gate.reason or "Tool execution was blocked")
     if host.signal.aborted:
         return _error_result(call, "Operation aborted")
-    return tool
+    return _Ready(tool, args)
 
 
 async def execute_tools(host: LoopHost, snapshot: TurnSnapshot, assistant: AssistantMessage) -> list[ToolResultMessage]:
@@ -315,17 +329,19 @@ async def execute_tools(host: LoopHost, snapshot: TurnSnapshot, assistant: Assis
     get no result (repair adds one if the session continues).
     """
     tools = {t.name: t for t in snapshot.tools}
-    prepared: list[tuple[ToolCall, ToolResultMessage | AgentTool, float]] = []
+    prepared: list[tuple[ToolCall, ToolResultMessage | _Ready, float]] = []
     for call in assistant.tool_calls:
         if host.signal.aborted:
             break
         await host.hooks.emit(ToolExecutionStart(call.id, call.name, call.arguments))
         prepared.append((call, await _prepare(host, tools, call, assistant), time.monotonic()))
 
-    async def finish(call: ToolCall, outcome: ToolResultMessage | AgentTool, started: float) -> ToolResultMessage:
-        result = outcome if isinstance(outcome, ToolResultMessage) else await _run(host, call, outcome)
-        if not isinstance(outcome, ToolResultMessage):
-            result = await host.hooks.tool_result(ToolResultEvent(call.id, call.name, call.arguments, result))
+    async def finish(call: ToolCall, outcome: ToolResultMessage | _Ready, started: float) -> ToolResultMessage:
+        if isinstance(outcome, ToolResultMessage):
+            result = outcome
+        else:
+            result = await _run(host, call, outcome)
+            result = await host.hooks.tool_result(ToolResultEvent(call.id, call.name, outcome.args, result))
         duration = round((time.monotonic() - started) * 1000)
         await host.hooks.emit(ToolExecutionEnd(call.id, call.name, result, result.is_error, duration))
         return result
@@ -333,17 +349,17 @@ async def execute_tools(host: LoopHost, snapshot: TurnSnapshot, assistant: Assis
     return list(await asyncio.gather(*(finish(c, o, s) for c, o, s in prepared)))
 
 
-async def _run(host: LoopHost, call: ToolCall, tool: AgentTool) -> ToolResultMessage:
+async def _run(host: LoopHost, call: ToolCall, ready: _Ready) -> ToolResultMessage:
     settled = False
 
     async def on_update(partial: ToolResult) -> None:
         if not settled:
             text = "".join(c.text for c in partial.content)
-            await host.hooks.emit(ToolExecutionUpdate(call.id, call.name, call.arguments, text))
+            await host.hooks.emit(ToolExecutionUpdate(call.id, call.name, ready.args, text))
 
     try:
         outcome = await within_abort_grace(
-            tool.execute(call.id, call.arguments, host.signal, on_update, host.tool_context), host.signal
+            ready.tool.execute(call.id, ready.args, host.signal, on_update, host.tool_context), host.signal
         )
         result = ToolResultMessage(
             tool_call_id=call.id, tool_name=call.name, content=outcome.content, details=outcome.details

@@ -228,3 +228,18 @@ def test_settings_named_like_tokens_are_not_treated_as_secrets() -> None:
         redactor.text("used 100000 of 250000 tokens; retries 123456") == "used 100000 of 250000 tokens; retries 123456"
     )
     assert redactor.text("token ghs_realtokenvalue123") == "token ***"
+
+
+def test_edit_accepts_the_legacy_argument_shapes_through_its_shim(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir(exist_ok=True)
+    (tmp_path / "ws" / "f.txt").write_text("alpha\nbeta\n")
+    edits_as_text = json.dumps([{"oldText": "alpha", "newText": "ALPHA"}])
+    script = [
+        {"tool_calls": [{"name": "edit", "arguments": {"path": "f.txt", "edits": edits_as_text}}]},
+        {"tool_calls": [{"name": "edit", "arguments": {"path": "f.txt", "oldText": "beta", "newText": "BETA"}}]},
+        {"text": "ok"},
+    ]
+    c, p = write_run_files(tmp_path, cfg(), script=script)
+    run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "ws" / "f.txt").read_text() == "ALPHA\nBETA\n"
