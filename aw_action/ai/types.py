@@ -150,12 +150,6 @@ class ToolResultMessage(BaseModel):
 Message = Annotated[UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]
 
 
-class MessageList(BaseModel):
-    """Wrapper used to validate/parse a list of messages (e.g. when loading a transcript)."""
-
-    messages: list[Message]
-
-
 @dataclass(frozen=True)
 class Model:
     """A concrete model a provider can serve: a catalog entry resolved by name."""
