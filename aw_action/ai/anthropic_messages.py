@@ -20,7 +20,7 @@ import json
 import re
 from typing import Any
 
-from aw_action.ai.sdk_provider import SdkProvider, Wire
+from aw_action.ai.sdk_provider import SdkProvider, Wire, import_sdk
 from aw_action.ai.stream_state import StreamState
 from aw_action.ai.types import (
     AssistantMessage,
@@ -35,7 +35,6 @@ from aw_action.ai.types import (
     UserMessage,
 )
 from aw_action.ai.usage import from_anthropic, merge_anthropic
-from aw_action.errors import SdkLoadError
 
 API = "anthropic-messages"
 EPHEMERAL = {"type": "ephemeral"}
@@ -223,10 +222,7 @@ class AnthropicProvider(SdkProvider):
     _wire: Wire = AnthropicWire()
 
     def _make_client(self, api_key: str, http_client_hooks: dict[str, list[Any]]) -> tuple[Any, Any]:
-        try:
-            import anthropic
-        except Exception as exc:  # ImportError, or a broken install raising anything at import
-            raise SdkLoadError("anthropic", f"{type(exc).__name__}: {exc}") from exc
+        anthropic = import_sdk("anthropic")
         client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=self.base_url,

@@ -11,9 +11,8 @@ from typing import Any
 from aw_action.ai.openai_chat import ChatWire
 from aw_action.ai.openai_responses import API as RESPONSES_API
 from aw_action.ai.openai_responses import ResponsesWire
-from aw_action.ai.sdk_provider import SdkProvider, Wire
+from aw_action.ai.sdk_provider import SdkProvider, Wire, import_sdk
 from aw_action.ai.types import Model
-from aw_action.errors import SdkLoadError
 
 
 class OpenAIProvider(SdkProvider):
@@ -23,10 +22,7 @@ class OpenAIProvider(SdkProvider):
         self._responses = ResponsesWire()
 
     def _make_client(self, api_key: str, http_client_hooks: dict[str, list[Any]]) -> tuple[Any, Any]:
-        try:
-            import openai
-        except Exception as exc:  # ImportError, or a broken install raising anything at import
-            raise SdkLoadError("openai", f"{type(exc).__name__}: {exc}") from exc
+        openai = import_sdk("openai")
         client = openai.AsyncOpenAI(
             api_key=api_key,
             base_url=self.base_url,

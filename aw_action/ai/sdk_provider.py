@@ -44,6 +44,7 @@ from aw_action.ai.types import (
     StreamError,
     StreamStart,
 )
+from aw_action.errors import SdkLoadError
 
 DEFAULT_TIMEOUT_S = 300.0
 """Per-read timeout: a stream silent this long is treated as dead (Pi's idle timeout)."""
@@ -247,3 +248,14 @@ class SdkProvider:
         message.error_message = self.scrub(info.message + status)
         message.cost_usd = 0.0
         return message
+
+
+def import_sdk(module: str) -> Any:
+    """Import a provider SDK; any failure (missing, or a broken install raising anything at
+    import) becomes ``SdkLoadError`` naming the module (spec §11.2.1: exit 2, no session)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except Exception as exc:
+        raise SdkLoadError(module, f"{type(exc).__name__}: {exc}") from exc
