@@ -23,13 +23,13 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import IO, Any, cast
 
-from aw_action.github.deadline import CancelClock, StopSignals, settle
-from aw_action.github.inputs import ActionInputError, ActionInputs, secret_values
+from aw_action.github.action_inputs import ActionInputError, ActionInputs, secret_values
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import result_outputs, write_outputs
 from aw_action.github.plan import RunPlan, build_plan
 from aw_action.github.upload import upload_run_artifacts
 from aw_action.harness import TRANSCRIPT_FILE, Harness, RunResult, build_redactor
+from aw_action.run.cancel import CancelClock, StopSignals, settle
 
 CANCEL_RUN_S = 3.0
 """After the first signal, the run has this long to wind down before it is abandoned."""

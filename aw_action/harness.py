@@ -20,23 +20,23 @@ from aw_action.agent.tools import AgentTool, ToolContext
 from aw_action.agent.transcript import Transcript
 from aw_action.ai.catalog import UnknownModelError, resolve_model
 from aw_action.ai.types import Model, Provider, UserMessage
-from aw_action.config import RunConfig
-from aw_action.errors import HarnessError, InvocationError
 from aw_action.extensions.api import HostServices, Registry
 from aw_action.extensions.loader import load_all
-from aw_action.extensions.provenance import record_inputs
 from aw_action.extensions.runner import ExtensionRunner
-from aw_action.extensions.state import RunState
-from aw_action.inputs import (
+from aw_action.run.config import RunConfig
+from aw_action.run.config_files import (
     apply_overrides,
     assemble_prompt,
     load_config,
     load_prompt,
     resolve_imports,
 )
-from aw_action.sinks.failure import report_invocation_error
+from aw_action.run.exits import HarnessError, InvocationError
+from aw_action.run.provenance import record_inputs
+from aw_action.run.redact import Redactor, header_values, secrets_from_env
+from aw_action.run.state import RunState
+from aw_action.sinks.invocation_failure import report_invocation_error
 from aw_action.sinks.jsonl import JsonlSink
-from aw_action.sinks.redact import Redactor, header_values, secrets_from_env
 from aw_action.tools import builtin_tools
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from aw_action.agent.events import AnyMessage, HarnessEvent
 from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal, Provider
-from aw_action.config import RunConfig
-from aw_action.extensions.state import RunState
+from aw_action.run.config import RunConfig
+from aw_action.run.redact import Redactor
+from aw_action.run.state import RunState
 from aw_action.sinks.jsonl import JsonlSink
-from aw_action.sinks.redact import Redactor
 
 if TYPE_CHECKING:
     from aw_action.agent.session import AgentSession

@@ -27,7 +27,7 @@ from aw_action.agent.compaction import messages_tokens
 from aw_action.agent.events import BeforeProviderRequestEvent, RequestEnd, TurnEnd
 from aw_action.ai.types import AssistantMessage, Usage
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
-from aw_action.extensions.budget import (
+from aw_action.run.effective_tokens import (
     MAX_CREDITS_ENV,
     MULTIPLIER_ENV,
     Limit,
@@ -38,7 +38,7 @@ from aw_action.extensions.budget import (
     min_next_request_et,
     parse_overrides,
 )
-from aw_action.extensions.state import RequestRecord, RunState, TurnRecord, utc_iso
+from aw_action.run.state import RequestRecord, RunState, TurnRecord, utc_iso
 
 UNPRICED_HINT = "set harness.budget.max-effective-tokens, which does not depend on prices"
 

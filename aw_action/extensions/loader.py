@@ -31,8 +31,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from aw_action.errors import BuiltinExtensionError, InvocationError
 from aw_action.extensions.api import ExtensionAPI, Handler, HostServices, Registered, Registry
+from aw_action.run.exits import BuiltinExtensionError, InvocationError
 
 Setup = Callable[[ExtensionAPI], Any]
 ENTRY_POINT_GROUP = "aw_harness.extensions"

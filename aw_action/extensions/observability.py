@@ -36,11 +36,11 @@ from aw_action.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from aw_action.config import RunConfig
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
-from aw_action.extensions.state import RequestRecord, RunState, ToolStats
-from aw_action.sinks import events, genai, unified_records
-from aw_action.sinks.events import human_turn_line
+from aw_action.run.config import RunConfig
+from aw_action.run.state import RequestRecord, RunState, ToolStats
+from aw_action.sinks import genai, jsonl_records, unified_records
+from aw_action.sinks.jsonl_records import human_turn_line
 from aw_action.sinks.otel import DEFAULT_TIMEOUT_S, OtelSink, resolve_target
 from aw_action.sinks.provenance_file import ProvenanceFile
 from aw_action.sinks.summary import Outcome, append_step_summary, render_run_summary
@@ -195,7 +195,7 @@ class Observability:
             self.jsonl.event("turn_start", turn=turn)
             self.record("assistant.turn_start", {"sessionId": self.session_id, "turnId": str(turn)})
         elif isinstance(event, MessageStart | MessageEnd):
-            self.jsonl.record(event.type, events.message(event.message, isinstance(event, MessageEnd)))
+            self.jsonl.record(event.type, jsonl_records.message(event.message, isinstance(event, MessageEnd)))
         elif isinstance(event, AgentStart):
             self.jsonl.event("agent_start", session_id=self.session_id)
         elif isinstance(event, AgentEnd):
@@ -208,7 +208,7 @@ class Observability:
             self.one_request(record, status, event.message.api, ctx.session.model.id)
 
     def one_request(self, record: RequestRecord, status: int | None, api_name: str, request_model: str) -> None:
-        self.jsonl.record("request_end", events.request_end(record, status))
+        self.jsonl.record("request_end", jsonl_records.request_end(record, status))
         self.guard("token-usage", lambda: self.usage.append(record, status, api_name))
         self.record("usage.report", usage_report(record, status, self.state.ai_credits), source=USAGE_SOURCE)
         end = time.time_ns()
@@ -237,7 +237,7 @@ class Observability:
         if not self.state.turns:
             return
         t = self.state.turns[-1]
-        fields = events.turn_end(t, self.state.model)
+        fields = jsonl_records.turn_end(t, self.state.model)
         self.jsonl.record("turn_end", fields)
         self.jsonl.line(
             human_turn_line(
@@ -272,7 +272,7 @@ class Observability:
             )
         if outcome.stop_reason == "error" and result.error:
             self.jsonl.event("error", message=result.error, stop_reason=outcome.stop_reason)
-        self.jsonl.record("session_end", events.session_end(state, outcome))
+        self.jsonl.record("session_end", jsonl_records.session_end(state, outcome))
         for path in (self.usage.path, self.unified.path, self.provenance.path):
             if path.exists():
                 state.add_file(path)

@@ -23,8 +23,8 @@ from typing import Any
 from aw_action.agent.events import BeforeProviderRequestEvent, ProviderRequestResult, RequestEnd, TurnEnd
 from aw_action.ai.types import AssistantMessage, UserMessage
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
-from aw_action.extensions.deadline import Clock, MonotonicClock, TimeBudget, run_start
 from aw_action.extensions.notices import NoticeLadder, NoticeType, Rung, named_rung, notice_text, rungs_for
+from aw_action.run.time_budget import Clock, MonotonicClock, TimeBudget, run_start
 
 BUDGET_TYPES: tuple[tuple[NoticeType, str], ...] = (("token", "effective_tokens"), ("ai_credit", "ai_credits"))
 

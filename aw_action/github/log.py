@@ -27,7 +27,7 @@ from typing import Any, TextIO, TypeVar
 
 from aw_action.github import commands
 from aw_action.github.turns import TurnTracker, parse_record
-from aw_action.sinks.redact import Redactor
+from aw_action.run.redact import Redactor
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -24,10 +24,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from aw_action.config import RunConfig
-from aw_action.errors import InvocationError
-from aw_action.github.inputs import ActionInputError, ActionInputs, parse_headers, split_list
-from aw_action.inputs import describe_validation_error, read_json_file
+from aw_action.github.action_inputs import ActionInputError, ActionInputs, parse_headers, split_list
+from aw_action.run.config import RunConfig
+from aw_action.run.config_files import describe_validation_error, read_json_file
+from aw_action.run.exits import InvocationError
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
 RUNNER_CREDENTIALS = (

@@ -10,8 +10,8 @@ import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 
-from aw_action.github.deadline import CancelClock, settle
 from aw_action.github.log import WorkflowLog
+from aw_action.run.cancel import CancelClock, settle
 
 TITLE = "aw-harness: artifact upload"
 UPLOAD_LIMIT_S = 300.0

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from aw_action.sinks.redact import Redactor
+from aw_action.run.redact import Redactor
 
 
 class JsonlFile:

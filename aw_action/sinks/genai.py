@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from aw_action.ai.types import Usage
-from aw_action.extensions.state import RequestRecord, RunState
+from aw_action.run.state import RequestRecord, RunState
 
 AGENT_NAME = "aw-harness"
 GITHUB_RESOURCE = {

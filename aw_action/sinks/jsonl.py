@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 from aw_action.agent.transcript import iso_now
-from aw_action.sinks.redact import Redactor
+from aw_action.run.redact import Redactor
 
 
 class JsonlSink:

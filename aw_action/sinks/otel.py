@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from aw_action.extensions.state import RequestRecord
+from aw_action.run.redact import Redactor
+from aw_action.run.state import RequestRecord
 from aw_action.sinks import genai
-from aw_action.sinks.redact import Redactor
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan

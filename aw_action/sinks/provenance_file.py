@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from aw_action.run.redact import Redactor
 from aw_action.sinks.files import JsonlFile
-from aw_action.sinks.redact import Redactor
 
 FILE_NAME = "context-provenance.jsonl"
 FIELDS = ("timestamp", "source", "path", "tokens", "cumulative_tokens", "role")

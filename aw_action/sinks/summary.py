@@ -14,10 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from aw_action.extensions.state import RunState
+from aw_action.run.redact import Redactor
+from aw_action.run.state import RunState
 from aw_action.sinks import markdown as md
 from aw_action.sinks.mermaid import token_chart
-from aw_action.sinks.redact import Redactor
 
 STEP_SUMMARY_LIMIT = 1024 * 1024
 """GitHub rejects a step summary file larger than 1 MiB."""

@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aw_action.extensions.state import RequestRecord
+from aw_action.run.redact import Redactor
+from aw_action.run.state import RequestRecord
 from aw_action.sinks.files import JsonlFile
-from aw_action.sinks.redact import Redactor
 
 FILE_NAME = "token-usage.jsonl"
 SCHEMA = "token-usage/v1.0.0-awharness"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aw_action.extensions.state import RunState
+from aw_action.run.state import RunState
 from aw_action.sinks.summary import Outcome
 
 

@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aw_action.extensions.state import RequestRecord, utc_iso
+from aw_action.run.redact import Redactor
+from aw_action.run.state import RequestRecord, utc_iso
 from aw_action.sinks.files import JsonlFile
-from aw_action.sinks.redact import Redactor
 
 FILE_NAME = "aw_session.jsonl"
 HEADER: dict[str, Any] = {

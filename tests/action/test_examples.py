@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from aw_action.config import RunConfig
 from aw_action.github.outputs import OUTPUT_NAMES
+from aw_action.run.config import RunConfig
 from tests.action.launch import REPO, declared_inputs, run_action
 
 EXAMPLES = sorted(p for p in (REPO / "examples").iterdir() if p.is_dir() and p.name != "demo")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from aw_action.github.inputs import ActionInputs
+from aw_action.github.action_inputs import ActionInputs
 from aw_action.github.outputs import OUTPUT_NAMES
 from tests.action.launch import REPO
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from aw_action.ai.types import Usage
-from aw_action.extensions.budget import (
+from aw_action.run.effective_tokens import (
     Limit,
     Multipliers,
     base_weighted_tokens,

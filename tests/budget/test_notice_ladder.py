@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from aw_action.extensions.deadline import TimeBudget
 from aw_action.extensions.notices import LADDER, NoticeLadder, named_rung, notice_text, rungs_for
+from aw_action.run.time_budget import TimeBudget
 
 FIXTURE = Path(__file__).parent / "data" / "awf-steering-token-usage.jsonl"
 

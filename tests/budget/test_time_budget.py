@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aw_action.extensions.deadline import TimeBudget
+from aw_action.run.time_budget import TimeBudget
 
 
 @pytest.mark.parametrize(

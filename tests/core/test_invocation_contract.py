@@ -214,7 +214,7 @@ def test_long_command_output_saved_in_output_dir_is_redacted(tmp_path: Path) -> 
 
 
 def test_settings_named_like_tokens_are_not_treated_as_secrets() -> None:
-    from aw_action.sinks.redact import Redactor, secrets_from_env
+    from aw_action.run.redact import Redactor, secrets_from_env
 
     env = {
         "MAX_TOKENS": "100000",

@@ -19,12 +19,12 @@ from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult
 from aw_action.ai.faux import FauxProvider
 from aw_action.ai.types import AbortSignal, Model
-from aw_action.config import RunConfig
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext, HostServices, Registry
 from aw_action.extensions.runner import ExtensionRunner
-from aw_action.extensions.state import RunState
+from aw_action.run.config import RunConfig
+from aw_action.run.redact import Redactor
+from aw_action.run.state import RunState
 from aw_action.sinks.jsonl import JsonlSink
-from aw_action.sinks.redact import Redactor
 
 Setup = Callable[[ExtensionAPI], Any]
 FAUX = Model(id="scripted", provider="faux", api="faux", context_window=128_000, max_output_tokens=16_384)

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from aw_action.ai.types import UserMessage
-from aw_action.extensions import cost_tracker, deadline, steering
+from aw_action.extensions import cost_tracker, steering
 from aw_action.extensions.api import ExtensionAPI
+from aw_action.run import time_budget as deadline
 from tests.extensions.rig import ManualClock, Rig, echo_tool, make_rig
 
 TOOL_TURN: dict[str, Any] = {"tool_calls": [{"name": "echo", "arguments": {}}]}
@@ -154,7 +155,7 @@ async def test_a_long_lived_host_counts_from_the_run_state(tmp_path: Path, monke
 
 
 def test_process_age_of_a_fresh_interpreter_is_small() -> None:
-    code = "from aw_action.extensions.deadline import process_age_s; print(process_age_s())"
+    code = "from aw_action.run.time_budget import process_age_s; print(process_age_s())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     age = float(out.stdout)
     assert 0 < age < 30

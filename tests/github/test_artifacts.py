@@ -17,10 +17,10 @@ import pytest
 from aw_action.github import artifacts
 from aw_action.github.archive import zip_directory
 from aw_action.github.artifacts import ArtifactClient, ArtifactError, backend_ids, is_ghes
-from aw_action.github.deadline import CancelClock
 from aw_action.github.log import WorkflowLog
 from aw_action.github.upload import upload_run_artifacts
-from aw_action.sinks.redact import Redactor
+from aw_action.run.cancel import CancelClock
+from aw_action.run.redact import Redactor
 from tests.github.artifact_server import SIGNATURE, ArtifactServer, runtime_token
 from tests.github.runner_sim import simulate
 from tests.github.silent import SilentServer

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.github.inputs import ActionInputError, ActionInputs, env_name, parse_headers, secret_values, split_list
+from aw_action.github.action_inputs import (
+    ActionInputError,
+    ActionInputs,
+    env_name,
+    parse_headers,
+    secret_values,
+    split_list,
+)
 from aw_action.github.plan import build_plan
 
 SetInputs = Callable[..., None]

@@ -7,7 +7,7 @@ import io
 import json
 
 from aw_action.github.log import WorkflowLog
-from aw_action.sinks.redact import Redactor
+from aw_action.run.redact import Redactor
 from tests.github.runner_sim import simulate
 
 INJECTIONS = [

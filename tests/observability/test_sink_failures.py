@@ -55,7 +55,7 @@ WRITE_UNTIL_FULL = """
 import json, resource, signal, sys
 from pathlib import Path
 from aw_action.sinks.files import JsonlFile
-from aw_action.sinks.redact import Redactor
+from aw_action.run.redact import Redactor
 
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-limit write then fails with EFBIG
 resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))

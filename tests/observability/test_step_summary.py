@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from aw_action.ai.types import Usage
-from aw_action.extensions.state import RequestRecord, RunState, TurnRecord, utc_iso
-from aw_action.sinks.redact import Redactor
+from aw_action.run.redact import Redactor
+from aw_action.run.state import RequestRecord, RunState, TurnRecord, utc_iso
 from aw_action.sinks.summary import STEP_SUMMARY_LIMIT, Outcome, append_step_summary, render_run_summary
 from tests.observability.support import BUDGET_SCRIPT, TOOL_SCRIPT, gfm, scripted_run
 

@@ -11,13 +11,13 @@ import pytest
 from aw_action.ai.anthropic_messages import AnthropicProvider
 from aw_action.ai.faux import FauxProvider
 from aw_action.ai.openai_provider import OpenAIProvider
-from aw_action.config import RunConfig
-from aw_action.errors import InvocationError, SdkLoadError
 from aw_action.extensions import provider_setup
 from aw_action.extensions.api import ExtensionAPI, HostServices, Registry
-from aw_action.extensions.state import RunState
+from aw_action.run.config import RunConfig
+from aw_action.run.exits import InvocationError, SdkLoadError
+from aw_action.run.redact import Redactor
+from aw_action.run.state import RunState
 from aw_action.sinks.jsonl import JsonlSink
-from aw_action.sinks.redact import Redactor
 from tests.providers.conftest import collect, request
 from tests.servers import openai as oai
 from tests.servers.wire import WireServer

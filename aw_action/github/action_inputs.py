@@ -17,7 +17,7 @@ from urllib.parse import unquote
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from aw_action.sinks.redact import MIN_SECRET_LENGTH, header_values
+from aw_action.run.redact import MIN_SECRET_LENGTH, header_values
 
 SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token", "otlp-headers")
 INVALID_ARTIFACT_CHARS = set('":<>|*?\r\n\\/')

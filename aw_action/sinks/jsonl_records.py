@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from aw_action.agent.events import AnyMessage
-from aw_action.extensions.state import RequestRecord, RunState, TurnRecord
+from aw_action.run.state import RequestRecord, RunState, TurnRecord
 from aw_action.sinks.summary import Outcome
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from aw_action.ai.usage import estimate_tokens
-from aw_action.extensions.state import RunState, utc_iso
-from aw_action.inputs import ResolvedImport, import_block
+from aw_action.run.config_files import ResolvedImport, import_block
+from aw_action.run.state import RunState, utc_iso
 
 
 def record_inputs(state: RunState, imports: list[ResolvedImport], prompt: str) -> None:
