@@ -2,4 +2,4 @@
 
 from aw_action.cli import main
 
-raise SystemExit(main())
+raise SystemExit(main(guard_exit=True))

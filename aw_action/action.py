@@ -21,15 +21,20 @@ import os
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, cast
 
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, secret_values
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import result_outputs, write_outputs
 from aw_action.github.plan import RunPlan, build_plan
 from aw_action.github.upload import upload_run_artifacts
-from aw_action.harness import TRANSCRIPT_FILE, Harness, RunResult, build_redactor
-from aw_action.run.cancel import CancelClock, StopSignals, settle
+from aw_action.harness.context import TRANSCRIPT_FILE
+from aw_action.harness.invocation import Harness
+from aw_action.harness.supervisor import exit_soon, stuck_result, supervise
+from aw_action.run.cancel import CancelClock, StopSignals
+from aw_action.run.exits import InvocationError
+from aw_action.run.redact import run_redactor
+from aw_action.run.result import RunResult
 
 CANCEL_RUN_S = 3.0
 """After the first signal, the run has this long to wind down before it is abandoned."""
@@ -59,15 +64,7 @@ def main(argv: list[str]) -> int:
 
 def _invalid_input(exc: ActionInputError, env: dict[str, str], log: WorkflowLog) -> int:
     log.error(exc.message, title=f"aw-harness: invalid input '{exc.input}'")
-    result: dict[str, Any] = {
-        "conclusion": "failure",
-        "stop_reason": "invocation_error",
-        "exit_code": 2,
-        "turns": 0,
-        "tokens": {},
-        "final_message": "",
-        "error": str(exc),
-    }
+    result = RunResult.invocation_error(InvocationError(str(exc)), "unknown").to_json()
     log.write(json.dumps(result, ensure_ascii=False) + "\n")
     _outputs(env, {**result_outputs(result), "artifact-id": ""}, log)
     log.finish()
@@ -80,20 +77,19 @@ async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: Stop
     harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config)
     # Lines that bypass the harness's sinks (an extension's print) are redacted with the same
     # secrets: credentials set on the step's env:, not only those passed as inputs.
-    log.redactor.add(*build_redactor(plan.env, plan.config).secrets)
+    log.redactor.add(*run_redactor(plan.env, plan.config.observability.otlp.headers).secrets)
     written: list[bool] = []
 
     def last_words() -> None:
         if not written:
-            stuck = log.redactor.obj(_stuck_result(harness).to_json())
+            stuck = log.redactor.obj(stuck_result(harness, stops.reason).to_json())
             _outputs(env, {**result_outputs(stuck), "artifact-id": ""}, log)
-        log.error(f"the run did not stop within {CANCEL_HARD_S} s of the cancel; exiting", title="aw-harness")
+        log.error(f"the run did not stop within {CANCEL_HARD_S} s of the stop; exiting", title="aw-harness")
         log.finish()
 
     stops.last_words = last_words
-    stops.bind(asyncio.get_running_loop(), lambda: harness.cancel("cancelled"))
     with redirect_stdout(log), redirect_stderr(log):
-        result = await _run_harness(harness, clock)
+        result = await supervise(harness, stops, CANCEL_RUN_S)
         log.redactor.add(*harness.redactor.secrets)  # and any an extension registered while running
         payload = log.redactor.obj(result.to_json())
         log.write(json.dumps(payload, ensure_ascii=False) + "\n")
@@ -109,28 +105,8 @@ async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: Stop
         detail = f": {error}" if error and error != result.stop_reason else ""
         log.error(f"run ended {result.conclusion} (stop reason {result.stop_reason}){detail}", title="aw-harness")
     log.finish()
+    exit_soon(result.exit_code)  # the container's process: nothing left behind may keep it alive
     return result.exit_code
-
-
-async def _run_harness(harness: Harness, clock: CancelClock) -> RunResult:
-    task = asyncio.create_task(harness.run())
-    if not await settle(task, clock, CANCEL_RUN_S) or task.cancelled():
-        return _stuck_result(harness)
-    exc = task.exception()
-    if exc is not None:  # Harness.run() never raises; if a bug makes it, the record still gets out
-        state = harness.state
-        model = state.model if state else "unknown"
-        return RunResult(1, "error", "failure", model, state, f"internal error: {type(exc).__name__}: {exc}")
-    return task.result()
-
-
-def _stuck_result(harness: Harness) -> RunResult:
-    """The outcome of a run that did not wind down in time after a cancel: what is known so far."""
-    state = harness.state
-    model = state.model if state else "unknown"
-    if state is not None:
-        state.stop_reason = "cancelled"
-    return RunResult(1, "cancelled", "cancelled", model, state, "the run did not stop in time after the cancel")
 
 
 def _session_file(harness: Harness, plan: RunPlan) -> str:

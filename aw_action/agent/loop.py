@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -215,31 +215,59 @@ class _ProviderHookBridge:
 
 
 async def stream_assistant(host: LoopHost, snapshot: TurnSnapshot, purpose: str = "agent") -> AssistantMessage:
-    """One model request through the hooks. Returns the final message (maybe error/aborted);
-    emits ``message_start``/``message_update`` and ``request_end`` but not ``message_end``."""
-    hooks = host.hooks
-    messages = llm_messages(await hooks.context(list(host.context_messages())))
-    prepared = await hooks.before_provider_request(
-        BeforeProviderRequestEvent(snapshot.model, snapshot.options.copy(), purpose)
+    """The turn's model request: the history through the ``context`` hooks, then ``request_model``
+    with the snapshot's system prompt, tools and options, streamed live to listeners."""
+    messages = llm_messages(await host.hooks.context(list(host.context_messages())))
+    return await request_model(
+        host,
+        snapshot,
+        system_prompt=snapshot.system_prompt,
+        messages=messages,
+        tools=snapshot.tools,
+        options=snapshot.options,
+        purpose=purpose,
     )
+
+
+async def request_model(
+    host: LoopHost,
+    snapshot: TurnSnapshot,
+    *,
+    system_prompt: str,
+    messages: list[AnyMessage],
+    tools: Sequence[AgentTool],
+    options: StreamOptions,
+    purpose: str,
+    live: bool = True,
+) -> AssistantMessage:
+    """One model request through the hooks: the one request path of the loop and of side requests
+    (a compaction summary). ``before_provider_request`` may change the options or, by aborting,
+    refuse the request (an ``aborted`` message, no ``request_end``); otherwise the provider streams
+    (``message_start``/``message_update`` only when ``live``), the stream is always closed, and
+    ``request_end`` is emitted. Returns the final message (maybe error/aborted), never raises for
+    the provider's sake; ``message_end`` is the caller's."""
+    hooks = host.hooks
+    model = snapshot.model
+    prepared = await hooks.before_provider_request(BeforeProviderRequestEvent(model, options.copy(), purpose))
     if host.signal.aborted:
         return AssistantMessage(
-            provider=snapshot.model.provider,
-            model=snapshot.model.id,
+            provider=model.provider,
+            model=model.id,
             stop_reason="aborted",
             error_message=host.signal.reason or "aborted",
             error_kind="aborted",
         )
+    suffix = "" if purpose == "agent" else f":{purpose}"
     request = ProviderRequest(
-        model=snapshot.model,
-        system_prompt=snapshot.system_prompt,
+        model=model,
+        system_prompt=system_prompt,
         messages=messages,
-        tools=[tool_spec(t) for t in snapshot.tools],
-        options=prepared.options or snapshot.options,
-        session_id=snapshot.session_id,
+        tools=[tool_spec(t) for t in tools],
+        options=prepared.options or options,
+        session_id=snapshot.session_id + suffix,
         purpose=purpose,
     )
-    bridge = _ProviderHookBridge(host, snapshot.model)
+    bridge = _ProviderHookBridge(host, model)
     started = time.monotonic()
     final: AssistantMessage | None = None
     started_event = False
@@ -248,12 +276,14 @@ async def stream_assistant(host: LoopHost, snapshot: TurnSnapshot, purpose: str 
         async for event in stream:
             if isinstance(event, StreamStart):
                 started_event = True
-                await hooks.emit(MessageStart(event.partial))
+                if live:
+                    await hooks.emit(MessageStart(event.partial))
             elif isinstance(event, StreamDelta):
-                await hooks.emit(MessageUpdate(event.partial, event))
+                if live:
+                    await hooks.emit(MessageUpdate(event.partial, event))
             else:
                 final = event.message
-                if not started_event:
+                if live and not started_event:
                     await hooks.emit(MessageStart(final))
                 break
     finally:
@@ -264,8 +294,8 @@ async def stream_assistant(host: LoopHost, snapshot: TurnSnapshot, purpose: str 
         final = AssistantMessage(
             stop_reason="error", error_message="provider stream ended without a result", error_kind="fatal"
         )
-    final.provider = final.provider or snapshot.model.provider
-    final.model = final.model or snapshot.model.id
+    final.provider = final.provider or model.provider
+    final.model = final.model or model.id
     await hooks.emit(
         RequestEnd(
             message=final,

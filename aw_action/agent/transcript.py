@@ -13,17 +13,13 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
 from aw_action.agent.events import AnyMessage
+from aw_action.timestamps import utc_iso
 
 Scrub = Callable[[Any], Any]
-
-
-def iso_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Transcript:
@@ -42,7 +38,7 @@ class Transcript:
             "type": "session",
             "version": 1,
             "id": session_id,
-            "timestamp": iso_now(),
+            "timestamp": utc_iso(),
             "cwd": cwd,
             "model": model,
         }
@@ -57,7 +53,7 @@ class Transcript:
 
     def append(self, type_: str, **fields: Any) -> dict[str, Any]:
         entry_id = uuid.uuid4().hex[:8]
-        record = {"type": type_, "id": entry_id, "parentId": self._last_id, "timestamp": iso_now(), **fields}
+        record = {"type": type_, "id": entry_id, "parentId": self._last_id, "timestamp": utc_iso(), **fields}
         self._last_id = entry_id
         self._write(record)
         return record

@@ -97,3 +97,12 @@ def provider_specs() -> dict[str, ProviderSpec]:
             max_tokens_field=raw.get("max_tokens_field"),
         )
     return specs
+
+
+def credential_env_vars() -> frozenset[str]:
+    """Every environment variable that holds a model credential: each provider's ``key_env`` and
+    the catalog's ``other_credentials`` (other engines' keys the harness never uses but must not
+    pass on). The harness keeps these from the agent's tools."""
+    names = {name for spec in provider_specs().values() for name in spec.key_env}
+    names.update(_catalog().get("other_credentials", ()))
+    return frozenset(names)

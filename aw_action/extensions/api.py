@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from aw_action.agent.events import AnyMessage, HarnessEvent
 from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal, Provider
+from aw_action.extensions.registry import Handler, Registry
+from aw_action.run.budget_kinds import Limit
 from aw_action.run.config import RunConfig
 from aw_action.run.redact import Redactor
 from aw_action.run.state import RunState
@@ -23,8 +25,6 @@ from aw_action.sinks.jsonl import JsonlSink
 
 if TYPE_CHECKING:
     from aw_action.agent.session import AgentSession
-
-Handler = Callable[[Any, "ExtensionContext"], Any | Awaitable[Any]]
 
 EVENT_NAMES = frozenset(
     {
@@ -56,22 +56,6 @@ EVENT_NAMES = frozenset(
 
 
 @dataclass
-class Registered:
-    extension: str
-    builtin: bool
-    handler: Handler
-
-
-@dataclass
-class Registry:
-    """Everything extensions registered, in load order."""
-
-    handlers: dict[str, list[Registered]] = field(default_factory=dict)
-    tools: dict[str, tuple[AgentTool, str, bool]] = field(default_factory=dict)
-    providers: dict[str, tuple[Provider, str, bool]] = field(default_factory=dict)
-
-
-@dataclass
 class HostServices:
     """Shared by every API object of one run."""
 
@@ -86,6 +70,8 @@ class HostServices:
     redactor: Redactor
     jsonl: JsonlSink
     config_dir: Path
+    limits: Mapping[str, Limit] = field(default_factory=dict)
+    """The run's budgets by kind name (``run/budget_kinds.resolve_limits``), resolved once."""
 
 
 class _RunView:
@@ -120,8 +106,11 @@ class _RunView:
         self._s.post(HarnessEvent(name, fields))
 
     def warn(self, message: str, **fields: Any) -> None:
-        self._s.state.warnings.append(message)
-        self.emit("warning", message=message, extension=self.name, **fields)
+        self._s.state.journal.warn(message, extension=self.name, **fields)
+
+    def degrade(self, subsystem: str, detail: str, hint: str) -> None:
+        """Mark part of the run's record as incomplete; the step summary shows it with ``hint``."""
+        self._s.state.journal.degrade(subsystem, detail, hint)
 
 
 class ExtensionAPI(_RunView):
@@ -139,7 +128,7 @@ class ExtensionAPI(_RunView):
     def on(self, event: str, handler: Handler) -> None:
         if event not in EVENT_NAMES:
             raise ValueError(f"unknown event {event!r}; known: {', '.join(sorted(EVENT_NAMES))}")
-        self._s.registry.handlers.setdefault(event, []).append(Registered(self.name, self.builtin, handler))
+        self._s.registry.add_handler(event, self.name, self.builtin, handler)
 
     def register_tool(
         self,
@@ -158,30 +147,23 @@ class ExtensionAPI(_RunView):
             if not name or execute is None:
                 raise ValueError("register_tool needs a tool object or name= and execute=")
             tool = FunctionTool(name, description, parameters or {"type": "object", "properties": {}}, execute)
-        existing = self._s.registry.tools.get(tool.name)
-        if existing is not None and existing[2] and not self.builtin:
-            self.warn(f"extension {self.name} may not replace built-in tool {tool.name!r}; refused")
-            return False
-        self._s.registry.tools[tool.name] = (tool, self.name, self.builtin)
-        return True
+        return self._put("tool", tool.name, tool)
 
     def register_provider(self, name: str, provider: Provider) -> bool:
-        existing = self._s.registry.providers.get(name)
-        if existing is not None and existing[2] and not self.builtin:
-            self.warn(f"extension {self.name} may not replace built-in provider {name!r}; refused")
+        return self._put("provider", name, provider)
+
+    def _put(self, kind: str, name: str, value: Any) -> bool:
+        if self._s.registry.protected(kind, name) and not self.builtin:
+            self.warn(f"extension {self.name} may not replace built-in {kind} {name!r}; refused")
             return False
-        self._s.registry.providers[name] = (provider, self.name, self.builtin)
+        self._s.registry.put(kind, name, value, self.name, self.builtin)
         return True
 
     def unregister_tool(self, name: str) -> bool:
-        existing = self._s.registry.tools.get(name)
-        if existing is None:
-            return False
-        if existing[2] and not self.builtin:
+        if self._s.registry.protected("tool", name) and not self.builtin:
             self.warn(f"extension {self.name} may not unregister built-in tool {name!r}; refused")
             return False
-        del self._s.registry.tools[name]
-        return True
+        return self._s.registry.remove("tool", name)
 
 
 class ExtensionContext(_RunView):

@@ -1,6 +1,7 @@
 """The built-in extensions, in load order (spec §7.1, §8).
 
-provider-setup, cost-tracker, steering, repair, compaction, observability. Compaction is its own
+tools (bash, read, write, edit), provider-setup, cost-tracker, steering, repair, compaction,
+observability. Compaction is its own
 built-in after repair: on ``turn_end`` repair's fixed history is queued first and compaction
 builds on it (``compaction.effective_history``); repair calls ``compaction.compact`` to recover
 from a context overflow. Observability comes last so that it sees every record the others post.
@@ -13,8 +14,17 @@ from typing import Any
 
 from aw_action.extensions import compaction, cost_tracker, observability, provider_setup, repair, steering
 from aw_action.extensions.api import ExtensionAPI
+from aw_action.tools import builtin_tools
+
+
+def register_builtin_tools(api: ExtensionAPI) -> None:
+    """The coding tools every session offers; registered first, so no user extension replaces them."""
+    for tool in builtin_tools():
+        api.register_tool(tool)
+
 
 BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
+    ("tools", register_builtin_tools),
     ("provider-setup", provider_setup.setup),
     ("cost-tracker", cost_tracker.setup),
     ("steering", steering.setup),

@@ -14,8 +14,6 @@ is also what repair calls to recover from a context overflow. Each compaction em
 
 from __future__ import annotations
 
-import time
-
 from aw_action.agent.compaction import (
     SUMMARY_SYSTEM_PROMPT,
     context_tokens,
@@ -25,17 +23,10 @@ from aw_action.agent.compaction import (
     summarized,
     summary_request_text,
 )
-from aw_action.agent.events import AnyMessage, BeforeProviderRequestEvent, RequestEnd, TurnEnd
-from aw_action.agent.loop import _ProviderHookBridge
+from aw_action.agent.events import AnyMessage, TurnEnd
+from aw_action.agent.loop import request_model
 from aw_action.agent.session import AgentSession
-from aw_action.ai.types import (
-    AssistantMessage,
-    ProviderRequest,
-    StreamDone,
-    StreamError,
-    StreamOptions,
-    UserMessage,
-)
+from aw_action.ai.types import StreamOptions, UserMessage
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 
 KEEP_RECENT_TOKENS = 20_000
@@ -57,42 +48,21 @@ def effective_history(session: AgentSession) -> list[AnyMessage]:
 
 
 async def summarize(session: AgentSession, dropped: list[AnyMessage]) -> str | None:
-    """Ask the session's model for a summary of ``dropped``; None when it failed or was refused."""
+    """Ask the session's model for a summary of ``dropped`` (a ``compaction`` request on the
+    loop's own request path); None when it failed or was refused."""
     snapshot = session.snapshot()
     model = snapshot.model
-    options = StreamOptions(max_tokens=min(SUMMARY_MAX_TOKENS, model.max_output_tokens))
-    prepared = await session.hooks.before_provider_request(BeforeProviderRequestEvent(model, options, "compaction"))
-    if session.signal.aborted:
-        return None
     text = summary_request_text(dropped, max_chars=model.context_window * 2)
-    request = ProviderRequest(
-        model=model,
+    final = await request_model(
+        session,
+        snapshot,
         system_prompt=SUMMARY_SYSTEM_PROMPT,
         messages=[UserMessage.of(text, source="compaction")],
-        tools=[],
-        options=prepared.options or options,
-        session_id=f"{session.session_id}:compaction",
+        tools=(),
+        options=StreamOptions(max_tokens=min(SUMMARY_MAX_TOKENS, model.max_output_tokens)),
         purpose="compaction",
+        live=False,
     )
-    bridge = _ProviderHookBridge(session, model)
-    started = time.monotonic()
-    final: AssistantMessage | None = None
-    stream = snapshot.provider.stream(request, bridge, session.signal)
-    try:
-        async for event in stream:
-            if isinstance(event, StreamDone | StreamError):
-                final = event.message
-                break
-    finally:
-        aclose = getattr(stream, "aclose", None)
-        if aclose is not None:  # release the provider's connection
-            await aclose()
-    if final is None:
-        final = AssistantMessage(stop_reason="error", error_message="provider stream ended without a result")
-    final.provider = final.provider or model.provider
-    final.model = final.model or model.id
-    duration = round((time.monotonic() - started) * 1000)
-    await session.hooks.emit(RequestEnd(final, duration, True, "compaction", max(bridge.attempts, 1)))
     if session.signal.aborted or final.stop_reason in ("error", "aborted") or not final.text.strip():
         return None
     return final.text
@@ -112,7 +82,7 @@ async def compact(ctx: ExtensionContext, strategy: str, reason: str, threshold: 
             f"context compaction ({reason}) found nothing to drop: the system prompt, the tool "
             "definitions or the most recent messages fill the context"
         )
-        if message not in ctx.state.warnings:  # once a run, not once a turn
+        if not ctx.state.journal.warned(message):  # once a run, not once a turn
             ctx.warn(message)
         return False
     used = strategy

@@ -25,13 +25,14 @@ import importlib.util
 import inspect
 import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from aw_action.extensions.api import ExtensionAPI, Handler, HostServices, Registered, Registry
+from aw_action.extensions.api import ExtensionAPI, HostServices
+from aw_action.extensions.registry import Handler
 from aw_action.run.exits import BuiltinExtensionError, InvocationError
 
 Setup = Callable[[ExtensionAPI], Any]
@@ -135,6 +136,9 @@ async def _exit_as_error(pending: Awaitable[Any], what: str) -> Any:
 def _contain(handler: Handler) -> Handler:
     """``SystemExit`` from a user handler becomes an ordinary error the runner isolates."""
 
+    if getattr(handler, "aw_contained", False):
+        return handler
+
     @functools.wraps(handler)
     def contained(event: Any, ctx: Any) -> Any:
         try:
@@ -147,41 +151,7 @@ def _contain(handler: Handler) -> Handler:
     return contained
 
 
-@dataclass(frozen=True)
-class _Snapshot:
-    """A copy of the registry (handler records copied too, so in-place edits can be undone)."""
-
-    handlers: dict[str, list[Registered]]
-    tools: dict[str, Any]
-    providers: dict[str, Any]
-
-    @classmethod
-    def of(cls, registry: Registry) -> _Snapshot:
-        handlers = {k: [replace(r) for r in v] for k, v in registry.handlers.items()}
-        return cls(handlers, dict(registry.tools), dict(registry.providers))
-
-    def restore(self, registry: Registry) -> None:
-        registry.handlers = {k: [replace(r) for r in v] for k, v in self.handlers.items()}
-        registry.tools = dict(self.tools)
-        registry.providers = dict(self.providers)
-
-
-def _tampering(builtins: _Snapshot, registry: Registry) -> str | None:
-    """What a user extension changed among the built-ins' registrations, if anything."""
-    for event, regs in builtins.handlers.items():
-        if registry.handlers.get(event, [])[: len(regs)] != regs:
-            return f"it changed the built-in handlers of {event!r}"
-    for kind, before, now in (
-        ("tool", builtins.tools, registry.tools),
-        ("provider", builtins.providers, registry.providers),
-    ):
-        for name, entry in before.items():
-            if entry[2] and now.get(name) is not entry:
-                return f"it replaced or removed the built-in {kind} {name!r}"
-    return None
-
-
-async def load_all(services: HostServices, warn: Callable[[str], None]) -> list[str]:
+async def load_all(services: HostServices) -> list[str]:
     """Run every ``setup``; returns the names of the extensions that loaded."""
     loaded: list[str] = []
     for spec in builtin_specs():
@@ -193,33 +163,30 @@ async def load_all(services: HostServices, warn: Callable[[str], None]) -> list[
             raise BuiltinExtensionError(f"built-in extension {spec.name} failed to load: {exc}") from exc
         loaded.append(spec.name)
     registry = services.registry
-    builtins = _Snapshot.of(registry)
+    builtins = registry.snapshot()
     required = services.config.harness.extensions_required
     for index, ref in enumerate(services.config.harness.extensions):
-        before = _Snapshot.of(registry)
+        before = registry.snapshot()
         try:
             setup = resolve_user_extension(ref, services.workspace, index)
             await _run_setup(ExtensionSpec(ref, setup, False), services)
-            tampered = _tampering(builtins, registry)
+            tampered = registry.tampering(builtins)
             if tampered:
                 raise ExtensionLoadError(f"{tampered}, which user extensions may not do")
         except (Exception, SystemExit) as exc:
-            before.restore(registry)  # nothing of it stays registered
+            registry.restore(before)  # nothing of it stays registered
             reason = str(exc) if isinstance(exc, ExtensionLoadError) else f"{type(exc).__name__}: {exc}"
             if required:
                 raise InvocationError(
                     f"extension {ref} failed to load: {reason} (harness.extensions-required is true)"
                 ) from exc
-            warn(f"extension {ref} skipped: {reason}")
-            services.state.degrade(
+            services.state.journal.warn(f"extension {ref} skipped: {reason}")
+            services.state.journal.degrade(
                 "extensions",
                 f"extension {ref} was skipped: {reason}",
                 "fix the extension or remove it from harness.extensions",
             )
             continue
-        for regs in registry.handlers.values():
-            for reg in regs:
-                if reg.extension == ref and not reg.builtin and not getattr(reg.handler, "aw_contained", False):
-                    reg.handler = _contain(reg.handler)
+        registry.wrap_handlers(ref, _contain)
         loaded.append(ref)
     return loaded

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
-NoticeType = Literal["timeout", "ai_credit", "token"]
+from aw_action.run.budget_kinds import SteeringType
+from aw_action.run.time_budget import TimeBudget
+
+NoticeType = SteeringType
 RungKind = Literal["ladder", "budget_warning", "time_warning", "time_critical"]
 
 LADDER = (80, 90, 95, 99)
@@ -129,3 +132,17 @@ def notice_text(rung: Rung, *, abort_percent: float | None = None, minutes_left:
     if abort_percent is not None and rung.type != "timeout":
         text += f" The run is stopped at {abort_percent:g}%."
     return text
+
+
+def time_rungs(budget: TimeBudget) -> list[Rung]:
+    """The time ladder of ``budget``: 80/90/95/99 % of ``timeout-minutes`` below the soft deadline,
+    the time warning and the time-critical notice; rungs past the critical one are critical."""
+    critical = budget.percent(budget.critical_at_s)
+    named = [
+        named_rung("timeout", budget.percent(budget.warning_at_s), "time_warning"),
+        named_rung("timeout", critical, "time_critical"),
+    ]  # at a shared threshold the later (critical) rung replaces the warning
+    return [
+        replace(r, kind="time_critical") if r.kind == "ladder" and r.at_percent > critical else r
+        for r in rungs_for("timeout", budget.abort_percent, named)
+    ]

@@ -20,7 +20,7 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aw_action.agent.events import (
     AfterProviderResponseEvent,
@@ -37,18 +37,15 @@ from aw_action.agent.events import (
     TurnStart,
 )
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
-from aw_action.run.config import RunConfig
-from aw_action.run.state import RequestRecord, RunState, ToolStats
+from aw_action.run.ledger import RequestRecord
+from aw_action.run.result import RunResult
 from aw_action.sinks import genai, jsonl_records, unified_records
 from aw_action.sinks.jsonl_records import human_turn_line
 from aw_action.sinks.otel import DEFAULT_TIMEOUT_S, OtelSink, resolve_target
 from aw_action.sinks.provenance_file import ProvenanceFile
-from aw_action.sinks.summary import Outcome, append_step_summary, render_run_summary
+from aw_action.sinks.summary import append_step_summary, render_run_summary
 from aw_action.sinks.token_usage import TokenUsageFile
 from aw_action.sinks.unified_session import USAGE_SOURCE, UnifiedSession, usage_report
-
-if TYPE_CHECKING:
-    from aw_action.harness import RunResult
 
 __all__ = ["human_turn_line", "setup"]
 
@@ -72,21 +69,6 @@ def otlp_timeout(env: Mapping[str, str]) -> float:
     except ValueError:
         value = DEFAULT_TIMEOUT_S
     return min(max(value, 0.1), 30.0)
-
-
-def run_limits(config: RunConfig, state: RunState) -> dict[str, float]:
-    """Configured limits, overlaid with what the cost tracker and steering published."""
-    budget = config.harness.budget
-    limits: dict[str, float] = {"minutes": float(config.timeout_minutes)}
-    for name, value in (
-        ("effective_tokens", budget.max_effective_tokens),
-        ("ai_credits", budget.max_ai_credits),
-        ("turns", budget.max_turns),
-    ):
-        if value:
-            limits[name] = float(value)
-    limits.update(state.limits)
-    return limits
 
 
 class Observability:
@@ -119,9 +101,9 @@ class Observability:
 
     def report(self, sink: str, message: str) -> None:
         """A warning written now (not queued), so it precedes ``session_end``."""
-        self.state.warnings.append(message)
+        self.state.journal.warn(message, announce=False)
         self.jsonl.event("warning", message=message, extension=self.api.name, sink=sink)
-        self.state.degrade(sink, message, HINTS.get(sink, FILE_HINT))
+        self.state.journal.degrade(sink, message, HINTS.get(sink, FILE_HINT))
         if sink != "unified-session":
             self.record("harness.warning", {"message": message})
 
@@ -161,7 +143,7 @@ class Observability:
                 "cwd": str(self.api.workspace),
             },
         )
-        self.guard("context-provenance", lambda: self.provenance.sync(self.state.provenance))
+        self.guard("context-provenance", lambda: self.provenance.sync(self.state.record.provenance))
         otlp = self.api.config.observability.otlp
         target = resolve_target(otlp.endpoint, otlp.headers, env)
         if target is not None:
@@ -191,7 +173,7 @@ class Observability:
             self.jsonl.record(event.name, event.fields)
             self.record(f"harness.{event.name}", dict(event.fields))
         elif isinstance(event, TurnStart):
-            turn = len(self.state.turns) + 1
+            turn = self.state.ledger.next_turn
             self.jsonl.event("turn_start", turn=turn)
             self.record("assistant.turn_start", {"sessionId": self.session_id, "turnId": str(turn)})
         elif isinstance(event, MessageStart | MessageEnd):
@@ -203,22 +185,18 @@ class Observability:
 
     def request_end(self, event: RequestEnd, ctx: ExtensionContext) -> None:
         status, self.http_status = self.http_status, None
-        for record in self.state.requests[self.requests_seen :]:
+        for record in self.state.ledger.requests[self.requests_seen :]:
             self.requests_seen += 1
             self.one_request(record, status, event.message.api, ctx.session.model.id)
 
     def one_request(self, record: RequestRecord, status: int | None, api_name: str, request_model: str) -> None:
         self.jsonl.record("request_end", jsonl_records.request_end(record, status))
         self.guard("token-usage", lambda: self.usage.append(record, status, api_name))
-        self.record("usage.report", usage_report(record, status, self.state.ai_credits), source=USAGE_SOURCE)
+        self.record("usage.report", usage_report(record, status, self.state.ledger.ai_credits), source=USAGE_SOURCE)
         end = time.time_ns()
         self.spans(lambda otel: otel.chat(record, request_model, self.session_id, end))
 
     def tool_end(self, event: ToolExecutionEnd) -> None:
-        stats = self.state.tools.setdefault(event.tool_name, ToolStats())
-        stats.count += 1
-        stats.errors += int(event.is_error)
-        stats.duration_ms += event.duration_ms
         self.jsonl.event(
             "tool_end",
             tool=event.tool_name,
@@ -234,9 +212,10 @@ class Observability:
         self.spans(lambda otel: otel.tool(event.tool_name, event.tool_call_id, event.is_error, event.duration_ms, end))
 
     def turn_end(self) -> None:
-        if not self.state.turns:
+        turns = self.state.ledger.turns
+        if not turns:
             return
-        t = self.state.turns[-1]
+        t = turns[-1]
         fields = jsonl_records.turn_end(t, self.state.model)
         self.jsonl.record("turn_end", fields)
         self.jsonl.line(
@@ -247,7 +226,7 @@ class Observability:
         self.record(
             "assistant.turn_end", {"sessionId": self.session_id, "turnId": str(t.turn), "model": self.state.model}
         )
-        self.guard("context-provenance", lambda: self.provenance.sync(self.state.provenance))
+        self.guard("context-provenance", lambda: self.provenance.sync(self.state.record.provenance))
         if self.otel is not None:
             self.check_otel(self.otel.take_failures())
 
@@ -256,11 +235,11 @@ class Observability:
     async def on_shutdown(self, result: RunResult, ctx: ExtensionContext) -> None:
         """Finalise every sink, then the summary, then ``session_end`` (the last JSONL line)."""
         state = self.state
-        outcome = Outcome(result.conclusion, result.stop_reason, result.exit_code)
-        limits = run_limits(self.api.config, state)
+        outcome = result.outcome
+        limits = state.record.limits
         self.guard("context-provenance", self.close_provenance)
-        await self.close_otel(outcome, result.error)
-        self.guard("unified-session", lambda: self.close_unified(outcome, result.error, limits))
+        await self.close_otel(result)
+        self.guard("unified-session", lambda: self.close_unified(result))
         self.guard("token-usage", self.usage.close)
         summary = self.api.env.get("GITHUB_STEP_SUMMARY")
         if summary:
@@ -272,17 +251,18 @@ class Observability:
             )
         if outcome.stop_reason == "error" and result.error:
             self.jsonl.event("error", message=result.error, stop_reason=outcome.stop_reason)
-        self.jsonl.record("session_end", jsonl_records.session_end(state, outcome))
+        self.jsonl.record("session_end", jsonl_records.session_end(result.record()))
         for path in (self.usage.path, self.unified.path, self.provenance.path):
             if path.exists():
-                state.add_file(path)
+                state.record.add_file(path)
 
-    async def close_otel(self, outcome: Outcome, error: str | None) -> None:
+    async def close_otel(self, result: RunResult) -> None:
         otel = self.otel
         if otel is None:
             return
+        outcome = result.outcome
         attrs = genai.session_end_attributes(self.state, outcome.stop_reason, outcome.exit_code)
-        failure = error or (outcome.stop_reason if outcome.exit_code else None)
+        failure = result.error or (outcome.stop_reason if outcome.exit_code else None)
         self.guard("otel", lambda: otel.end_session(attrs, time.time_ns(), error=failure))
         try:
             budget = min(CANCEL_FLUSH_S, otel.timeout_s) if outcome.stop_reason == "cancelled" else None
@@ -291,14 +271,15 @@ class Observability:
             self.report("otel", f"OTLP shutdown failed: {type(exc).__name__}: {exc}")
 
     def close_provenance(self) -> None:
-        self.provenance.sync(self.state.provenance)
+        self.provenance.sync(self.state.record.provenance)
         if not self.provenance.path.exists():  # the file exists even when no entry was recorded
             self.provenance.path.parent.mkdir(parents=True, exist_ok=True)
             self.provenance.path.touch()
         self.provenance.close()
 
-    def close_unified(self, outcome: Outcome, error: str | None, limits: Mapping[str, float]) -> None:
-        for type_, data in unified_records.closing(self.state, outcome, error, self.session_id, limits):
+    def close_unified(self, result: RunResult) -> None:
+        records = unified_records.closing(result.record(), self.state, self.session_id, self.state.record.limits)
+        for type_, data in records:
             self.unified.record(type_, data)
         self.unified.finish()
 

@@ -43,47 +43,47 @@ def follow_up_text(kind: str, error: str, summary: str) -> str:
     return f"{head} {summary}\nContinue from where you left off; do not repeat work that is already done."
 
 
-def setup(api: ExtensionAPI) -> None:
-    context = api.config.harness.context
-    recoveries = 0
-    overflow_compacted = False
-    reported: set[tuple[str, str]] = set()
+class Repair:
+    def __init__(self, api: ExtensionAPI) -> None:
+        self.context = api.config.harness.context
+        self.recoveries = 0
+        self.overflow_compacted = False
+        self.reported: set[tuple[str, str]] = set()
 
-    def report(ctx: ExtensionContext, fixes: list[Fix], persisted: bool) -> None:
+    def report(self, ctx: ExtensionContext, fixes: list[Fix], persisted: bool) -> None:
         for fix in fixes:
             key = (fix.action, fix.tool_call_id)
-            if key in reported:
+            if key in self.reported:
                 continue
-            reported.add(key)
+            self.reported.add(key)
             ctx.emit("repair", **fix.fields(), persisted=persisted)
 
-    def on_tool_result(event: ToolResultEvent, ctx: ExtensionContext) -> ToolResultPatch | None:
+    def on_tool_result(self, event: ToolResultEvent, ctx: ExtensionContext) -> ToolResultPatch | None:
         text, done = clean_result_text(event.result.text)
         if not done:
             return None
-        report(ctx, [Fix(action, event.tool_name, event.tool_call_id) for action in done], True)
+        self.report(ctx, [Fix(action, event.tool_name, event.tool_call_id) for action in done], True)
         return ToolResultPatch(text=text)
 
-    def repair_saved(ctx: ExtensionContext) -> None:
+    def repair_saved(self, ctx: ExtensionContext) -> None:
         fixed, fixes = repair_history(effective_history(ctx.session))
         if fixes:
             ctx.session.replace_messages(fixed, "repair")
             ctx.session.append_entry("repair", [f.fields() for f in fixes])
-            report(ctx, fixes, True)
+            self.report(ctx, fixes, True)
 
-    def on_context(event: ContextEvent, ctx: ExtensionContext) -> ContextResult | None:
+    def on_context(self, event: ContextEvent, ctx: ExtensionContext) -> ContextResult | None:
         fixed, fixes = repair_history(event.messages)
         if not fixes:
             return None
-        report(ctx, fixes, False)
+        self.report(ctx, fixes, False)
         return ContextResult(fixed)
 
-    def on_turn_end(event: TurnEnd, ctx: ExtensionContext) -> None:
-        repair_saved(ctx)
+    def on_turn_end(self, event: TurnEnd, ctx: ExtensionContext) -> None:
+        self.repair_saved(ctx)
 
-    async def on_agent_end(event: AgentEnd, ctx: ExtensionContext) -> None:
-        nonlocal recoveries, overflow_compacted
-        repair_saved(ctx)
+    async def on_agent_end(self, event: AgentEnd, ctx: ExtensionContext) -> None:
+        self.repair_saved(ctx)
         failed = next((m for m in reversed(event.messages) if isinstance(m, AssistantMessage)), None)
         if event.error is None or failed is None or failed.stop_reason != "error" or ctx.session.signal.aborted:
             return
@@ -91,24 +91,31 @@ def setup(api: ExtensionAPI) -> None:
         if kind == "fatal":
             return
         error = failed.error_message or event.error
-        if recoveries >= MAX_RECOVERIES:
-            ctx.emit("repair", action="recovery_exhausted", error=error, attempts=recoveries)
+        if self.recoveries >= MAX_RECOVERIES:
+            ctx.emit("repair", action="recovery_exhausted", error=error, attempts=self.recoveries)
             return
         summary = progress_summary(effective_history(ctx.session))  # before compaction drops the middle
-        if kind == "overflow":
-            if overflow_compacted:
-                ctx.emit("repair", action="overflow_recovery_failed", error=error)
-                return
-            overflow_compacted = True
-            strategy = context.compaction if context.compaction != "none" else "sliding-window"
-            if not await compact(ctx, strategy, "overflow", context.compaction_threshold, force=True):
-                ctx.emit("repair", action="overflow_recovery_failed", error=error)
-                return
-        recoveries += 1
+        if kind == "overflow" and not await self.compact_after_overflow(ctx, error):
+            return
+        self.recoveries += 1
         ctx.follow_up(follow_up_text(kind, error, summary))
-        ctx.emit("repair", action="follow_up_after_recoverable_error", error=error, kind=kind, attempt=recoveries)
+        ctx.emit("repair", action="follow_up_after_recoverable_error", error=error, kind=kind, attempt=self.recoveries)
 
-    api.on("tool_result", on_tool_result)
-    api.on("context", on_context)
-    api.on("turn_end", on_turn_end)
-    api.on("agent_end", on_agent_end)
+    async def compact_after_overflow(self, ctx: ExtensionContext, error: str) -> bool:
+        """Compact once a run to recover from a context overflow; False when that is not possible."""
+        if not self.overflow_compacted:
+            self.overflow_compacted = True
+            context = self.context
+            strategy = context.compaction if context.compaction != "none" else "sliding-window"
+            if await compact(ctx, strategy, "overflow", context.compaction_threshold, force=True):
+                return True
+        ctx.emit("repair", action="overflow_recovery_failed", error=error)
+        return False
+
+
+def setup(api: ExtensionAPI) -> None:
+    repair = Repair(api)
+    api.on("tool_result", repair.on_tool_result)
+    api.on("context", repair.on_context)
+    api.on("turn_end", repair.on_turn_end)
+    api.on("agent_end", repair.on_agent_end)

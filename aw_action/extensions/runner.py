@@ -32,7 +32,8 @@ from aw_action.agent.events import (
 )
 from aw_action.agent.loop import within_abort_grace
 from aw_action.ai.types import Model, TextContent, ToolResultMessage
-from aw_action.extensions.api import ExtensionContext, HostServices, Registered
+from aw_action.extensions.api import ExtensionContext, HostServices
+from aw_action.extensions.registry import Registered
 
 if TYPE_CHECKING:
     from aw_action.agent.session import AgentSession
@@ -45,6 +46,11 @@ class ExtensionRunner:
         self._draining = False
         self._contexts: dict[str, ExtensionContext] = {}
         self.session: AgentSession | None = None
+        services.state.journal.announce = self._announce_warning
+
+    def _announce_warning(self, message: str, fields: dict[str, Any]) -> None:
+        """The journal's warnings reach the run's records as harness ``warning`` records."""
+        self.post(HarnessEvent("warning", {"message": message, **fields}))
 
     def bind(self, session: AgentSession) -> None:
         self.session = session
@@ -61,7 +67,7 @@ class ExtensionRunner:
         return ctx
 
     def _handlers(self, name: str) -> list[Registered]:
-        return list(self._s.registry.handlers.get(name, ()))
+        return self._s.registry.handlers_for(name)
 
     async def _call(self, reg: Registered, name: str, event: Any) -> tuple[bool, Any]:
         """Call one handler; returns (ok, result). Errors become a warning record."""
@@ -73,8 +79,7 @@ class ExtensionRunner:
             return True, result
         except Exception as exc:
             message = f"extension {reg.extension} failed in {name} handler: {type(exc).__name__}: {exc}"
-            self._s.state.warnings.append(message)
-            self.post(HarnessEvent("warning", {"message": message, "extension": reg.extension, "hook": name}))
+            self._s.state.journal.warn(message, extension=reg.extension, hook=name)
             return False, exc
 
     # ---- events ------------------------------------------------------------------------------

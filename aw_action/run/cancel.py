@@ -1,17 +1,20 @@
-"""Cancellation timing: the runner's stop sequence, and waits that respect it.
+"""Stopping a run: the one scheme for signals and the deadline, in the CLI and the action alike.
 
 On cancel or step timeout the runner sends SIGINT to the container's PID 1, SIGTERM 7.5 s later
-and kills about 2.5 s after that (actions/runner ``ProcessInvoker``). So from the first signal
-the action has a fixed budget: the run winds down, outputs are written, artifacts go up, and the
-process exits, all well inside 7.5 s.
+and kills about 2.5 s after that (actions/runner ``ProcessInvoker``); a terminal that closes sends
+SIGHUP. So from the first stop the process has a fixed budget: the run winds down, records and
+outputs are written, artifacts go up, and the process exits, all well inside 7.5 s.
 
-- ``CancelClock`` records when the first signal arrived and wakes waiters on the event loop.
-- ``StopSignals`` installs SIGINT/SIGTERM handlers first thing (before the inputs are read) with
-  ``signal.signal``, not ``loop.add_signal_handler``: a Python-level handler runs even while the
-  loop is blocked by synchronous code (a stuck extension), so the first signal always arms the
-  watchdog. The handler hands the cancel to the loop with ``call_soon_threadsafe``.
-- The watchdog says its last words (fallback outputs, an error annotation) and ends the process
-  if anything still blocks when the budget is spent.
+- ``CancelClock`` records when the first stop arrived and wakes waiters on the event loop.
+- ``StopSignals`` installs SIGINT/SIGTERM/SIGHUP handlers first thing (before any input is read)
+  with ``signal.signal``, not ``loop.add_signal_handler``: a Python-level handler runs even while
+  the loop is blocked by synchronous code (a stuck extension), so the first signal always arms
+  the watchdog. The handler hands the stop to the loop with ``call_soon_threadsafe``. A second
+  signal only repeats the request: it never changes the exit code.
+- ``arm_deadline`` does the same from a timer thread when the run's deadline passes, with the
+  reason ``timeout``: the deadline holds even when the event loop is blocked.
+- The watchdog says its last words (the result, fallback outputs) and ends the process if
+  anything still blocks when the budget is spent.
 - ``settle`` waits for a task until it is done, its share of the budget is spent, or its own
   time limit (if any) is up.
 """
@@ -62,29 +65,54 @@ class CancelClock:
         await self._event.wait()
 
 
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 class StopSignals:
     def __init__(self, clock: CancelClock, hard_exit_s: float, exit_code: int = 1) -> None:
         self.clock = clock
         self.hard_exit_s = hard_exit_s
         self.exit_code = exit_code
+        self.reason = "cancelled"
+        """Why the run is stopping: ``cancelled`` (a signal) or ``timeout`` (the deadline)."""
         self.last_words: Callable[[], None] = lambda: None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._on_stop: Callable[[], None] = lambda: None
+        self._on_stop: Callable[[str], None] = lambda reason: None
         self._watchdog: threading.Timer | None = None
+        self._deadline: threading.Timer | None = None
 
     def install(self) -> None:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in STOP_SIGNALS:
             with contextlib.suppress(ValueError, OSError):
                 signal.signal(sig, self._handle)
 
-    def bind(self, loop: asyncio.AbstractEventLoop, on_stop: Callable[[], None]) -> None:
-        """From now on a signal calls ``on_stop`` on ``loop``; a signal that came earlier does so now."""
+    def bind(self, loop: asyncio.AbstractEventLoop, on_stop: Callable[[str], None]) -> None:
+        """From now on a stop calls ``on_stop(reason)`` on ``loop``; one that came earlier does so now."""
         self._loop, self._on_stop = loop, on_stop
         if self.clock.cancelled:
             loop.call_soon(self._fire)
 
+    def arm_deadline(self, delay_s: float) -> None:
+        """Stop the run with reason ``timeout`` ``delay_s`` seconds from now, from a timer thread."""
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = threading.Timer(max(0.0, delay_s), self.trigger, args=("timeout",))
+        self._deadline.daemon = True
+        self._deadline.start()
+
+    def disarm(self) -> None:
+        """The run has ended: no deadline fires any more (a signal still does)."""
+        if self._deadline is not None:
+            self._deadline.cancel()
+
     def _handle(self, signum: int, frame: Any) -> None:
+        self.trigger("cancelled")
+
+    def trigger(self, reason: str) -> None:
+        """Start the stop sequence (safe from a signal handler and from any thread); only the
+        first stop sets the reason and arms the watchdog."""
         if self.clock.mark():
+            self.reason = reason
             self._arm_watchdog()
         if self._loop is not None:
             with contextlib.suppress(RuntimeError):  # loop already closed: nothing left to stop
@@ -96,7 +124,7 @@ class StopSignals:
 
     def _fire(self) -> None:
         self.clock.notify()
-        self._on_stop()
+        self._on_stop(self.reason)
 
     def _arm_watchdog(self) -> None:
         def fire() -> None:

@@ -1,4 +1,4 @@
-"""Effective tokens, AI credits and budget gates: pure arithmetic, no run state.
+"""Effective tokens and AI credits: pure arithmetic, no run state.
 
 Effective tokens (ET) follow gh-aw's Effective Tokens specification:
 ``ET = multiplier(model) x (1.0 input + 0.1 cache_read + 4.0 output + 4.0 reasoning + 1.0 cache_write)``.
@@ -7,11 +7,8 @@ registry), looked up case-insensitively with ``.`` and ``-`` treated alike: the 
 then the longest key that is a ``key-`` prefix of the id, else 1.0 (and the model is reported as
 unknown). ``GH_AW_MODEL_MULTIPLIERS`` (a JSON object) overrides or adds entries.
 
-One AI credit is $0.01 of estimated cost.
-
-Gates (the reading the harness implements): a budget is *exceeded* once the used amount reaches
-``critical_percent`` of its limit, and a request is refused when even the cheapest possible next
-request would take the used amount past the limit itself.
+One AI credit is $0.01 of estimated cost. The gates that use these figures are in
+``run/budget_kinds.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -31,7 +27,6 @@ WEIGHTS: dict[str, float] = {"input": 1.0, "cache_read": 0.1, "output": 4.0, "re
 
 USD_PER_CREDIT = 0.01
 MULTIPLIER_ENV = "GH_AW_MODEL_MULTIPLIERS"
-MAX_CREDITS_ENV = "GH_AW_MAX_AI_CREDITS"
 
 
 def _norm(model: str) -> str:
@@ -100,37 +95,3 @@ def min_next_request_et(multiplier: float, previous: Usage | None, new_tokens: i
     """
     carried = 0 if previous is None else previous.input + previous.cache_read + previous.cache_write + previous.output
     return multiplier * (WEIGHTS["cache_read"] * carried + WEIGHTS["input"] * new_tokens)
-
-
-@dataclass(frozen=True)
-class Limit:
-    """One budget: ``name`` as in ``RunState.limits`` (``effective_tokens``, ``ai_credits``, ``turns``)."""
-
-    name: str
-    limit: float
-    critical_percent: float = 100.0
-
-    @property
-    def critical_point(self) -> float:
-        return self.limit * self.critical_percent / 100.0
-
-    def percent(self, used: float) -> float:
-        return 100.0 * used / self.limit
-
-    def exceeded(self, used: float) -> bool:
-        """Reached the abort point (``critical_percent`` of the limit)."""
-        return used >= self.critical_point
-
-    def would_cross(self, used: float, next_at_least: float) -> bool:
-        """The limit itself is reached, or the cheapest next request would pass it."""
-        return used >= self.limit or used + next_at_least > self.limit
-
-
-def limit_from_env(raw: str | None) -> float | None:
-    """Parse a positive number from an environment variable; ``ValueError`` when malformed."""
-    if raw is None or not raw.strip():
-        return None
-    value = float(raw)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError("must be a positive number")
-    return value

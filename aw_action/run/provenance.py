@@ -10,7 +10,8 @@ from typing import Any
 
 from aw_action.ai.usage import estimate_tokens
 from aw_action.run.config_files import ResolvedImport, import_block
-from aw_action.run.state import RunState, utc_iso
+from aw_action.run.state import RunState
+from aw_action.timestamps import utc_iso
 
 
 def record_inputs(state: RunState, imports: list[ResolvedImport], prompt: str) -> None:
@@ -18,9 +19,9 @@ def record_inputs(state: RunState, imports: list[ResolvedImport], prompt: str) -
     for item in imports:
         tokens = estimate_tokens(import_block(item))
         cumulative += tokens
-        state.provenance.append(_record("import", tokens, cumulative, path=item.path))
+        state.record.provenance.append(_record("import", tokens, cumulative, path=item.path))
     tokens = estimate_tokens(prompt)
-    state.provenance.append(_record("prompt", tokens, cumulative + tokens))
+    state.record.provenance.append(_record("prompt", tokens, cumulative + tokens))
 
 
 def _record(source: str, tokens: int, cumulative: int, path: str | None = None) -> dict[str, Any]:

@@ -90,3 +90,11 @@ class Redactor:
         if isinstance(value, list | tuple):
             return [self.obj(v) for v in value]
         return value
+
+
+def run_redactor(env: Mapping[str, str], otlp_headers: Mapping[str, str] | None = None) -> Redactor:
+    """The run's redactor: every credential in ``env`` and every configured OTLP header value."""
+    redactor = Redactor(secrets_from_env(env))
+    for value in (otlp_headers or {}).values():
+        redactor.add(value, *header_values(f"h={value}"))
+    return redactor

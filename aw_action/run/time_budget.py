@@ -19,10 +19,8 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol
-
-from aw_action.extensions.notices import Rung, named_rung, rungs_for
 
 MAX_MARGIN_S = 30.0
 MARGIN_FRACTION = 0.10
@@ -108,14 +106,3 @@ class TimeBudget:
     @property
     def critical_at_s(self) -> float:
         return self.soft_deadline_s - min(self.critical_s, CRITICAL_CAP * self.soft_deadline_s)
-
-    def rungs(self) -> list[Rung]:
-        named = [
-            named_rung("timeout", self.percent(self.warning_at_s), "time_warning"),
-            named_rung("timeout", self.percent(self.critical_at_s), "time_critical"),
-        ]  # at a shared threshold the later (critical) rung replaces the warning
-        critical = self.percent(self.critical_at_s)
-        return [
-            replace(r, kind="time_critical") if r.kind == "ladder" and r.at_percent > critical else r
-            for r in rungs_for("timeout", self.abort_percent, named)
-        ]

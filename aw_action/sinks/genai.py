@@ -13,7 +13,8 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from aw_action.ai.types import Usage
-from aw_action.run.state import RequestRecord, RunState
+from aw_action.run.ledger import RequestRecord
+from aw_action.run.state import RunState
 
 AGENT_NAME = "aw-harness"
 GITHUB_RESOURCE = {
@@ -71,10 +72,10 @@ def session_start_attributes(provider: str, model: str, session_id: str) -> dict
 
 def session_end_attributes(state: RunState, stop_reason: str, exit_code: int) -> dict[str, Any]:
     return {
-        **usage_attributes(state.totals),
-        **_money(state.cost_usd, state.ai_credits, state.effective_tokens),
-        "aw.turns": len(state.turns),
-        "aw.requests": len(state.requests),
+        **usage_attributes(state.ledger.totals),
+        **_money(state.ledger.cost_usd, state.ledger.ai_credits, state.ledger.effective_tokens),
+        "aw.turns": len(state.ledger.turns),
+        "aw.requests": len(state.ledger.requests),
         "aw.stop_reason": stop_reason,
         "aw.exit_code": exit_code,
     }

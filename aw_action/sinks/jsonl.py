@@ -11,8 +11,8 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
-from aw_action.agent.transcript import iso_now
 from aw_action.run.redact import Redactor
+from aw_action.timestamps import utc_iso
 
 
 class JsonlSink:
@@ -33,7 +33,7 @@ class JsonlSink:
         """Like ``event`` for a fields mapping of any keys (``name`` included); ``event`` and
         ``ts`` are reserved and always the sink's own."""
         rest = {k: v for k, v in fields.items() if k not in ("event", "ts")}
-        record: dict[str, Any] = {"event": name, **rest, "ts": iso_now()}
+        record: dict[str, Any] = {"event": name, **rest, "ts": utc_iso()}
         record = self._redactor.obj(record)
         self._write(json.dumps(record, ensure_ascii=False, default=str))
         for listener in self.listeners:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from aw_action.agent.events import AnyMessage
-from aw_action.run.state import RequestRecord, RunState, TurnRecord
-from aw_action.sinks.summary import Outcome
+from aw_action.run.ledger import RequestRecord, TurnRecord
+from aw_action.run.result import ResultRecord
 
 
 def human_turn_line(turn: int, input_tokens: int, output_tokens: int, cumulative: int, cost: float | None) -> str:
@@ -64,22 +64,24 @@ def message(msg: AnyMessage, ended: bool) -> dict[str, Any]:
     return fields
 
 
-def session_end(state: RunState, outcome: Outcome) -> dict[str, Any]:
-    totals = state.totals
+def session_end(result: ResultRecord) -> dict[str, Any]:
+    """The last JSONL line: the run's result record, flattened (spec §8.5.1)."""
+    tokens = result.tokens
     return {
-        "stop_reason": outcome.stop_reason,
-        "conclusion": outcome.conclusion,
-        "exit_code": outcome.exit_code,
-        "turns": len(state.turns),
-        "tokens": totals.total,
-        "input_tokens": totals.input,
-        "output_tokens": totals.output,
-        "cache_read_tokens": totals.cache_read,
-        "cache_write_tokens": totals.cache_write,
-        "reasoning_tokens": totals.reasoning,
-        "effective_tokens": round(state.effective_tokens, 2),
-        "cost_usd": state.cost_usd,
-        "ai_credits": state.ai_credits,
-        "elapsed_ms": state.elapsed_ms,
-        "degraded": [d.subsystem for d in state.degraded],
+        "stop_reason": result.stop_reason,
+        "conclusion": result.conclusion,
+        "exit_code": result.exit_code,
+        "turns": result.turns,
+        "tool_calls": result.tool_calls,
+        "tokens": tokens.total,
+        "input_tokens": tokens.input,
+        "output_tokens": tokens.output,
+        "cache_read_tokens": tokens.cache_read,
+        "cache_write_tokens": tokens.cache_write,
+        "reasoning_tokens": tokens.reasoning,
+        "effective_tokens": tokens.effective,
+        "cost_usd": result.cost_usd,
+        "ai_credits": result.ai_credits,
+        "elapsed_ms": result.duration_ms,
+        "degraded": list(result.degraded),
     }

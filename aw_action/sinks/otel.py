@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from aw_action.run.ledger import RequestRecord
 from aw_action.run.redact import Redactor
-from aw_action.run.state import RequestRecord
 from aw_action.sinks import genai
 
 if TYPE_CHECKING:

@@ -8,13 +8,14 @@ cuts as a last resort. Every string passes through the run's redactor before it 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from aw_action.run.budget_kinds import BUDGET_KINDS, KINDS_BY_NAME
 from aw_action.run.redact import Redactor
+from aw_action.run.result import Outcome
 from aw_action.run.state import RunState
 from aw_action.sinks import markdown as md
 from aw_action.sinks.mermaid import token_chart
@@ -22,19 +23,6 @@ from aw_action.sinks.mermaid import token_chart
 STEP_SUMMARY_LIMIT = 1024 * 1024
 """GitHub rejects a step summary file larger than 1 MiB."""
 ROW_STEPS: tuple[int | None, ...] = (None, 200, 50, 10, 2)
-LIMIT_LABELS = {
-    "effective_tokens": "Effective tokens",
-    "ai_credits": "AI credits",
-    "turns": "Turns",
-    "minutes": "Time (minutes)",
-}
-
-
-@dataclass(frozen=True)
-class Outcome:
-    conclusion: str
-    stop_reason: str
-    exit_code: int
 
 
 def delivered_notices(state: RunState) -> list[dict[str, Any]]:
@@ -46,11 +34,11 @@ def delivered_notices(state: RunState) -> list[dict[str, Any]]:
             "request_id": r.request_id,
             "turn": r.turn,
         }
-        for r in state.requests
+        for r in state.ledger.requests
         if r.steering
     ]
     seen = {(n["type"], n["threshold"]) for n in out}
-    for notice in state.steering_notices:
+    for notice in state.journal.steering_notices:
         key = (notice.get("type"), notice.get("threshold"))
         if key not in seen:
             seen.add(key)
@@ -65,15 +53,6 @@ def delivered_notices(state: RunState) -> list[dict[str, Any]]:
     return out
 
 
-def _used(state: RunState) -> dict[str, float | None]:
-    return {
-        "effective_tokens": state.effective_tokens,
-        "ai_credits": state.ai_credits,
-        "turns": float(len(state.turns)),
-        "minutes": state.elapsed_ms / 60000.0,
-    }
-
-
 def _elided(rows: list[list[str]], max_rows: int | None, width: int) -> list[list[str]]:
     if max_rows is None or len(rows) <= max_rows:
         return rows
@@ -84,8 +63,8 @@ def _elided(rows: list[list[str]], max_rows: int | None, width: int) -> list[lis
 
 def _turn_table(state: RunState, max_rows: int | None) -> str:
     rows = []
-    for t in state.turns:
-        ended = _offset_ms(state.started_at, t.ended_at)
+    for t in state.ledger.turns:
+        ended = _offset_ms(state.record.started_at, t.ended_at)
         rows.append(
             [
                 str(t.turn),
@@ -96,7 +75,7 @@ def _turn_table(state: RunState, max_rows: int | None) -> str:
                 md.duration(ended),
             ]
         )
-    totals = state.totals
+    totals = state.ledger.totals
     rows = _elided(rows, max_rows, 6)
     rows.append(
         [
@@ -104,7 +83,7 @@ def _turn_table(state: RunState, max_rows: int | None) -> str:
             f"**{md.integer(totals.input + totals.cache_read + totals.cache_write)}**",
             f"**{md.integer(totals.output + totals.reasoning)}**",
             f"**{md.integer(totals.total)}**",
-            f"**{md.usd(state.cost_usd)}**",
+            f"**{md.usd(state.ledger.cost_usd)}**",
             f"**{md.duration(state.elapsed_ms)}**",
         ]
     )
@@ -121,25 +100,24 @@ def _offset_ms(start: datetime, iso: str) -> float | None:
 
 def _uncounted_note(state: RunState) -> str:
     """Tokens spent by requests of a turn that never completed (an abort discards that turn)."""
-    completed = state.turns[-1].cumulative_tokens if state.turns else 0
-    extra = state.totals.total - completed
+    completed = state.ledger.turns[-1].cumulative_tokens if state.ledger.turns else 0
+    extra = state.ledger.totals.total - completed
     if extra <= 0:
         return ""
     return f"\n\nThe totals include {md.integer(extra)} tokens of requests from a turn that did not complete."
 
 
-def _budget_table(state: RunState, limits: dict[str, float]) -> str:
-    used = _used(state)
+def _budget_table(state: RunState, limits: Mapping[str, float]) -> str:
     rows = []
-    for key, label in LIMIT_LABELS.items():
-        limit = limits.get(key)
-        value = used[key]
-        if limit is None and key not in ("effective_tokens", "ai_credits"):
+    for kind in BUDGET_KINDS:
+        limit = limits.get(kind.name)
+        if limit is None and not kind.always_shown:
             continue
-        shown = f"{value:,.2f}" if key in ("ai_credits", "minutes") and value is not None else md.integer(value)
+        value = kind.used(state)
+        shown = f"{value:,.{kind.decimals}f}" if kind.decimals and value is not None else md.integer(value)
         rows.append(
             [
-                label,
+                kind.label,
                 shown,
                 md.integer(limit) if limit else "no limit",
                 md.percent(value, limit) if value is not None else "–",
@@ -173,19 +151,19 @@ def _provenance(state: RunState, max_rows: int | None) -> str:
             md.integer(e.get("tokens")),
             md.integer(e.get("cumulative_tokens")),
         ]
-        for e in state.provenance
+        for e in state.record.provenance
     ]
     if not rows:
         return "_No context entry was recorded._"
     return md.table(["Source", "Path", "Tokens", "Cumulative"], _elided(rows, max_rows, 4), "llrr")
 
 
-def _budget_exhausted(state: RunState, limits: dict[str, float]) -> str:
-    info = state.budget_exceeded or {}
-    budget = str(info.get("budget") or "effective_tokens")
-    used = info.get("used", _used(state).get(budget))
-    limit = info.get("limit", limits.get(budget))
-    label = LIMIT_LABELS.get(budget, budget)
+def _budget_exhausted(state: RunState, limits: Mapping[str, float]) -> str:
+    info = state.journal.budget_exceeded or {}
+    kind = KINDS_BY_NAME.get(str(info.get("budget") or "effective_tokens"), KINDS_BY_NAME["effective_tokens"])
+    used = info.get("used", kind.used(state))
+    limit = info.get("limit", limits.get(kind.name))
+    label = kind.label
     return md.alert(
         "caution",
         [
@@ -199,31 +177,34 @@ def _budget_exhausted(state: RunState, limits: dict[str, float]) -> str:
 
 def _degraded(state: RunState) -> str:
     lines = ["**Degraded mode.** Part of this run's record may be incomplete:"]
-    lines += [f"- **{d.subsystem}**: {d.detail}. _Fix:_ {d.hint}" for d in state.degraded]
+    lines += [f"- **{d.subsystem}**: {d.detail}. _Fix:_ {d.hint}" for d in state.journal.degraded]
     return "\n".join(["> [!WARNING]", *(f"> {' '.join(line.split())}" for line in lines)])
 
 
-def render_run_summary(state: RunState, outcome: Outcome, limits: dict[str, float], max_rows: int | None = None) -> str:
+def render_run_summary(
+    state: RunState, outcome: Outcome, limits: Mapping[str, float], max_rows: int | None = None
+) -> str:
     parts = [
         f"## AW Harness Run — {md.code(state.model)}",
         f"**Conclusion:** {md.cell(outcome.conclusion)} · **Stop reason:** {md.code(outcome.stop_reason)} · "
-        f"**Exit code:** {outcome.exit_code} · **Turns:** {len(state.turns)} · "
+        f"**Exit code:** {outcome.exit_code} · **Turns:** {len(state.ledger.turns)} · "
         f"**Elapsed:** {md.duration(state.elapsed_ms)}",
     ]
-    if state.budget_exceeded is not None:
+    if state.journal.budget_exceeded is not None:
         parts.append(_budget_exhausted(state, limits))
-    if state.degraded:
+    if state.journal.degraded:
         parts.append(_degraded(state))
     parts += [
         "### Token Consumption",
         _turn_table(state, max_rows),
-        f"Effective tokens: **{md.integer(state.effective_tokens)}** · Estimated cost: "
-        f"**{md.usd(state.cost_usd)}** · AI credits: **"
-        f"{'unknown' if state.ai_credits is None else f'{state.ai_credits:,.2f}'}**" + _uncounted_note(state),
+        f"Effective tokens: **{md.integer(state.ledger.effective_tokens)}** · Estimated cost: "
+        f"**{md.usd(state.ledger.cost_usd)}** · AI credits: **"
+        f"{'unknown' if state.ledger.ai_credits is None else f'{state.ledger.ai_credits:,.2f}'}**"
+        + _uncounted_note(state),
         "### Budget",
         _budget_table(state, limits),
     ]
-    chart = token_chart([t.cumulative_effective_tokens for t in state.turns], limits.get("effective_tokens"))
+    chart = token_chart([t.cumulative_effective_tokens for t in state.ledger.turns], limits.get("effective_tokens"))
     if chart:
         caption = "First line: cumulative effective tokens after each turn"
         limit = limits.get("effective_tokens")

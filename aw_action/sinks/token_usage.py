@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from aw_action.run.ledger import RequestRecord
 from aw_action.run.redact import Redactor
-from aw_action.run.state import RequestRecord
 from aw_action.sinks.files import JsonlFile
 
 FILE_NAME = "token-usage.jsonl"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from aw_action.run.result import ResultRecord
 from aw_action.run.state import RunState
-from aw_action.sinks.summary import Outcome
 
 
 def workflow_info(requested_model: str, env: Mapping[str, str]) -> dict[str, Any]:
@@ -32,18 +32,18 @@ def tool_complete(call_id: str, name: str, is_error: bool, duration_ms: int) -> 
 
 
 def closing(
-    state: RunState, outcome: Outcome, error: str | None, session_id: str, limits: Mapping[str, float]
+    result: ResultRecord, state: RunState, session_id: str, limits: Mapping[str, float]
 ) -> list[tuple[str, dict[str, Any]]]:
     """``session.result``, ``agent.execution`` and ``harness.run``, in that order."""
-    t = state.totals
-    result: dict[str, Any] = {
+    t = result.tokens
+    session: dict[str, Any] = {
         "sessionId": session_id,
-        "model": state.model,
-        "numTurns": len(state.turns),
-        "durationMs": state.elapsed_ms,
-        "status": outcome.conclusion,
+        "model": result.model,
+        "numTurns": result.turns,
+        "durationMs": result.duration_ms,
+        "status": result.conclusion,
         "sourceType": "result",
-        "errors": [error] if error else [],
+        "errors": [result.error] if result.error else [],
         "usage": {
             "totalTokens": t.total,
             "inputTokens": t.input,
@@ -54,26 +54,27 @@ def closing(
             "inputTokensIncludeCache": False,
         },
     }
-    if state.cost_usd is not None:
-        result["totalCostUsd"] = state.cost_usd
-    failed = outcome.exit_code != 0
+    if result.cost_usd is not None:
+        session["totalCostUsd"] = result.cost_usd
+    failed = result.exit_code != 0
     execution = {
-        "categories": [outcome.stop_reason] if failed else [],
+        "categories": [result.stop_reason] if failed else [],
         "errorCodes": [],
         "errorTypes": [],
-        "exitCode": outcome.exit_code,
+        "exitCode": result.exit_code,
     }
     run = {
-        "model": state.model,
-        "conclusion": outcome.conclusion,
-        "stopReason": outcome.stop_reason,
-        "exitCode": outcome.exit_code,
-        "durationMs": state.elapsed_ms,
-        "effectiveTokens": round(state.effective_tokens, 2),
-        "costUsd": state.cost_usd,
-        "aiCredits": state.ai_credits,
+        "model": result.model,
+        "conclusion": result.conclusion,
+        "stopReason": result.stop_reason,
+        "exitCode": result.exit_code,
+        "durationMs": result.duration_ms,
+        "effectiveTokens": t.effective,
+        "costUsd": result.cost_usd,
+        "aiCredits": result.ai_credits,
+        "toolCalls": result.tool_calls,
         "limits": dict(limits),
-        "budgetExceeded": state.budget_exceeded,
-        "degraded": [{"subsystem": d.subsystem, "detail": d.detail, "hint": d.hint} for d in state.degraded],
+        "budgetExceeded": state.journal.budget_exceeded,
+        "degraded": [{"subsystem": d.subsystem, "detail": d.detail, "hint": d.hint} for d in state.journal.degraded],
     }
-    return [("session.result", result), ("agent.execution", execution), ("harness.run", run)]
+    return [("session.result", session), ("agent.execution", execution), ("harness.run", run)]

@@ -10,13 +10,14 @@ the transcript (``session.jsonl``) holds content; this file holds facts.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from aw_action.run.ledger import RequestRecord
 from aw_action.run.redact import Redactor
-from aw_action.run.state import RequestRecord, utc_iso
 from aw_action.sinks.files import JsonlFile
+from aw_action.timestamps import utc_iso, utc_now
 
 FILE_NAME = "aw_session.jsonl"
 HEADER: dict[str, Any] = {
@@ -81,7 +82,7 @@ class UnifiedSession:
         key = (component, "agent", source)
         index = self._indexes.get(key, 0)
         self._indexes[key] = index + 1
-        stamp = at or datetime.now(UTC)
+        stamp = at or utc_now()
         provenance = {
             "component": component,
             "phase": "agent",

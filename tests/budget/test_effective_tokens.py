@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from aw_action.ai.types import Usage
+from aw_action.run.budget_kinds import KINDS_BY_NAME, Limit, env_limit
 from aw_action.run.effective_tokens import (
-    Limit,
     Multipliers,
     base_weighted_tokens,
     credits,
     effective_tokens,
-    limit_from_env,
     min_next_request_et,
     parse_overrides,
 )
+from aw_action.run.exits import InvocationError
 
 FIXTURE = Path(__file__).parent / "data" / "awf-steering-token-usage.jsonl"
 """gh-aw pkg/cli/testdata/model_routing_golden/claude-awf-steering-notices (AWF token-usage.jsonl)."""
@@ -82,7 +82,7 @@ def test_credits_are_cents_and_unknown_cost_stays_unknown() -> None:
 
 
 def test_limit_gates() -> None:
-    limit = Limit("effective_tokens", 1000, critical_percent=90)
+    limit = Limit(KINDS_BY_NAME["effective_tokens"], 1000, critical_percent=90)
     assert not limit.exceeded(899) and limit.exceeded(900)
     assert limit.percent(250) == 25
     assert not limit.would_cross(800, 200) and limit.would_cross(800, 201) and limit.would_cross(1000, 0)
@@ -96,10 +96,10 @@ def test_cheapest_next_request_reads_the_previous_prompt_from_cache() -> None:
 
 @pytest.mark.parametrize(("raw", "expected"), [(None, None), ("", None), ("250", 250.0), (" 1.5 ", 1.5)])
 def test_limit_from_env(raw: str | None, expected: float | None) -> None:
-    assert limit_from_env(raw) == expected
+    assert env_limit("GH_AW_MAX_AI_CREDITS", raw) == expected
 
 
-@pytest.mark.parametrize("raw", ["0", "-3", "abc", "inf"])
-def test_limit_from_env_rejects_nonsense(raw: str) -> None:
-    with pytest.raises(ValueError):
-        limit_from_env(raw)
+@pytest.mark.parametrize("raw", ["0", "-3", "abc", "inf", "nan", "1e400", "-inf"])
+def test_limit_from_env_rejects_nonsense_naming_the_variable(raw: str) -> None:
+    with pytest.raises(InvocationError, match=r"^GH_AW_MAX_AI_CREDITS: expected a positive"):
+        env_limit("GH_AW_MAX_AI_CREDITS", raw)

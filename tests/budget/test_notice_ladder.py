@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from aw_action.extensions.notices import LADDER, NoticeLadder, named_rung, notice_text, rungs_for
+from aw_action.extensions.notices import LADDER, NoticeLadder, named_rung, notice_text, rungs_for, time_rungs
 from aw_action.run.time_budget import TimeBudget
 
 FIXTURE = Path(__file__).parent / "data" / "awf-steering-token-usage.jsonl"
@@ -87,7 +87,7 @@ def test_texts_in_awf_style() -> None:
 
 def test_time_notices_tell_minutes_left_and_critical_asks_for_final_output() -> None:
     budget = TimeBudget.from_minutes(20, 5, 2)
-    by_kind = {r.kind: r for r in budget.rungs()}
+    by_kind = {r.kind: r for r in time_rungs(budget)}
     warning = notice_text(by_kind["time_warning"], minutes_left=5)
     critical = notice_text(by_kind["time_critical"], minutes_left=1.5)
     assert warning.startswith("[AWF TIME WARNING] 5 minutes left") and "wrapping up" in warning

@@ -19,8 +19,10 @@ from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult
 from aw_action.ai.faux import FauxProvider
 from aw_action.ai.types import AbortSignal, Model
-from aw_action.extensions.api import ExtensionAPI, ExtensionContext, HostServices, Registry
+from aw_action.extensions.api import ExtensionAPI, ExtensionContext, HostServices
+from aw_action.extensions.registry import Registry
 from aw_action.extensions.runner import ExtensionRunner
+from aw_action.run.budget_kinds import resolve_limits
 from aw_action.run.config import RunConfig
 from aw_action.run.redact import Redactor
 from aw_action.run.state import RunState
@@ -94,7 +96,9 @@ async def make_rig(
     model: Model = FAUX,
 ) -> Rig:
     cfg = RunConfig.model_validate({"engine": {"model": "faux/scripted"}, **(config or {})})
-    state = RunState(model=model.ref)
+    state = RunState.for_model(model.ref)
+    limits = resolve_limits(cfg, env or {})
+    state.record.publish_limits({name: limit.limit for name, limit in limits.items()})
     provider = FauxProvider(script)
     runner_box: list[ExtensionRunner] = []
     services = HostServices(
@@ -108,6 +112,7 @@ async def make_rig(
         redactor=Redactor([]),
         jsonl=JsonlSink(Redactor([]), io.StringIO()),
         config_dir=tmp_path,
+        limits=limits,
     )
     runner = ExtensionRunner(services)
     runner_box.append(runner)

@@ -78,7 +78,7 @@ async def test_summarize_asks_the_model_and_counts_the_request(tmp_path: Path) -
     request = rig.provider.requests[2]
     assert request.purpose == "compaction" and request.tools == [] and request.system_prompt == SUMMARY_SYSTEM_PROMPT
     assert "<conversation>" in request.messages[0].text and "[Tool result (echo)]" in request.messages[0].text  # type: ignore[union-attr]
-    record = rig.state.requests[2]
+    record = rig.state.ledger.requests[2]
     assert record.purpose == "compaction" and record.effective_tokens == 500 + 4 * 40 and record.steering is None
     history = rig.session.messages
     assert shape(history) == ["prompt", "compaction", "A", "R", "A"]
@@ -100,7 +100,7 @@ async def test_failed_summary_falls_back_to_the_sliding_window(tmp_path: Path) -
     [event] = rig.named("compaction")
     assert event["strategy"] == "sliding-window"
     assert any("context summary failed" in w["message"] for w in rig.named("warning"))
-    assert rig.state.requests[2].status == "error"
+    assert rig.state.ledger.requests[2].status == "error"
 
 
 async def test_context_overflow_is_compacted_and_retried_once(tmp_path: Path) -> None:

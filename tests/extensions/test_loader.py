@@ -17,7 +17,6 @@ from aw_action.run.exits import BuiltinExtensionError, InvocationError
 from aw_action.run.redact import Redactor
 from aw_action.run.state import RunState
 from aw_action.sinks.jsonl import JsonlSink
-from aw_action.tools import builtin_tools
 
 GOOD = """
 from dataclasses import dataclass
@@ -41,13 +40,11 @@ def services(tmp_path: Path, refs: list[str], required: bool = False) -> HostSer
         {"engine": {"model": "faux/scripted"}, "harness": {"extensions": refs, "extensions-required": required}}
     )
     registry = Registry()
-    for tool in builtin_tools():
-        registry.tools[tool.name] = (tool, "builtin", True)
     ws = tmp_path / "ws"
     ws.mkdir(exist_ok=True)
     return HostServices(
         config=config,
-        state=RunState(model="faux/scripted"),
+        state=RunState.for_model("faux/scripted"),
         env={},
         output_dir=tmp_path,
         workspace=ws,
@@ -60,9 +57,8 @@ def services(tmp_path: Path, refs: list[str], required: bool = False) -> HostSer
 
 
 async def load(s: HostServices) -> tuple[list[str], list[str]]:
-    warnings: list[str] = []
-    loaded = await loader.load_all(s, warnings.append)
-    return loaded, warnings
+    loaded = await loader.load_all(s)
+    return loaded, list(s.state.journal.warnings)
 
 
 def write(path: Path, text: str) -> None:
@@ -77,7 +73,8 @@ async def test_relative_files_load_after_all_builtins(tmp_path: Path) -> None:
     loaded, warnings = await load(s)
     assert warnings == []
     assert loaded == [name for name, _ in builtins.BUILTINS] + ["./exts/a.py", "../b.py"]
-    assert s.registry.tools["tool_a"][1:] == ("./exts/a.py", False)
+    entry = s.registry.tools["tool_a"]
+    assert (entry.owner, entry.builtin) == ("./exts/a.py", False)
     owners = [r.extension for r in s.registry.handlers["turn_end"]]
     assert owners[-2:] == ["./exts/a.py", "../b.py"] and all(r.builtin for r in s.registry.handlers["turn_end"][:-2])
 
@@ -122,7 +119,7 @@ async def test_failing_user_extension_is_skipped_with_reference_and_reason(
     [warning] = warnings
     assert warning.startswith(f"extension {ref} skipped: ")
     assert reason.format(ws=(tmp_path / "ws").resolve()) in warning
-    [degraded] = s.state.degraded
+    [degraded] = s.state.journal.degraded
     assert degraded.subsystem == "extensions" and ref in degraded.detail
 
 
@@ -230,8 +227,9 @@ async def test_replacing_or_unregistering_a_builtin_tool_through_the_api_is_refu
     s = services(tmp_path, ["./sneaky.py"])
     loaded, _ = await load(s)
     assert loaded[-1] == "./sneaky.py"
-    assert s.registry.tools["bash"][1] == "builtin" and "read" in s.registry.tools
-    assert sum("may not" in w for w in s.state.warnings) == 2
+    assert s.registry.tools["bash"].owner == "tools" and s.registry.tools["bash"].builtin
+    assert "read" in s.registry.tools
+    assert sum("may not" in w for w in s.state.journal.warnings) == 2
 
 
 async def test_exit_from_a_user_handler_is_an_ordinary_error(tmp_path: Path) -> None:

@@ -24,7 +24,9 @@ def with_clock(clock: ManualClock) -> list[tuple[str, Any]]:
 
 
 def labels(rig: Rig) -> list[tuple[str, int] | None]:
-    return [None if r.steering is None else (r.steering["type"], r.steering["threshold"]) for r in rig.state.requests]
+    return [
+        None if r.steering is None else (r.steering["type"], r.steering["threshold"]) for r in rig.state.ledger.requests
+    ]
 
 
 def steer_texts(rig: Rig) -> list[str]:
@@ -51,8 +53,8 @@ async def test_token_notices_go_out_highest_first_one_per_request(tmp_path: Path
         ("token", 80, "faux-2"),
         ("token", 75, "faux-3"),
     ]
-    assert [(n["request_id"], n["turn"]) for n in rig.state.steering_notices] == [("faux-2", 2), ("faux-3", 3)]
-    assert [n["text"] for n in rig.state.steering_notices] == texts
+    assert [(n["request_id"], n["turn"]) for n in rig.state.journal.steering_notices] == [("faux-2", 2), ("faux-3", 3)]
+    assert [n["text"] for n in rig.state.journal.steering_notices] == texts
 
 
 async def test_no_notice_after_the_final_answer(tmp_path: Path) -> None:
@@ -60,7 +62,7 @@ async def test_no_notice_after_the_final_answer(tmp_path: Path) -> None:
     script = [{"text": "done", "usage": {"input": 8500}}]
     rig = await make_rig(tmp_path, script, with_clock(ManualClock()), config=config)
     assert await rig.run() == "completed"
-    assert rig.provider.calls == 1 and steer_texts(rig) == [] and rig.state.steering_notices == []
+    assert rig.provider.calls == 1 and steer_texts(rig) == [] and rig.state.journal.steering_notices == []
 
 
 def advancing_tool(clock: ManualClock, steps: list[float]) -> Any:
@@ -81,7 +83,7 @@ async def test_time_notices_follow_the_clock(tmp_path: Path) -> None:
     )
     assert await rig.run() == "completed"
     assert labels(rig) == [None, ("timeout", 72), ("timeout", 90), ("timeout", 87), ("timeout", 80), None]
-    kinds = [n["kind"] for n in rig.state.steering_notices]
+    kinds = [n["kind"] for n in rig.state.journal.steering_notices]
     assert kinds == ["time_warning", "time_critical", "time_critical", "ladder"]
     texts = steer_texts(rig)
     assert (
@@ -119,7 +121,7 @@ async def test_soft_deadline_aborts_an_in_flight_request(tmp_path: Path) -> None
     assert await asyncio.wait_for(run, 5) == "timeout"
     [record] = rig.named("timeout")
     assert record["soft_deadline_s"] == 54.0 and record["margin_s"] == 6.0
-    assert rig.provider.calls == 1 and rig.state.turns == []
+    assert rig.provider.calls == 1 and rig.state.ledger.turns == []
 
 
 async def test_deadline_timer_stops_with_the_session(tmp_path: Path) -> None:
@@ -140,7 +142,7 @@ async def test_real_setup_counts_from_the_process_start(tmp_path: Path, monkeypa
     setups = [("cost-tracker", cost_tracker.setup), ("steering", steering.setup)]
     rig = await make_rig(tmp_path, [TOOL_TURN, {"text": "done"}], setups, config=config, tools=[echo_tool()])
     assert await rig.run() == "completed"
-    assert rig.state.limits["minutes"] == 0.1
+    assert rig.state.record.limits["minutes"] == 0.1
     assert labels(rig) == [None, ("timeout", 45)]
 
 
@@ -181,5 +183,8 @@ async def test_a_notice_queued_behind_another_steer_is_labelled_on_the_request_t
     ]
     assert len(sent[1]) == 1 and sent[1][0] == "note from the user's extension"
     assert labels(rig) == [None, None, ("token", 80), ("token", 75), None]
-    assert [(n["threshold"], n["request_id"]) for n in rig.state.steering_notices] == [(80, "faux-3"), (75, "faux-4")]
+    assert [(n["threshold"], n["request_id"]) for n in rig.state.journal.steering_notices] == [
+        (80, "faux-3"),
+        (75, "faux-4"),
+    ]
     assert len(rig.named("steering")) == 2

@@ -94,7 +94,7 @@ async def test_sdk_load_error_from_a_builtin_is_reported_and_no_session_is_creat
     harness = Harness(config, prompt, env, stderr=stderr)
     result = await harness.run()
     assert result.exit_code == 2 and result.stop_reason == "sdk_load_error"
-    assert harness.session is None
+    assert harness.context is None
     events = [json.loads(line) for line in stderr.getvalue().splitlines() if line.startswith("{")]
     assert [e["event"] for e in events] == ["error"]
     assert events[0]["module"] == "openai"

@@ -33,7 +33,7 @@ def setup(api):
     def on_start(event, ctx):
         ctx.warn("the service token is " + secret)
         ctx.emit("leaky_record", token=secret, nested={"key": api.env["GITHUB_TOKEN"]})
-        ctx.state.degrade("leaky", "lost data for " + secret, "rotate " + api.env["OPENAI_API_KEY"])
+        ctx.degrade("leaky", "lost data for " + secret, "rotate " + api.env["OPENAI_API_KEY"])
 
     api.on("session_start", on_start)
 """

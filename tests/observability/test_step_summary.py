@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from aw_action.ai.types import Usage
+from aw_action.run.ledger import RequestRecord
 from aw_action.run.redact import Redactor
-from aw_action.run.state import RequestRecord, RunState, TurnRecord, utc_iso
-from aw_action.sinks.summary import STEP_SUMMARY_LIMIT, Outcome, append_step_summary, render_run_summary
+from aw_action.run.result import Outcome
+from aw_action.run.state import RunState
+from aw_action.sinks.summary import STEP_SUMMARY_LIMIT, append_step_summary, render_run_summary
+from aw_action.timestamps import utc_iso
 from tests.observability.support import BUDGET_SCRIPT, TOOL_SCRIPT, gfm, scripted_run
 
 
@@ -21,28 +25,14 @@ def _rows(html: str, section: str) -> list[list[str]]:
 
 
 def _state(turns: int, model: str = "anthropic/claude-sonnet-4-5") -> RunState:
-    state = RunState(model=model)
+    state = RunState.for_model(model)
     per = Usage(input=1000, output=200, cache_read=300)
     for i in range(1, turns + 1):
-        state.totals = state.totals + per
-        state.effective_tokens += 1830
-        state.cost_usd = (state.cost_usd or 0) + 0.01
-        state.requests.append(
+        state.ledger.record_request(
             RequestRecord(utc_iso(), f"req-{i}", "anthropic", model, "agent", "ok", True, per, 1000, 1830, 0.01, 1.0, i)
         )
-        state.turns.append(
-            TurnRecord(
-                i,
-                per,
-                1830,
-                0.01,
-                state.totals.total,
-                state.effective_tokens,
-                state.cost_usd,
-                1,
-                utc_iso(state.started_at + timedelta(seconds=i)),
-            )
-        )
+        state.ledger.record_tool_call()
+        state.ledger.close_turn(1, ended_at=utc_iso(state.record.started_at + timedelta(seconds=i)))
     return state
 
 
@@ -89,7 +79,7 @@ def test_budget_exhaustion_notice_and_delivered_notices(tmp_path: Path) -> None:
 
 def test_table_cells_survive_pipes_and_backticks() -> None:
     state = _state(2, model="odd|model`name")
-    state.provenance.append(
+    state.record.provenance.append(
         {"source": "import", "path": "docs/a|b`c.md", "tokens": 5, "cumulative_tokens": 5, "role": "user"}
     )
     html = gfm(render_run_summary(state, Outcome("success", "completed", 0), {"effective_tokens": 10000.0}))
@@ -112,7 +102,7 @@ def test_summary_appends_and_stays_under_one_mebibyte(tmp_path: Path) -> None:
     added = data[len(existing) :].decode()
     html = gfm(added)
     assert "AW Harness Run" in html and "rows omitted" in html
-    assert _rows(html, "Token Consumption")[-1][3] == f"<strong>{state.totals.total:,}</strong>"
+    assert _rows(html, "Token Consumption")[-1][3] == f"<strong>{state.ledger.totals.total:,}</strong>"
 
 
 def test_summary_is_redacted(tmp_path: Path) -> None:
@@ -128,7 +118,8 @@ def test_summary_is_redacted(tmp_path: Path) -> None:
 
 def test_elapsed_column_reads_turn_end_times() -> None:
     state = _state(2)
-    state.started_at = datetime.now(UTC) - timedelta(seconds=90)
-    state.turns[1].ended_at = utc_iso(state.started_at + timedelta(seconds=75))
+    state.record.started_at = datetime.now(UTC) - timedelta(seconds=90)
+    turns = state.ledger.turns
+    turns[1] = replace(turns[1], ended_at=utc_iso(state.record.started_at + timedelta(seconds=75)))
     html = gfm(render_run_summary(state, Outcome("success", "completed", 0), {}))
     assert _rows(html, "Token Consumption")[2][5] == "1m 15s"

@@ -27,7 +27,7 @@ def make_api(tmp_path: Path, model: str, env: dict[str, str]) -> ExtensionAPI:
     redactor = Redactor()
     services = HostServices(
         config=RunConfig.model_validate({"engine": {"model": model}}),
-        state=RunState(model=model),
+        state=RunState.for_model(model),
         env=env,
         output_dir=tmp_path,
         workspace=tmp_path,
@@ -41,7 +41,7 @@ def make_api(tmp_path: Path, model: str, env: dict[str, str]) -> ExtensionAPI:
 
 
 def providers(api: ExtensionAPI) -> dict[str, object]:
-    return {name: entry[0] for name, entry in api.services.registry.providers.items()}
+    return {name: entry.value for name, entry in api.services.registry.providers.items()}
 
 
 def test_each_present_credential_registers_its_provider(tmp_path: Path) -> None:

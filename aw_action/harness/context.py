@@ -1,0 +1,279 @@
+"""An assembled run: config, environment, records, extensions and the one session, ready to prompt.
+
+``assemble()`` builds a ``RunContext`` once (spec §7.1 steps 2-4): the run's state with its
+limits, the built-in then the user's extensions, the provider for the model and the session with
+its transcript. The context is then prompted once (a plain run) or more (a workflow step per
+prompt) and finished once. Every failure while assembling raises ``InvocationError`` (exit 2),
+before any model request.
+
+Contracts:
+- ``prompt()`` never raises for the agent's or the provider's sake; it returns how that prompt
+  ended. A prompt is not started once the run is cancelled, stopped by its deadline, or an
+  earlier prompt failed: the run's stop is sticky, a prompt's own abort is not.
+- ``finish()`` is called exactly once, on success and on failure; it maps the run's stop reason
+  to the result (``Outcome.of``), lets every sink close (``session_shutdown``) and disposes the
+  session.
+- ``cancel()`` may be called at any time, from a signal handler's callback included.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from aw_action.agent.session import AgentSession
+from aw_action.agent.tools import ToolContext
+from aw_action.agent.transcript import Transcript
+from aw_action.ai.catalog import UnknownModelError, credential_env_vars, resolve_model
+from aw_action.ai.types import Model, Provider, UserMessage
+from aw_action.extensions.api import HostServices
+from aw_action.extensions.loader import load_all
+from aw_action.extensions.provider_setup import missing_credentials_message
+from aw_action.extensions.registry import Registry
+from aw_action.extensions.runner import ExtensionRunner
+from aw_action.run.budget_kinds import resolve_limits
+from aw_action.run.config import RunConfig
+from aw_action.run.exits import HarnessError, InvocationError
+from aw_action.run.record import PromptRecord
+from aw_action.run.redact import Redactor
+from aw_action.run.result import RunResult
+from aw_action.run.state import RunState
+from aw_action.sinks.jsonl import JsonlSink
+
+TRANSCRIPT_FILE = "session.jsonl"
+SYSTEM_PROMPT = (
+    "You are an autonomous agent running one task inside a CI job; nobody will answer questions. "
+    "Work in the current directory ({cwd}) using your tools (bash, read, write, edit). "
+    "Keep tool output small. When the task is done, reply with a short final summary and make no "
+    "further tool call."
+)
+TOOL_VISIBLE_CREDENTIALS = frozenset({"GITHUB_TOKEN"})
+"""Credentials the agent's own ``gh`` and ``git`` use; every other model credential is withheld."""
+
+
+@dataclass(frozen=True)
+class PromptOutcome:
+    """How one prompt ended; ``stop_reason`` is ``completed`` when the agent simply stopped."""
+
+    index: int
+    stop_reason: str
+    error: str | None = None
+
+    @property
+    def completed(self) -> bool:
+        return self.stop_reason == "completed"
+
+
+class RunContext:
+    def __init__(
+        self,
+        *,
+        config: RunConfig,
+        env: Mapping[str, str],
+        output_dir: Path,
+        workspace: Path,
+        redactor: Redactor,
+        jsonl: JsonlSink,
+        state: RunState,
+        services: HostServices,
+        runner: ExtensionRunner,
+        session: AgentSession,
+    ) -> None:
+        self.config = config
+        self.env = env
+        self.output_dir = output_dir
+        self.workspace = workspace
+        self.redactor = redactor
+        self.jsonl = jsonl
+        self.state = state
+        self.services = services
+        self.runner = runner
+        self.session = session
+        self._started = False
+        self._cancelled: str | None = None
+        self._failed: PromptOutcome | None = None
+
+    # ---- control -----------------------------------------------------------------------------
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Stop the run: the prompt in flight is aborted and no further prompt starts."""
+        self._cancelled = self._cancelled or reason
+        if not self.session.is_idle:
+            self.session.abort(reason)
+
+    @property
+    def stop_reason(self) -> str | None:
+        """Why the run can prompt no more, if it cannot."""
+        if self._cancelled:
+            return self._cancelled
+        if self._failed is not None:
+            return self._failed.stop_reason
+        return self.state.record.stop_requested
+
+    async def start(self) -> None:
+        """``session_start`` for every extension (once, before the first prompt)."""
+        if not self._started:
+            self._started = True
+            await self.runner.emit_named("session_start", None)
+
+    # ---- prompting ---------------------------------------------------------------------------
+
+    async def prompt(self, text: str, source: str = "prompt") -> PromptOutcome:
+        await self.start()
+        record = self.state.record
+        index = record.start_prompt()
+        first_turn = self.state.ledger.next_turn
+        outcome = await self._run_prompt(index, text, source)
+        record.end_prompt(
+            PromptRecord(
+                index=index,
+                source=source,
+                first_turn=first_turn,
+                turns=self.state.ledger.next_turn - first_turn,
+                stop_reason=outcome.stop_reason,
+                error=outcome.error,
+            )
+        )
+        if not outcome.completed:
+            self._failed = self._failed or outcome
+        return outcome
+
+    async def _run_prompt(self, index: int, text: str, source: str) -> PromptOutcome:
+        stopped = self.stop_reason
+        if stopped:
+            return PromptOutcome(index, stopped, None)
+        session = self.session
+        try:
+            end = await session.prompt([UserMessage.of(text, source=source)])
+        except HarnessError as exc:
+            session.abort(exc.stop_reason)
+            return PromptOutcome(index, exc.stop_reason, str(exc))
+        except Exception as exc:  # a bug must still leave a readable record
+            session.abort("error")
+            self.state.journal.warn(f"internal error: {type(exc).__name__}: {exc}")
+            return PromptOutcome(index, "error", f"internal error: {type(exc).__name__}: {exc}")
+        reason = self._cancelled or session.abort_reason
+        if reason:
+            return PromptOutcome(index, reason, session.signal.reason)
+        if end.error:
+            return PromptOutcome(index, "error", end.error)
+        return PromptOutcome(index, "completed")
+
+    # ---- the end -----------------------------------------------------------------------------
+
+    async def finish(self) -> RunResult:
+        """The run's result, after every sink closed and the session is disposed."""
+        state = self.state
+        session = self.session
+        final = next((m.text for m in reversed(session.messages) if m.role == "assistant" and m.text), "")
+        failed = self._failed
+        if self._cancelled:
+            stop, error = self._cancelled, failed.error if failed else None
+        elif failed is not None:
+            stop, error = failed.stop_reason, failed.error
+        else:
+            stop, error = state.record.stop_requested or "completed", None
+        state.record.finish(stop, final)
+        result = RunResult.ended(stop, state.model, state, error)
+        try:
+            await self.runner.emit_named("session_shutdown", result)
+        finally:
+            session.dispose()
+        result.files = [str(p) for p in state.record.files]
+        return result
+
+
+def resolve(name: str) -> Model:
+    try:
+        return resolve_model(name)
+    except UnknownModelError as exc:
+        raise InvocationError(f"engine.model: {exc}") from None
+
+
+def tool_env(env: Mapping[str, str], output_dir: Path) -> dict[str, str]:
+    """The agent's environment: the run's, without the model credentials the catalog names."""
+    withheld = credential_env_vars() - TOOL_VISIBLE_CREDENTIALS
+    out = {k: v for k, v in env.items() if k not in withheld}
+    out["AW_OUTPUT_DIR"] = str(output_dir)
+    return out
+
+
+async def assemble(
+    config: RunConfig,
+    *,
+    env: Mapping[str, str],
+    config_dir: Path,
+    output_dir: Path,
+    workspace: Path,
+    redactor: Redactor,
+    jsonl: JsonlSink,
+    state: RunState | None = None,
+) -> RunContext:
+    """Build the run (see the module docstring). ``state`` lets the caller record facts (the
+    inputs' provenance) before the extensions load; it must be for ``config``'s model."""
+    model = resolve(config.engine.model)
+    limits = resolve_limits(config, env)
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvocationError(f"output dir {output_dir}: cannot create it: {exc.strerror or exc}") from None
+    state = state or RunState.for_model(model.ref)
+    state.record.publish_limits({name: limit.limit for name, limit in limits.items()})
+    registry = Registry()
+    runner_box: list[ExtensionRunner] = []
+    services = HostServices(
+        config=config,
+        state=state,
+        env=env,
+        output_dir=output_dir,
+        workspace=workspace,
+        registry=registry,
+        post=lambda e: runner_box[0].post(e),
+        redactor=redactor,
+        jsonl=jsonl,
+        config_dir=config_dir,
+        limits=limits,
+    )
+    runner = ExtensionRunner(services)
+    runner_box.append(runner)
+    state.record.extensions_loaded = await load_all(services)
+    provider = provider_for(model, registry)
+    transcript_path = output_dir / TRANSCRIPT_FILE
+    session_id = str(uuid.uuid4())
+    session = AgentSession(
+        session_id=session_id,
+        model=model,
+        resolve_provider=lambda m: provider_for(m, registry) if m.provider != model.provider else provider,
+        tools=registry.tool_list(),
+        system_prompt=config.harness.system_prompt or SYSTEM_PROMPT.format(cwd=workspace),
+        hooks=runner,
+        tool_context=ToolContext(
+            cwd=workspace, output_dir=output_dir, env=tool_env(env, output_dir), scrub=redactor.text
+        ),
+        transcript=Transcript(
+            transcript_path, session_id=session_id, cwd=str(workspace), model=model.ref, scrub=redactor.obj
+        ),
+    )
+    state.record.add_file(transcript_path)
+    runner.bind(session)
+    return RunContext(
+        config=config,
+        env=env,
+        output_dir=output_dir,
+        workspace=workspace,
+        redactor=redactor,
+        jsonl=jsonl,
+        state=state,
+        services=services,
+        runner=runner,
+        session=session,
+    )
+
+
+def provider_for(model: Model, registry: Registry) -> Provider:
+    provider = registry.provider(model.provider)
+    if provider is None:
+        raise InvocationError(missing_credentials_message(model, sorted(registry.providers)))
+    return provider

@@ -1,0 +1,75 @@
+"""Running an invocation under the stop scheme (``run/cancel.py``), for the CLI and the action.
+
+``supervise`` runs ``Harness.run()`` as a task and returns its result, or, when the task does not
+wind down within ``wind_down_s`` of a stop (a signal or the deadline), what is known so far as a
+``cancelled``/``timeout`` result. The deadline watchdog is armed as soon as the config is known:
+it fires a little after the soft deadline at which steering stops the run itself, so it only
+acts when the event loop could not (a blocked handler, a stuck setup).
+
+``exit_soon`` bounds the last step: once the result is out, the process ends within a few
+seconds even if a thread (a tool's, an exporter's) would keep the interpreter alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+
+from aw_action.harness.invocation import Harness
+from aw_action.run.cancel import StopSignals, settle
+from aw_action.run.config import RunConfig
+from aw_action.run.result import RunResult
+from aw_action.run.time_budget import TimeBudget, run_start
+
+DEADLINE_GRACE_S = 1.0
+"""How long after the soft deadline the watchdog waits for steering to stop the run itself."""
+EXIT_GRACE_S = 2.0
+
+
+def deadline_delay(config: RunConfig, started: float) -> float:
+    """Seconds from now until the deadline watchdog fires (soft deadline plus a grace)."""
+    settings = config.harness.steering
+    budget = TimeBudget.from_minutes(
+        config.timeout_minutes, settings.time_warning_minutes, settings.time_critical_minutes
+    )
+    grace = min(DEADLINE_GRACE_S, budget.margin_s / 2)
+    return run_start(started) + budget.soft_deadline_s + grace - time.monotonic()
+
+
+async def supervise(harness: Harness, stops: StopSignals, wind_down_s: float) -> RunResult:
+    stops.bind(asyncio.get_running_loop(), harness.cancel)
+    started = time.monotonic()
+    harness.on_config = lambda config: stops.arm_deadline(deadline_delay(config, started))
+    task = asyncio.create_task(harness.run())
+    try:
+        if not await settle(task, stops.clock, wind_down_s) or task.cancelled():
+            return stuck_result(harness, stops.reason)
+    finally:
+        stops.disarm()
+    exc = task.exception()
+    if exc is not None:  # Harness.run() never raises; if a bug makes it, the record still gets out
+        state = harness.state
+        error = f"internal error: {type(exc).__name__}: {exc}"
+        return RunResult.ended("error", state.model if state else "unknown", state, error)
+    return task.result()
+
+
+def stuck_result(harness: Harness, reason: str) -> RunResult:
+    """The outcome of a run that did not wind down in time after a stop: what is known so far."""
+    state = harness.state
+    model = state.model if state else "unknown"
+    what = "the deadline" if reason == "timeout" else "the cancel"
+    result = RunResult.ended(reason, model, state, f"the run did not stop in time after {what}")
+    if state is not None:
+        state.record.finish(reason, "")
+        result.files = [str(p) for p in state.record.files]
+    return result
+
+
+def exit_soon(code: int, within_s: float = EXIT_GRACE_S) -> None:
+    """End the process with ``code`` in ``within_s`` seconds unless it has ended by then."""
+    timer = threading.Timer(within_s, os._exit, args=(code,))
+    timer.daemon = True
+    timer.start()

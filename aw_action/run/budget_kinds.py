@@ -1,0 +1,187 @@
+"""Budget kinds as one table: each budget the harness enforces is declared here once.
+
+A kind says what it is called (``name`` in records, ``label`` for people), where it is set
+(``config_path`` in config.json, ``action_input`` in action.yml, an optional environment
+fallback), how its usage counts (``used``), which gate enforces it (``gate``), the stop reason
+when it runs out, and which steering notice type warns before it (None: no notices). The cost
+tracker, steering, the step summary, the records, the outputs and the action-input parser all
+loop over ``BUDGET_KINDS``; adding a kind is a row here, a config field and its docs.
+
+Gates (who enforces what, and when):
+- ``amount`` (cost tracker): after each request the run stops once usage reaches the
+  critical percent of the limit; before a request it is refused when even the cheapest
+  request would cross the limit;
+- ``turns`` (cost tracker): the request that would start turn N+1 is refused;
+- ``tool_calls`` (cost tracker): call N+1 is blocked before it runs and the run stops;
+- ``deadline`` (steering): the soft-deadline timer stops the run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from aw_action.run.config import RunConfig
+from aw_action.run.exits import InvocationError
+
+if TYPE_CHECKING:
+    from aw_action.run.state import RunState
+
+Gate = Literal["amount", "turns", "tool_calls", "deadline"]
+SteeringType = Literal["timeout", "ai_credit", "token"]
+"""The steering notice types (``extensions/notices.py``), one ladder each."""
+
+
+@dataclass(frozen=True)
+class BudgetKind:
+    name: str
+    label: str
+    config_path: tuple[str, ...]
+    action_input: str
+    used: Callable[[RunState], float | None]
+    gate: Gate
+    stop_reason: str
+    steering: SteeringType | None
+    """The notice type that warns before this budget runs out (``extensions/notices.py``)."""
+    integer: bool = False
+    """Counted in whole units (turns, calls): the config and the input take integers."""
+    env: str | None = None
+    """An environment variable that sets the limit when config.json does not."""
+    always_shown: bool = False
+    """The step summary shows a row even without a limit (what was used still matters)."""
+    decimals: int = 0
+
+    @property
+    def config_key(self) -> str:
+        return ".".join(self.config_path)
+
+    def configured(self, config: RunConfig) -> float | None:
+        """The limit config.json (after action-input overrides) sets, if any."""
+        node: Any = config.model_dump(by_alias=True)
+        for key in self.config_path:
+            if not isinstance(node, dict):
+                return None
+            node = node.get(key)
+        return None if node is None else float(node)
+
+
+BUDGET_KINDS: tuple[BudgetKind, ...] = (
+    BudgetKind(
+        name="effective_tokens",
+        label="Effective tokens",
+        config_path=("harness", "budget", "max-effective-tokens"),
+        action_input="max-effective-tokens",
+        used=lambda s: s.ledger.effective_tokens,
+        gate="amount",
+        stop_reason="budget_exceeded",
+        steering="token",
+        always_shown=True,
+    ),
+    BudgetKind(
+        name="ai_credits",
+        label="AI credits",
+        config_path=("harness", "budget", "max-ai-credits"),
+        action_input="max-ai-credits",
+        used=lambda s: s.ledger.ai_credits,
+        gate="amount",
+        stop_reason="budget_exceeded",
+        steering="ai_credit",
+        env="GH_AW_MAX_AI_CREDITS",
+        always_shown=True,
+        decimals=2,
+    ),
+    BudgetKind(
+        name="turns",
+        label="Turns",
+        config_path=("harness", "budget", "max-turns"),
+        action_input="max-turns",
+        used=lambda s: float(len(s.ledger.turns)),
+        gate="turns",
+        stop_reason="max_turns",
+        steering=None,
+        integer=True,
+    ),
+    BudgetKind(
+        name="tool_calls",
+        label="Tool calls",
+        config_path=("harness", "budget", "max-tool-calls"),
+        action_input="max-tool-calls",
+        used=lambda s: float(s.ledger.tool_calls),
+        gate="tool_calls",
+        stop_reason="max_tool_calls",
+        steering=None,
+        integer=True,
+    ),
+    BudgetKind(
+        name="minutes",
+        label="Time (minutes)",
+        config_path=("timeout-minutes",),
+        action_input="timeout-minutes",
+        used=lambda s: s.elapsed_ms / 60000.0,
+        gate="deadline",
+        stop_reason="timeout",
+        steering="timeout",
+        decimals=2,
+    ),
+)
+KINDS_BY_NAME: dict[str, BudgetKind] = {kind.name: kind for kind in BUDGET_KINDS}
+STOP_REASONS: frozenset[str] = frozenset(kind.stop_reason for kind in BUDGET_KINDS)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One configured budget. ``critical_percent`` is where an ``amount`` gate stops the run."""
+
+    kind: BudgetKind
+    limit: float
+    critical_percent: float = 100.0
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
+
+    @property
+    def critical_point(self) -> float:
+        return self.limit * self.critical_percent / 100.0
+
+    def percent(self, used: float) -> float:
+        return 100.0 * used / self.limit
+
+    def exceeded(self, used: float) -> bool:
+        """Reached the stop point (``critical_percent`` of the limit)."""
+        return used >= self.critical_point
+
+    def would_cross(self, used: float, next_at_least: float) -> bool:
+        """The limit itself is reached, or the cheapest next request would pass it."""
+        return used >= self.limit or used + next_at_least > self.limit
+
+
+def env_limit(name: str, raw: str | None, integer: bool = False) -> float | None:
+    """A limit from an environment variable: blank is unset; anything but a positive finite
+    number (a whole one for counted kinds) is an invocation error naming the variable."""
+    if raw is None or not raw.strip():
+        return None
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise InvocationError(f"{name}: expected a positive number, got {raw.strip()[:40]!r}") from None
+    if not math.isfinite(value) or value <= 0 or (integer and not value.is_integer()):
+        what = "a positive whole number" if integer else "a positive finite number"
+        raise InvocationError(f"{name}: expected {what}, got {raw.strip()[:40]!r}")
+    return value
+
+
+def resolve_limits(config: RunConfig, env: Mapping[str, str]) -> dict[str, Limit]:
+    """The run's limits by kind name: config.json first, else the kind's environment variable.
+    ``amount`` kinds stop at ``harness.steering.budget-critical-percent``."""
+    critical = config.harness.steering.budget_critical_percent
+    limits: dict[str, Limit] = {}
+    for kind in BUDGET_KINDS:
+        value = kind.configured(config)
+        if value is None and kind.env:
+            value = env_limit(kind.env, env.get(kind.env), kind.integer)
+        if value is not None:
+            limits[kind.name] = Limit(kind, value, critical if kind.gate == "amount" else 100.0)
+    return limits

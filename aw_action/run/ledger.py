@@ -1,0 +1,125 @@
+"""The usage ledger: every model request, turn and tool call of a run, counted once.
+
+Owner: the cost tracker is the only writer (``record_request``, ``close_turn``, ``record_tool_call``,
+``record_tool_end``); every sink reads. Totals are kept as the records arrive, so a reader never
+re-sums and a budget gate always sees the figure the next record will be checked against.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from aw_action.ai.types import Usage
+from aw_action.run.effective_tokens import credits
+from aw_action.timestamps import utc_iso
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """One model request: a token-usage.jsonl row (field names as AWF's)."""
+
+    timestamp: str
+    request_id: str
+    provider: str
+    model: str
+    purpose: str
+    status: str
+    """``ok``, ``error`` or ``aborted``."""
+    streaming: bool
+    usage: Usage
+    duration_ms: int
+    effective_tokens: float
+    cost_usd: float | None
+    ai_credits: float | None
+    turn: int
+    attempts: int = 1
+    steering: dict[str, Any] | None = None
+    error: str | None = None
+    prompt: int = 1
+    """Which prompt of the run (1-based) the request belongs to."""
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """One completed turn (a ``turn_end``), 1-based over the whole run, with running totals."""
+
+    turn: int
+    usage: Usage
+    effective_tokens: float
+    cost_usd: float | None
+    cumulative_tokens: int
+    cumulative_effective_tokens: float
+    cumulative_cost_usd: float | None
+    tool_calls: int
+    ended_at: str
+    prompt: int = 1
+
+
+@dataclass
+class ToolStats:
+    count: int = 0
+    errors: int = 0
+    duration_ms: int = 0
+
+
+@dataclass
+class UsageLedger:
+    requests: list[RequestRecord] = field(default_factory=list)
+    turns: list[TurnRecord] = field(default_factory=list)
+    totals: Usage = field(default_factory=Usage)
+    effective_tokens: float = 0.0
+    cost_usd: float | None = 0.0
+    """None once any request had an unknown price: the total is then unknown, not understated."""
+    tools: dict[str, ToolStats] = field(default_factory=dict)
+    tool_calls: int = 0
+    """Tool calls authorised to run (the max-tool-calls gate counts these, before they end)."""
+    _turn_start: int = 0
+
+    @property
+    def ai_credits(self) -> float | None:
+        return credits(self.cost_usd)
+
+    @property
+    def next_turn(self) -> int:
+        return len(self.turns) + 1
+
+    def record_request(self, record: RequestRecord) -> None:
+        self.requests.append(record)
+        self.totals = self.totals + record.usage
+        self.effective_tokens += record.effective_tokens
+        if self.cost_usd is not None:
+            self.cost_usd = None if record.cost_usd is None else self.cost_usd + record.cost_usd
+
+    def close_turn(self, tool_calls: int, prompt: int = 1, ended_at: str | None = None) -> TurnRecord:
+        """Book the requests since the last turn as one completed turn."""
+        records = self.requests[self._turn_start :]
+        self._turn_start = len(self.requests)
+        usage = Usage()
+        for r in records:
+            usage = usage + r.usage
+        costs = [r.cost_usd for r in records]
+        cost = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+        turn = TurnRecord(
+            turn=self.next_turn,
+            usage=usage,
+            effective_tokens=sum(r.effective_tokens for r in records),
+            cost_usd=cost,
+            cumulative_tokens=self.totals.total,
+            cumulative_effective_tokens=self.effective_tokens,
+            cumulative_cost_usd=self.cost_usd,
+            tool_calls=tool_calls,
+            ended_at=ended_at or utc_iso(),
+            prompt=prompt,
+        )
+        self.turns.append(turn)
+        return turn
+
+    def record_tool_call(self) -> None:
+        self.tool_calls += 1
+
+    def record_tool_end(self, name: str, is_error: bool, duration_ms: int) -> None:
+        stats = self.tools.setdefault(name, ToolStats())
+        stats.count += 1
+        stats.errors += int(is_error)
+        stats.duration_ms += duration_ms

@@ -1,0 +1,74 @@
+"""The run record: what the run is and how it ended, apart from usage and diagnostics.
+
+Owners: the harness sets the model, the limits, the extensions loaded, the prompts and the end
+(``finish``); provenance is recorded once from the assembled inputs (``run/provenance.py``);
+any writer of a file the run leaves behind registers it with ``add_file``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from aw_action.timestamps import utc_now
+
+
+@dataclass(frozen=True)
+class PromptRecord:
+    """One prompt of the run and how it ended (a workflow prompts once per step)."""
+
+    index: int
+    source: str
+    first_turn: int
+    turns: int
+    stop_reason: str
+    error: str | None = None
+
+
+@dataclass
+class RunRecord:
+    model: str
+    started_at: datetime = field(default_factory=utc_now)
+    started_monotonic: float = field(default_factory=time.monotonic)
+    limits: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    """Configured limits by budget kind name; read-only (the gates keep their own copy)."""
+    provenance: list[dict[str, Any]] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    extensions_loaded: list[str] = field(default_factory=list)
+    current_prompt: int = 0
+    """The prompt running now, or the last one (1-based; 0 before the first)."""
+    prompts: list[PromptRecord] = field(default_factory=list)
+    stop_requested: str | None = None
+    """Set when the run must start no further prompt (the deadline passed between prompts)."""
+    stop_reason: str | None = None
+    final_message: str = ""
+
+    @property
+    def elapsed_ms(self) -> int:
+        return round((time.monotonic() - self.started_monotonic) * 1000)
+
+    def publish_limits(self, limits: Mapping[str, float]) -> None:
+        self.limits = MappingProxyType(dict(limits))
+
+    def add_file(self, path: Path) -> None:
+        if path not in self.files:
+            self.files.append(path)
+
+    def start_prompt(self) -> int:
+        self.current_prompt += 1
+        return self.current_prompt
+
+    def end_prompt(self, prompt: PromptRecord) -> None:
+        self.prompts.append(prompt)
+
+    def request_stop(self, reason: str) -> None:
+        self.stop_requested = self.stop_requested or reason
+
+    def finish(self, stop_reason: str, final_message: str) -> None:
+        self.stop_reason = stop_reason
+        self.final_message = final_message
