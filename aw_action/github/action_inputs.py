@@ -11,12 +11,13 @@ action.yml.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 from urllib.parse import unquote
 
-from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic import AliasChoices, Field, ValidationError, create_model, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.redact import MIN_SECRET_LENGTH, header_values
 
 SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token", "otlp-headers")
@@ -62,8 +63,9 @@ def parse_headers(value: str | None) -> dict[str, str]:
     return headers
 
 
-class ActionInputs(BaseSettings):
-    """One field per action.yml input; ``None`` means the input was left empty."""
+class _Inputs(BaseSettings):
+    """One field per action.yml input; ``None`` means the input was left empty. The budget
+    inputs are added from the budget table (``ActionInputs`` below)."""
 
     model_config = SettingsConfigDict(
         case_sensitive=False,
@@ -77,10 +79,6 @@ class ActionInputs(BaseSettings):
     prompt_file: str | None = _input("prompt-file")
     config: str | None = _input("config")
     model: str | None = _input("model")
-    max_effective_tokens: float | None = _input("max-effective-tokens", gt=0)
-    max_ai_credits: float | None = _input("max-ai-credits", gt=0)
-    max_turns: int | None = _input("max-turns", gt=0)
-    timeout_minutes: float | None = _input("timeout-minutes", gt=0)
     compaction: Literal["none", "sliding-window", "summarize"] | None = _input("compaction")
     extensions: str | None = _input("extensions")
     imports: str | None = _input("imports")
@@ -122,12 +120,35 @@ class ActionInputs(BaseSettings):
         return value
 
     @classmethod
-    def from_env(cls) -> ActionInputs:
+    def from_env(cls) -> Self:
         """Reads ``os.environ``; raises ``ActionInputError`` for the first invalid input."""
         try:
             return cls()
         except ValidationError as exc:
             raise _input_error(exc) from None
+
+    def budget(self, kind: BudgetKind) -> float | None:
+        """The value of ``kind``'s input, None when it was left empty."""
+        value = getattr(self, budget_field(kind))
+        return None if value is None else float(value)
+
+
+def budget_field(kind: BudgetKind) -> str:
+    return kind.action_input.replace("-", "_")
+
+
+def _budget_input(kind: BudgetKind) -> Any:
+    """A positive, finite number (a whole one for counted kinds), or None when empty."""
+    kind_type: Any = int | None if kind.integer else float | None
+    return (kind_type, _input(kind.action_input, gt=0, allow_inf_nan=False))
+
+
+if TYPE_CHECKING:
+    ActionInputs = _Inputs
+else:
+    ActionInputs = create_model(
+        "ActionInputs", __base__=_Inputs, **{budget_field(kind): _budget_input(kind) for kind in BUDGET_KINDS}
+    )
 
 
 _FIELD_TO_INPUT = {name: name.replace("_", "-") for name in ActionInputs.model_fields}

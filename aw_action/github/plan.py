@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, parse_headers, split_list
+from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import describe_validation_error, read_json_file
 from aw_action.run.exits import InvocationError
@@ -42,10 +43,7 @@ RUNNER_CREDENTIALS = (
 
 _OVERRIDES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("model", ("engine", "model")),
-    ("timeout-minutes", ("timeout-minutes",)),
-    ("max-effective-tokens", ("harness", "budget", "max-effective-tokens")),
-    ("max-ai-credits", ("harness", "budget", "max-ai-credits")),
-    ("max-turns", ("harness", "budget", "max-turns")),
+    *((kind.action_input, kind.config_path) for kind in BUDGET_KINDS),
     ("compaction", ("harness", "context", "compaction")),
     ("extensions", ("harness", "extensions")),
     ("imports", ("imports",)),
@@ -78,10 +76,7 @@ def override_values(inputs: ActionInputs) -> dict[str, Any]:
     """The inputs that are set, by input name, as config.json values."""
     values: dict[str, Any] = {
         "model": inputs.model,
-        "timeout-minutes": inputs.timeout_minutes,
-        "max-effective-tokens": inputs.max_effective_tokens,
-        "max-ai-credits": inputs.max_ai_credits,
-        "max-turns": inputs.max_turns,
+        **{kind.action_input: _whole(kind, inputs.budget(kind)) for kind in BUDGET_KINDS},
         "compaction": inputs.compaction,
         "extensions": split_list(inputs.extensions) or None,
         "imports": split_list(inputs.imports) or None,
@@ -89,6 +84,10 @@ def override_values(inputs: ActionInputs) -> dict[str, Any]:
         "otlp-headers": parse_headers(inputs.otlp_headers) or None,
     }
     return {name: value for name, value in values.items() if value is not None}
+
+
+def _whole(kind: BudgetKind, value: float | None) -> float | int | None:
+    return int(value) if value is not None and kind.integer else value
 
 
 def _set(data: dict[str, Any], keys: tuple[str, ...], value: Any, input_name: str) -> None:

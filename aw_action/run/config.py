@@ -19,13 +19,13 @@ def _kebab(name: str) -> str:
 class _Open(BaseModel):
     """Extra keys ignored (frontmatter the harness does not use)."""
 
-    model_config = ConfigDict(alias_generator=_kebab, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(alias_generator=_kebab, populate_by_name=True, extra="ignore", allow_inf_nan=False)
 
 
 class _Strict(BaseModel):
     """Extra keys are errors (harness settings: a typo must not pass silently)."""
 
-    model_config = ConfigDict(alias_generator=_kebab, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(alias_generator=_kebab, populate_by_name=True, extra="forbid", allow_inf_nan=False)
 
 
 class Engine(_Open):
@@ -61,9 +61,12 @@ class Observability(_Open):
 
 
 class Budget(_Strict):
+    """One field per budget kind of ``run/budget_kinds.py`` (its ``config_path``)."""
+
     max_effective_tokens: float | None = Field(default=None, gt=0)
     max_ai_credits: float | None = Field(default=None, gt=0)
     max_turns: int | None = Field(default=None, gt=0)
+    max_tool_calls: int | None = Field(default=None, gt=0)
 
 
 class ContextSettings(_Strict):
