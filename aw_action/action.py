@@ -23,6 +23,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import IO, cast
 
+from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, secret_values
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import result_outputs, write_outputs
@@ -32,7 +33,6 @@ from aw_action.harness.context import TRANSCRIPT_FILE
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import exit_soon, stuck_result, supervise
 from aw_action.run.cancel import CancelClock, StopSignals
-from aw_action.run.exits import InvocationError
 from aw_action.run.redact import run_redactor
 from aw_action.run.result import RunResult
 

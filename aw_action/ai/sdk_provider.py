@@ -44,7 +44,7 @@ from aw_action.ai.types import (
     StreamError,
     StreamStart,
 )
-from aw_action.run.exits import SdkLoadError
+from aw_action.exits import SdkLoadError
 
 DEFAULT_TIMEOUT_S = 300.0
 """Per-read timeout: a stream silent this long is treated as dead (Pi's idle timeout)."""

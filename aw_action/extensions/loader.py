@@ -31,9 +31,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from aw_action.exits import BuiltinExtensionError, InvocationError
 from aw_action.extensions.api import ExtensionAPI, HostServices
 from aw_action.extensions.registry import Handler
-from aw_action.run.exits import BuiltinExtensionError, InvocationError
 
 Setup = Callable[[ExtensionAPI], Any]
 ENTRY_POINT_GROUP = "aw_harness.extensions"

@@ -28,8 +28,8 @@ from aw_action.ai.faux import FauxProvider, load_script
 from aw_action.ai.retry import RetryPolicy
 from aw_action.ai.sdk_provider import DEFAULT_TIMEOUT_S, SdkProvider
 from aw_action.ai.types import Model
+from aw_action.exits import InvocationError
 from aw_action.extensions.api import ExtensionAPI
-from aw_action.run.exits import InvocationError
 
 
 def faux_script_path(api: ExtensionAPI) -> Path | None:

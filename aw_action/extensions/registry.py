@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aw_action.agent.tools import AgentTool
 from aw_action.ai.types import Provider
 
-if TYPE_CHECKING:
-    from aw_action.extensions.api import ExtensionContext
-
-Handler = Callable[[Any, "ExtensionContext"], Any | Awaitable[Any]]
+Handler = Callable[[Any, Any], Any | Awaitable[Any]]
+"""``handler(event, ctx)``, sync or async; ``ctx`` is an ``ExtensionContext`` (``api.py``)."""
 
 
 @dataclass

@@ -24,11 +24,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, parse_headers, split_list
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import describe_validation_error, read_json_file
-from aw_action.run.exits import InvocationError
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
 RUNNER_CREDENTIALS = (

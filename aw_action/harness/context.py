@@ -28,6 +28,7 @@ from aw_action.agent.tools import ToolContext
 from aw_action.agent.transcript import Transcript
 from aw_action.ai.catalog import UnknownModelError, credential_env_vars, resolve_model
 from aw_action.ai.types import Model, Provider, UserMessage
+from aw_action.exits import HarnessError, InvocationError
 from aw_action.extensions.api import HostServices
 from aw_action.extensions.loader import load_all
 from aw_action.extensions.provider_setup import missing_credentials_message
@@ -35,7 +36,6 @@ from aw_action.extensions.registry import Registry
 from aw_action.extensions.runner import ExtensionRunner
 from aw_action.run.budget_kinds import resolve_limits
 from aw_action.run.config import RunConfig
-from aw_action.run.exits import HarnessError, InvocationError
 from aw_action.run.record import PromptRecord
 from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult

@@ -13,10 +13,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO
 
+from aw_action.exits import InvocationError
 from aw_action.harness.context import RunContext, assemble, resolve
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import apply_overrides, assemble_prompt, load_config, load_prompt, resolve_imports
-from aw_action.run.exits import InvocationError
 from aw_action.run.provenance import record_inputs
 from aw_action.run.redact import Redactor, run_redactor
 from aw_action.run.result import RunResult

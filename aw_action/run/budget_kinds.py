@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from aw_action.exits import InvocationError
 from aw_action.run.config import RunConfig
-from aw_action.run.exits import InvocationError
 
 if TYPE_CHECKING:
     from aw_action.run.state import RunState

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from aw_action.exits import InvocationError
 from aw_action.run.config import ImportEntry, RunConfig
-from aw_action.run.exits import InvocationError
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from aw_action.run.exits import InvocationError
+from aw_action.exits import InvocationError
 from aw_action.run.state import RunState
 
 INVOCATION_STOP_REASONS = frozenset({"invocation_error", "sdk_load_error", "extension_error"})

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from aw_action.run.exits import BuiltinExtensionError, InvocationError, SdkLoadError
+from aw_action.exits import BuiltinExtensionError, InvocationError, SdkLoadError
 from aw_action.run.redact import Redactor
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.sinks.summary import append_step_summary, render_failure_summary

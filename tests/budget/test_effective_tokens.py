@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from aw_action.ai.types import Usage
+from aw_action.exits import InvocationError
 from aw_action.run.budget_kinds import KINDS_BY_NAME, Limit, env_limit
 from aw_action.run.effective_tokens import (
     Multipliers,
@@ -17,7 +18,6 @@ from aw_action.run.effective_tokens import (
     min_next_request_et,
     parse_overrides,
 )
-from aw_action.run.exits import InvocationError
 
 FIXTURE = Path(__file__).parent / "data" / "awf-steering-token-usage.jsonl"
 """gh-aw pkg/cli/testdata/model_routing_golden/claude-awf-steering-notices (AWF token-usage.jsonl)."""

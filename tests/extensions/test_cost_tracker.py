@@ -18,8 +18,8 @@ from aw_action.ai.types import (
     ProviderRequest,
     StreamDone,
 )
+from aw_action.exits import InvocationError
 from aw_action.extensions import cost_tracker
-from aw_action.run.exits import InvocationError
 from tests.extensions.rig import echo_tool, make_rig
 
 TRACKER = [("cost-tracker", cost_tracker.setup)]

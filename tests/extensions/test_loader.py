@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from aw_action.exits import BuiltinExtensionError, InvocationError
 from aw_action.extensions import builtins, loader
 from aw_action.extensions.api import ExtensionAPI, HostServices, Registry
 from aw_action.run.config import RunConfig
-from aw_action.run.exits import BuiltinExtensionError, InvocationError
 from aw_action.run.redact import Redactor
 from aw_action.run.state import RunState
 from aw_action.sinks.jsonl import JsonlSink

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from aw_action.exits import SdkLoadError
 from aw_action.extensions import builtins
 from aw_action.extensions.api import ExtensionAPI
 from aw_action.harness import Harness
-from aw_action.run.exits import SdkLoadError
 from tests.conftest import base_env, run_cli, write_run_files
 from tests.observability.support import TOOL_SCRIPT, gfm, jsonl, scripted_run, split_stderr
 

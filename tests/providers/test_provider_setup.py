@@ -11,10 +11,10 @@ import pytest
 from aw_action.ai.anthropic_messages import AnthropicProvider
 from aw_action.ai.faux import FauxProvider
 from aw_action.ai.openai_provider import OpenAIProvider
+from aw_action.exits import InvocationError, SdkLoadError
 from aw_action.extensions import provider_setup
 from aw_action.extensions.api import ExtensionAPI, HostServices, Registry
 from aw_action.run.config import RunConfig
-from aw_action.run.exits import InvocationError, SdkLoadError
 from aw_action.run.redact import Redactor
 from aw_action.run.state import RunState
 from aw_action.sinks.jsonl import JsonlSink

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, env_name
 from aw_action.github.plan import build_plan
 from aw_action.run.budget_kinds import BUDGET_KINDS, KINDS_BY_NAME, resolve_limits
 from aw_action.run.config import RunConfig
-from aw_action.run.exits import InvocationError
 from tests.observability.support import gfm, jsonl, scripted_run
 
 
