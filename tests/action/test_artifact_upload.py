@@ -13,7 +13,7 @@ import pytest
 
 from tests.action.launch import ActionRun, run_action, write_script
 from tests.github.artifact_server import SIGNATURE, ArtifactServer, runtime_token
-from tests.observability.otlp_receiver import Receiver, serve
+from tests.sinks.otlp_receiver import Receiver, serve
 
 TOKEN = runtime_token("41", "41")
 

@@ -7,7 +7,7 @@ import zipfile
 from pathlib import Path
 
 from tests.audit.test_audit_awf_fixture import audit, audit_json
-from tests.observability.support import BUDGET_SCRIPT, TOOL_SCRIPT, gfm, jsonl, scripted_run
+from tests.sinks.support import BUDGET_SCRIPT, TOOL_SCRIPT, gfm, jsonl, scripted_run
 
 
 def test_audit_of_a_completed_run_matches_the_run_result(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from aw_action.github.action_inputs import ActionInputError, ActionInputs, env_n
 from aw_action.github.plan import build_plan
 from aw_action.run.budget_kinds import BUDGET_KINDS, KINDS_BY_NAME, resolve_limits
 from aw_action.run.config import RunConfig
-from tests.observability.support import gfm, jsonl, scripted_run
+from tests.sinks.support import gfm, jsonl, scripted_run
 
 
 def config(**budget: object) -> RunConfig:

@@ -8,7 +8,7 @@ from typing import Any
 
 import jsonschema
 
-from tests.observability.support import BUDGET_SCRIPT, TOOL_SCRIPT, jsonl, scripted_run, split_stderr
+from tests.sinks.support import BUDGET_SCRIPT, TOOL_SCRIPT, jsonl, scripted_run, split_stderr
 
 REFERENCE = Path(__file__).resolve().parents[1] / "audit" / "data" / "gh-aw"
 

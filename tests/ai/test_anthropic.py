@@ -17,7 +17,7 @@ from aw_action.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
-from tests.providers.conftest import KEY, RecordingHooks, anthropic_provider, collect, request
+from tests.ai.conftest import KEY, RecordingHooks, anthropic_provider, collect, request
 from tests.servers import anthropic as wire
 from tests.servers.wire import WireServer
 

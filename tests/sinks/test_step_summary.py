@@ -14,7 +14,7 @@ from aw_action.run.result import Outcome
 from aw_action.run.state import RunState
 from aw_action.sinks.summary import STEP_SUMMARY_LIMIT, append_step_summary, render_run_summary
 from aw_action.timestamps import utc_iso
-from tests.observability.support import BUDGET_SCRIPT, TOOL_SCRIPT, gfm, scripted_run
+from tests.sinks.support import BUDGET_SCRIPT, TOOL_SCRIPT, gfm, scripted_run
 
 
 def _rows(html: str, section: str) -> list[list[str]]:

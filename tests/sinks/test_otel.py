@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.observability.otlp_receiver import Receiver, serve
-from tests.observability.support import TOOL_SCRIPT, gfm, jsonl, scripted_run
+from tests.sinks.otlp_receiver import Receiver, serve
+from tests.sinks.support import TOOL_SCRIPT, gfm, jsonl, scripted_run
 
 GITHUB_ENV = {"GITHUB_REPOSITORY": "octo/repo", "GITHUB_RUN_ID": "4242", "GITHUB_WORKFLOW": "nightly report"}
 TOKEN = "otlp-token-5f2c9e1d"

@@ -20,7 +20,7 @@ from genai_prices.data_snapshot import get_snapshot
 from genai_prices.types import TieredPrices
 
 from aw_action.ai.types import AssistantMessage, Model, ProviderRequest, StreamOptions, UserMessage
-from tests.providers.conftest import RecordingHooks, anthropic_provider, collect, openai_provider
+from tests.ai.conftest import RecordingHooks, anthropic_provider, collect, openai_provider
 from tests.servers.cassettes import Interaction, all_interactions
 from tests.servers.wire import WireServer
 

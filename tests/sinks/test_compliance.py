@@ -14,7 +14,7 @@ from aw_action.extensions import builtins
 from aw_action.extensions.api import ExtensionAPI
 from aw_action.harness import Harness
 from tests.conftest import base_env, run_cli, write_run_files
-from tests.observability.support import TOOL_SCRIPT, gfm, jsonl, scripted_run, split_stderr
+from tests.sinks.support import TOOL_SCRIPT, gfm, jsonl, scripted_run, split_stderr
 
 
 def test_t_aw_001_invocation_contract(tmp_path: Path) -> None:

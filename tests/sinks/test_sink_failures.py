@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import base_env, run_cli, write_run_files
-from tests.observability.support import TOOL_SCRIPT, event_validator, gfm, jsonl, split_stderr
+from tests.sinks.support import TOOL_SCRIPT, event_validator, gfm, jsonl, split_stderr
 
 
 def test_unwritable_record_files_warn_and_mark_the_summary_degraded(tmp_path: Path) -> None:

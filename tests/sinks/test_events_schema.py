@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.observability.support import (
+from tests.sinks.support import (
     BUDGET_SCRIPT,
     HUMAN_LINE,
     TOOL_SCRIPT,

@@ -13,7 +13,7 @@ from aw_action.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
-from tests.providers.conftest import KEY, RecordingHooks, collect, openai_provider, request
+from tests.ai.conftest import KEY, RecordingHooks, collect, openai_provider, request
 from tests.servers import openai as wire
 from tests.servers.wire import WireServer
 

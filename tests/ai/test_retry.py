@@ -9,7 +9,7 @@ import pytest
 from aw_action.ai.errors import Classified, ProviderError
 from aw_action.ai.retry import RetryPolicy, run_with_retries
 from aw_action.ai.types import AbortSignal, StreamStart
-from tests.providers.conftest import FAST, KEY, RecordingHooks, anthropic_provider, collect, openai_provider, request
+from tests.ai.conftest import FAST, KEY, RecordingHooks, anthropic_provider, collect, openai_provider, request
 from tests.servers import anthropic as wire
 from tests.servers import openai as oai
 from tests.servers.wire import Reply, WireServer, free_port

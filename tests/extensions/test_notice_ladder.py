@@ -8,7 +8,7 @@ from pathlib import Path
 from aw_action.extensions.notices import LADDER, NoticeLadder, named_rung, notice_text, rungs_for, time_rungs
 from aw_action.run.time_budget import TimeBudget
 
-FIXTURE = Path(__file__).parent / "data" / "awf-steering-token-usage.jsonl"
+FIXTURE = Path(__file__).parents[1] / "run" / "data" / "awf-steering-token-usage.jsonl"
 
 
 def drain(ladder: NoticeLadder) -> list[tuple[str, int]]:

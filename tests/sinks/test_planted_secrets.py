@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.observability.otlp_receiver import Receiver, serve
-from tests.observability.support import scripted_run
+from tests.sinks.otlp_receiver import Receiver, serve
+from tests.sinks.support import scripted_run
 
 SECRETS = {
     "ANTHROPIC_API_KEY": "sk-ant-PLANTED-anthropic-0001",

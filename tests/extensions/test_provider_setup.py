@@ -18,7 +18,7 @@ from aw_action.run.config import RunConfig
 from aw_action.run.redact import Redactor
 from aw_action.run.state import RunState
 from aw_action.sinks.jsonl import JsonlSink
-from tests.providers.conftest import collect, request
+from tests.ai.conftest import collect, request
 from tests.servers import openai as oai
 from tests.servers.wire import WireServer
 
