@@ -51,12 +51,12 @@ def _describe(error: ValidationError) -> tuple[tuple[str | int, ...], tuple[str 
         missing = [k for k in error.validator_value if isinstance(instance, dict) and k not in instance]
         if missing:
             return path, path, f"missing required property {missing[0]!r}"
+    if "propertyNames" in error.absolute_schema_path:
+        return path, (*path, str(instance)), f"{_short(instance)} is not an identifier (lowercase, digits, '-')"
     if kind == "pattern" and schema.get("pattern") == "^[a-z][a-z0-9-]{0,63}$":
         return path, path, f"{_short(instance)} is not an identifier (lowercase letters, digits and '-', max 64)"
     if kind == "pattern" and "$done" in str(schema.get("pattern")):
         return path, path, f"{_short(instance)} is not a step id, '$done' or '$pause'"
-    if kind == "propertyNames":
-        return path, path, f"{_short(instance)} is not an identifier (lowercase letters, digits and '-', max 64)"
     if kind in ("const", "enum"):
         allowed = list(error.validator_value) if kind == "enum" else [error.validator_value]  # type: ignore[arg-type]
         return path, path, f"{_short(instance)} must be one of {', '.join(map(_short, allowed))}"
