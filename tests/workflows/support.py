@@ -43,9 +43,7 @@ steps:
     transitions: {passed: $done, failed: implement}
 """
 
-PLAN_PROMPT = (
-    "Plan for {{workflow.input}}.\nFeedback: {{gate.feedback}}\nRejected: {{gate.artifact}}\nHandoff: {{last.summary}}\n"
-)
+PLAN_PROMPT = "Plan for {{workflow.input}}.\nFeedback: {{gate.feedback}}\nRejected: {{gate.artifact}}\nHandoff: {{last.summary}}\n"
 
 
 def write_workflow(

@@ -122,7 +122,9 @@ def test_given_the_limit_is_raised_then_a_loop_guarded_run_resumes(wf: LoadedWor
     state = decide_gate(wf, _submitted(wf), approved=True)
     for n in range(3):
         state = complete_step(wf, state, "retry", f"try {n + 2}")
-    raised = load_workflow(write_workflow(tmp_path / "v2", FIX_WORKFLOW.replace("maxStepVisits: 3", "maxStepVisits: 6")))
+    raised = load_workflow(
+        write_workflow(tmp_path / "v2", FIX_WORKFLOW.replace("maxStepVisits: 3", "maxStepVisits: 6"))
+    )
     assert resume_run(raised, state).status == "running"
 
 

@@ -78,18 +78,72 @@ def test_given_a_json_document_then_it_loads_because_json_is_yaml_1_2(tmp_path: 
 # ---- strict YAML ------------------------------------------------------------------------------
 
 YAML_CASES = [
-    ("duplicate key", MINIMAL.replace("start: only\n", "start: only\nstart: only\n"), 6, "(top level)", "duplicate key 'start'"),
-    ("duplicate step", MINIMAL + "  only:\n    prompt: x\n    transitions: {done: $done}\n", 11, "steps", "duplicate key 'only'"),
-    ("merge key", MINIMAL + "  other:\n    <<: {prompt: x}\n    transitions: {done: $done}\n", 12, "steps.other", "merge keys (<<)"),
+    (
+        "duplicate key",
+        MINIMAL.replace("start: only\n", "start: only\nstart: only\n"),
+        6,
+        "(top level)",
+        "duplicate key 'start'",
+    ),
+    (
+        "duplicate step",
+        MINIMAL + "  only:\n    prompt: x\n    transitions: {done: $done}\n",
+        11,
+        "steps",
+        "duplicate key 'only'",
+    ),
+    (
+        "merge key",
+        MINIMAL + "  other:\n    <<: {prompt: x}\n    transitions: {done: $done}\n",
+        12,
+        "steps.other",
+        "merge keys (<<)",
+    ),
     ("second document", MINIMAL + "---\nid: other\n", 11, "(top level)", "more than one document"),
     ("YAML 1.1 directive", "%YAML 1.1\n---\n" + MINIMAL, 2, "(top level)", "only YAML 1.2"),
     ("TAG directive", "%TAG !e! tag:example.com,2000:\n---\n" + MINIMAL, 2, "(top level)", "%TAG"),
-    ("custom tag", MINIMAL.replace("description: One step", "description: !secret One step"), 4, "description", "tags are not allowed (!secret)"),
-    ("standard tag", MINIMAL.replace("description: One step", "description: !!str One step"), 4, "description", "tags are not allowed"),
-    ("python tag", MINIMAL.replace("description: One step", "description: !!python/object:os.system x"), 4, "description", "tags are not allowed"),
-    ("non-string key", MINIMAL.replace("      done: $done", "      1: $done"), 10, "steps.only.transitions", "keys must be strings"),
-    ("complex key", MINIMAL.replace("      done: $done", "      ? [a]\n      : $done"), 10, "steps.only.transitions", "keys must be strings"),
-    ("non-finite number", MINIMAL.replace("start: only", "start: only\nmaxStepVisits: .inf"), 6, "maxStepVisits", "non-finite"),
+    (
+        "custom tag",
+        MINIMAL.replace("description: One step", "description: !secret One step"),
+        4,
+        "description",
+        "tags are not allowed (!secret)",
+    ),
+    (
+        "standard tag",
+        MINIMAL.replace("description: One step", "description: !!str One step"),
+        4,
+        "description",
+        "tags are not allowed",
+    ),
+    (
+        "python tag",
+        MINIMAL.replace("description: One step", "description: !!python/object:os.system x"),
+        4,
+        "description",
+        "tags are not allowed",
+    ),
+    (
+        "non-string key",
+        MINIMAL.replace("      done: $done", "      1: $done"),
+        10,
+        "steps.only.transitions",
+        "keys must be strings",
+    ),
+    (
+        "complex key",
+        MINIMAL.replace("      done: $done", "      ? [a]\n      : $done"),
+        10,
+        "steps.only.transitions",
+        "keys must be strings",
+    ),
+    (
+        "non-finite number",
+        MINIMAL.replace("start: only", "start: only\nmaxStepVisits: .inf"),
+        6,
+        "maxStepVisits",
+        "non-finite",
+    ),
     ("NaN", MINIMAL.replace("start: only", "start: only\nmaxStepVisits: .nan"), 6, "maxStepVisits", "non-finite"),
     ("unclosed flow", MINIMAL.replace("      done: $done", "      done: [$done"), None, "(top level)", ""),
     ("empty file", "", 1, "(top level)", "no YAML document"),
@@ -225,7 +279,9 @@ def _with_prompt_file(relative: str) -> str:
 
 
 def test_given_a_prompt_file_in_a_subfolder_then_it_is_read(tmp_path: Path) -> None:
-    loaded = load_workflow(write_workflow(tmp_path, _with_prompt_file("p/step.md"), files={"p/step.md": "Hello {{step.id}}"}))
+    loaded = load_workflow(
+        write_workflow(tmp_path, _with_prompt_file("p/step.md"), files={"p/step.md": "Hello {{step.id}}"})
+    )
     assert loaded.prompts["only"] == "Hello {{step.id}}"
 
 
@@ -238,7 +294,9 @@ def test_given_a_prompt_file_in_a_subfolder_then_it_is_read(tmp_path: Path) -> N
         ("p", "not a regular file"),
     ],
 )
-def test_given_a_prompt_file_outside_or_unreadable_then_loading_fails(tmp_path: Path, relative: str, reason: str) -> None:
+def test_given_a_prompt_file_outside_or_unreadable_then_loading_fails(
+    tmp_path: Path, relative: str, reason: str
+) -> None:
     (tmp_path / "outside.md").write_text("secret prompt")
     folder = tmp_path / "wf"
     error = _load_error(folder, _with_prompt_file(relative), {"p/x.md": "x"})
@@ -284,7 +342,9 @@ def test_given_an_unknown_inline_variable_then_loading_fails_at_load_time(tmp_pa
 
 
 def test_given_an_unknown_variable_in_a_prompt_file_then_the_file_line_is_named(tmp_path: Path) -> None:
-    error = _load_error(tmp_path, _with_prompt_file("p.md"), {"p.md": "line one\n\nuse {{last.summary}} and {{env.HOME}}\n"})
+    error = _load_error(
+        tmp_path, _with_prompt_file("p.md"), {"p.md": "line one\n\nuse {{last.summary}} and {{env.HOME}}\n"}
+    )
     assert "p.md:3: unknown prompt variable {{env.HOME}}" in error.message
 
 
