@@ -43,7 +43,12 @@ steps:
     transitions: {passed: $done, failed: implement}
 """
 
-PLAN_PROMPT = "Plan for {{workflow.input}}.\nFeedback: {{gate.feedback}}\nRejected: {{gate.artifact}}\nHandoff: {{last.summary}}\n"
+PLAN_PROMPT = """\
+Plan for {{workflow.input}}.
+Feedback: {{gate.feedback}}
+Rejected: {{gate.artifact}}
+Handoff: {{last.summary}}
+"""
 
 
 def write_workflow(

@@ -169,10 +169,8 @@ def test_given_yaml_1_1_booleans_then_they_stay_strings_as_in_yaml_1_2(tmp_path:
 
 
 def test_given_anchors_and_aliases_within_bounds_then_they_expand(tmp_path: Path) -> None:
-    text = MINIMAL.replace(
-        "    transitions:",
-        "    permissions:\n      tools: &tools [read, bash]\n      bash: {mode: read-only}\n    requires: {tools: *tools}\n"
-        "    transitions:",
+    text = _in_step(
+        "permissions:", "  tools: &tools [read, bash]", "  bash: {mode: read-only}", "requires: {tools: *tools}"
     )
     step = load_workflow(write_workflow(tmp_path, text)).definition.steps["only"]
     assert step.requires.tools == ("read", "bash")
@@ -181,7 +179,7 @@ def test_given_anchors_and_aliases_within_bounds_then_they_expand(tmp_path: Path
 def test_given_an_alias_bomb_then_expansion_stops_at_the_bound(tmp_path: Path) -> None:
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n"
     for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
-        bomb += f"{name}: &{name} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+        bomb += f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]\n"
     error = _load_error(tmp_path, MINIMAL + "extra:\n" + "".join("  " + line + "\n" for line in bomb.splitlines()))
     assert "after alias expansion" in error.message
 
@@ -229,30 +227,70 @@ def test_given_a_missing_file_then_the_error_names_it(tmp_path: Path) -> None:
 
 # ---- schema -----------------------------------------------------------------------------------
 
+
+def _top(line: str) -> str:
+    """MINIMAL with ``line`` added after ``start``."""
+    return MINIMAL.replace("start: only\n", f"start: only\n{line}\n")
+
+
+def _in_step(*lines: str) -> str:
+    """MINIMAL with ``lines`` (indented as step fields) before the step's transitions."""
+    return MINIMAL.replace("    transitions:", "".join(f"    {line}\n" for line in lines) + "    transitions:")
+
+
+_PROMPT = "prompt: Do it for {{workflow.input}}."
+_BOTH = "{executable: git, argsPrefix: [a], argsPrefixes: [[b]]}"
+_GATE = "gate: {submitOutcome: s, approvedOutcome: a, rejectedOutcome: r, timeoutMs: 5000}"
+
 SCHEMA_CASES = [
     ("unknown top-level property", MINIMAL + "owner: me\n", 11, "(top level)", "unknown property 'owner'"),
     (
         "unknown bash property",
-        MINIMAL.replace("    transitions:", "    permissions:\n      tools: [bash]\n      bash:\n        mode: deny\n        foo: 1\n    transitions:"),
-        13, "steps.only.permissions.bash", "unknown property 'foo'",
+        _in_step("permissions:", "  tools: [bash]", "  bash:", "    mode: deny", "    foo: 1"),
+        13,
+        "steps.only.permissions.bash",
+        "unknown property 'foo'",
     ),
     ("missing start", MINIMAL.replace("start: only\n", ""), 1, "(top level)", "missing required property 'start'"),
     ("wrong version", MINIMAL.replace("version: 1", "version: 2"), 1, "version", "must be one of 1"),
     ("bad step id", MINIMAL.replace("  only:", "  Only:"), 7, "steps", "not an identifier"),
     ("bad start", MINIMAL.replace("start: only", "start: Only"), 5, "start", "not an identifier"),
-    ("bad target", MINIMAL.replace("done: $done", "done: $finish"), 10, "steps.only.transitions.done", "not a step id"),
-    ("visits too high", MINIMAL.replace("start: only", "start: only\nmaxStepVisits: 101"), 6, "maxStepVisits", "101"),
-    ("summary too short", MINIMAL.replace("start: only", "start: only\nsummaryMaxChars: 10"), 6, "summaryMaxChars", "10"),
-    ("empty prompt", MINIMAL.replace("prompt: Do it for {{workflow.input}}.", "prompt: ''"), 8, "steps.only.prompt", "non-empty"),
-    ("absolute prompt file", MINIMAL.replace("prompt: Do it for {{workflow.input}}.", "prompt: {file: /etc/passwd}"), 8, "steps.only.prompt.file", "relative path"),
-    ("both prefix forms", MINIMAL.replace("    transitions:", "    permissions:\n      tools: [bash]\n      bash:\n        mode: allow-list\n        allow:\n          - {executable: git, argsPrefix: [a], argsPrefixes: [[b]]}\n    transitions:"),
-     14, "steps.only.permissions.bash.allow[0]", "mutually exclusive"),
-    ("allow-list without rules", MINIMAL.replace("    transitions:", "    permissions:\n      tools: [bash]\n      bash: {mode: allow-list}\n    transitions:"),
-     11, "steps.only.permissions.bash", "missing required property 'allow'"),
-    ("no transitions", MINIMAL.replace("    transitions:\n      done: $done\n", "    transitions: {}\n"), 9, "steps.only.transitions", "non-empty"),
-    ("timeout on prompt gate", MINIMAL.replace("    transitions:", "    gate: {submitOutcome: s, approvedOutcome: a, rejectedOutcome: r, timeoutMs: 5000}\n    transitions:"),
-     9, "steps.only.gate", "only valid with provider 'plannotator'"),
-]  # fmt: skip
+    ("bad target", MINIMAL.replace("done: $done", "done: $finish"), 10, "steps.only.transitions.done", "not a step"),
+    ("visits too high", _top("maxStepVisits: 101"), 6, "maxStepVisits", "101"),
+    ("summary too short", _top("summaryMaxChars: 10"), 6, "summaryMaxChars", "10"),
+    ("empty prompt", MINIMAL.replace(_PROMPT, "prompt: ''"), 8, "steps.only.prompt", "non-empty"),
+    (
+        "absolute prompt file",
+        MINIMAL.replace(_PROMPT, "prompt: {file: /etc/passwd}"),
+        8,
+        "steps.only.prompt.file",
+        "relative path",
+    ),
+    (
+        "both prefix forms",
+        _in_step(
+            "permissions:", "  tools: [bash]", "  bash:", "    mode: allow-list", "    allow:", f"      - {_BOTH}"
+        ),
+        14,
+        "steps.only.permissions.bash.allow[0]",
+        "mutually exclusive",
+    ),
+    (
+        "allow-list without rules",
+        _in_step("permissions:", "  tools: [bash]", "  bash: {mode: allow-list}"),
+        11,
+        "steps.only.permissions.bash",
+        "missing required property 'allow'",
+    ),
+    (
+        "no transitions",
+        MINIMAL.replace("    transitions:\n      done: $done\n", "    transitions: {}\n"),
+        9,
+        "steps.only.transitions",
+        "non-empty",
+    ),
+    ("timeout on prompt gate", _in_step(_GATE), 9, "steps.only.gate", "only valid with provider 'plannotator'"),
+]
 
 
 @pytest.mark.parametrize(("case", "text", "line", "path", "message"), SCHEMA_CASES, ids=[c[0] for c in SCHEMA_CASES])
