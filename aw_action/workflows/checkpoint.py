@@ -18,8 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from aw_action.agent.events import AnyMessage
+from aw_action.ai.types import Message
 from aw_action.workflows.errors import CheckpointError
 from aw_action.workflows.loader import LoadedWorkflow
 from aw_action.workflows.state import RunState
@@ -72,6 +74,22 @@ def make_checkpoint(
         history_ref=history_ref,
         messages=messages,
     )
+
+
+_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+
+
+def messages_to_json(messages: list[AnyMessage]) -> list[dict[str, Any]]:
+    """A session's messages as JSON objects for ``Checkpoint.messages``."""
+    return [m.model_dump(mode="json") for m in messages]
+
+
+def messages_from_json(data: list[dict[str, Any]]) -> list[AnyMessage]:
+    """``Checkpoint.messages`` back as session messages; ``CheckpointError`` if malformed."""
+    try:
+        return list(_MESSAGES.validate_python(data))
+    except ValidationError as exc:
+        raise CheckpointError(f"checkpoint messages: {exc.errors()[0]['msg']}") from None
 
 
 def _scrub_all(value: Any, scrub: Callable[[str], str]) -> Any:
