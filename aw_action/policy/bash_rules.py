@@ -149,7 +149,7 @@ OPTION_CHECKS: dict[str, Callable[[Sequence[str]], str | None]] = {
     "git": _check_git,
     "gh": _check_gh_like("gh"),
     "glab": _check_gh_like("glab"),
-    "rg": _check_options("rg", "", ("--pre", "--pre-glob"), "runs a preprocessor program"),
+    "rg": _check_options("rg", "", ("--pre", "--pre-glob", "--hostname-bin"), "runs a helper program"),
     "tar": _check_options("tar", "IF", _TAR_RUNNERS, "runs programs"),
     "sort": _check_options("sort", "", ("--compress-program",), "runs programs"),
     "rsync": _check_options("rsync", "e", ("--rsh", "--rsync-path"), "runs programs"),

@@ -148,6 +148,7 @@ READ_ONLY_REJECTED = [
     ("git grep --open-files-in-pager=vim x", "--open-files-in-pager"),
     ("rg --pre=id x", "--pre"),
     ("rg --pre id x", "--pre"),
+    ("rg --hostname-bin=id x", "--hostname-bin"),
     ("cat /proc/self/environ", "environment file"),
     ("grep -r GITHUB_TOKEN /proc", "/proc"),
     ("grep -r ghs_ /", "filesystem root"),
