@@ -16,6 +16,7 @@ into an executor (``bash_rules.OPTION_CHECKS``) or a path into ``/proc``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -102,17 +103,20 @@ def _reject(reason: str) -> BashDecision:
     return BashDecision(False, reason)
 
 
-def check_command(policy: BashPolicy, command: str, cwd: str | None = None) -> BashDecision:
+def check_command(
+    policy: BashPolicy, command: str, cwd: str | None = None, variables: Mapping[str, str] | None = None
+) -> BashDecision:
     """Decide whether ``command`` may run under ``policy``. Never raises for any input string.
 
     ``cwd`` is where the command would run; paths are resolved against it (default: the
-    process's working directory) to keep ``/proc`` out of reach."""
+    process's working directory) to keep ``/proc`` out of reach. ``variables``: non-secret
+    environment variables a restricted command may use as ``"$NAME"`` (see ``parse_argv``)."""
     if policy.mode == "unrestricted":
         return BashDecision(True)
     if policy.mode == "deny":
         return _reject("bash is not allowed here (mode: deny)")
     try:
-        argv = parse_argv(command)
+        argv = parse_argv(command, variables)
     except CommandRejected as exc:
         return _reject(f"{exc} (mode {policy.mode} runs one simple command of literal words)")
     except Exception as exc:  # a parser failure is a rejection, never an allowance

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import shlex
 import unicodedata
+from collections.abc import Mapping
 from functools import lru_cache
 
 import tree_sitter
@@ -119,31 +120,55 @@ def _literal_word(text: str) -> str:
     return text
 
 
-def _string_value(source: bytes, node: tree_sitter.Node) -> str:
-    """A double-quoted string: only literal content, no ``$``, backquote or backslash."""
-    parts = []
+def _expansion_name(node: tree_sitter.Node, source: bytes) -> str | None:
+    """``NAME`` of a plain ``$NAME`` or ``${NAME}``; ``None`` for any other expansion."""
+    kinds = [child.type for child in node.children]
+    if node.type == "simple_expansion" and kinds == ["$", "variable_name"]:
+        return _text(source, node.children[1])
+    if node.type == "expansion" and kinds == ["${", "variable_name", "}"]:
+        return _text(source, node.children[1])
+    return None
+
+
+def _string_value(source: bytes, node: tree_sitter.Node, variables: Mapping[str, str]) -> tuple[str, str]:
+    """A double-quoted string as (value, literal text): literal content, plus ``$NAME`` or
+    ``${NAME}`` of the allowed ``variables`` (their values; no other ``$``, no backquote or
+    backslash)."""
+    values, raws = [], []
     for child in node.children:
         if child.type == '"':
             continue
-        if child.type != "string_content":
+        raw = _text(source, child)
+        if child.type == "string_content":
+            for ch in "$`\\":
+                if ch in raw:
+                    raise CommandRejected(f"{ch!r} inside double quotes (use single quotes for a literal)")
+            values.append(raw)
+        elif child.type in ("simple_expansion", "expansion"):
+            name = _expansion_name(child, source)
+            if name is None or name not in variables:
+                allowed = f" (allowed: {', '.join(sorted(variables))})" if variables else ""
+                raise CommandRejected(f"parameter expansion {raw} inside double quotes{allowed}")
+            values.append(variables[name])
+        else:
             raise CommandRejected(f"{_describe(child)} inside double quotes")
-        parts.append(_text(source, child))
-    value = "".join(parts)
-    if f'"{value}"' != _text(source, node):
+        raws.append(raw)
+    literal = "".join(raws)
+    if f'"{literal}"' != _text(source, node):
         raise CommandRejected("double-quoted string the parser did not fully account for")
-    for ch in "$`\\":
-        if ch in value:
-            raise CommandRejected(f"{ch!r} inside double quotes (use single quotes for a literal)")
-    return value
+    return "".join(values), literal
 
 
-def _argument(source: bytes, node: tree_sitter.Node) -> str:
+def _argument(source: bytes, node: tree_sitter.Node, variables: Mapping[str, str]) -> tuple[str, str]:
+    """An argument as (value, literal text with quotes removed but expansions kept)."""
     if node.type in ("word", "number"):
-        return _literal_word(_text(source, node))
+        word = _literal_word(_text(source, node))
+        return word, word
     if node.type == "raw_string":
-        return _text(source, node)[1:-1]
+        text = _text(source, node)[1:-1]
+        return text, text
     if node.type == "string":
-        return _string_value(source, node)
+        return _string_value(source, node, variables)
     if node.type == "concatenation":
         cursor = node.start_byte
         for child in node.children:
@@ -152,13 +177,19 @@ def _argument(source: bytes, node: tree_sitter.Node) -> str:
             cursor = child.end_byte
         if cursor != node.end_byte:
             raise CommandRejected("gap inside a concatenated word")
-        return "".join(_argument(source, child) for child in node.children)
+        pieces = [_argument(source, child, variables) for child in node.children]
+        return "".join(v for v, _ in pieces), "".join(r for _, r in pieces)
     raise CommandRejected(f"{_describe(node)} is not allowed")
 
 
-def parse_argv(command: str) -> list[str]:
+def parse_argv(command: str, variables: Mapping[str, str] | None = None) -> list[str]:
     """The literal argument vector of ``command``; ``CommandRejected`` if it is anything more
-    than one simple command of literal words (see the module docstring)."""
+    than one simple command of literal words (see the module docstring).
+
+    ``variables`` opts in to ``"$NAME"`` / ``"${NAME}"`` inside double quotes (never unquoted,
+    never in the command name) for those names; the argv then holds their values, which must be
+    the values the command will run with. Never pass secrets: a command could send them away."""
+    allowed = dict(variables or {})
     _screen(command)
     source = command.encode("utf-8")
     root = _parser().parse(source).root_node
@@ -180,12 +211,12 @@ def parse_argv(command: str) -> list[str]:
     name_children = list(parts[0].children)
     if len(name_children) != 1:
         raise CommandRejected("command name the parser did not fully account for")
-    argv = [_argument(source, name_children[0])]
-    argv += [_argument(source, node) for node in parts[1:]]
+    words = [_argument(source, name_children[0], {})]
+    words += [_argument(source, node, allowed) for node in parts[1:]]
     try:
         independent = shlex.split(command, posix=True)
     except ValueError as exc:
         raise CommandRejected(f"the command does not tokenize cleanly: {exc}") from None
-    if independent != argv:
+    if independent != [literal for _, literal in words]:
         raise CommandRejected("ambiguous command: two tokenizers disagree on its words")
-    return argv
+    return [value for value, _ in words]

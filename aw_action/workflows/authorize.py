@@ -27,9 +27,15 @@ ALLOWED = Authorization(True)
 
 
 def authorize_tool_call(
-    step_id: str, step: Step, tool_name: str, args: Mapping[str, Any], cwd: str | None = None
+    step_id: str,
+    step: Step,
+    tool_name: str,
+    args: Mapping[str, Any],
+    cwd: str | None = None,
+    variables: Mapping[str, str] | None = None,
 ) -> Authorization:
-    """Whether step ``step_id`` may call ``tool_name`` with ``args`` (batch rules aside)."""
+    """Whether step ``step_id`` may call ``tool_name`` with ``args`` (batch rules aside).
+    ``cwd`` and ``variables`` are passed to the bash policy (``policy.check_command``)."""
     if tool_name == COMPLETION_TOOL:
         return ALLOWED
     if tool_name not in step.permissions.tools:
@@ -40,7 +46,7 @@ def authorize_tool_call(
     command = args.get("command")
     if not isinstance(command, str):
         return Authorization(False, "bash call without a command string")
-    decision = check_command(step.permissions.bash, command, cwd=cwd)
+    decision = check_command(step.permissions.bash, command, cwd=cwd, variables=variables)
     if decision.allowed:
         return ALLOWED
     return Authorization(False, f"bash command refused in step {step_id!r}: {decision.reason}")
@@ -52,11 +58,19 @@ class StepGuard:
     Feed it each assistant message's tool calls (``observe_batch``) before they run, then ask
     ``authorize`` for each call."""
 
-    def __init__(self, step_id: str, step: Step, tool: CompleteStepTool, cwd: str | None = None) -> None:
+    def __init__(
+        self,
+        step_id: str,
+        step: Step,
+        tool: CompleteStepTool,
+        cwd: str | None = None,
+        variables: Mapping[str, str] | None = None,
+    ) -> None:
         self.step_id = step_id
         self.step = step
         self.tool = tool
         self.cwd = cwd
+        self.variables = dict(variables or {})
         self._batch_rejections: dict[str, str] = {}
 
     def observe_batch(self, calls: Sequence[tuple[str, str]]) -> None:
@@ -68,4 +82,4 @@ class StepGuard:
             return Authorization(False, f"step {self.step_id!r} is complete; end your turn")
         if call_id in self._batch_rejections:
             return Authorization(False, self._batch_rejections[call_id])
-        return authorize_tool_call(self.step_id, self.step, tool_name, args, self.cwd)
+        return authorize_tool_call(self.step_id, self.step, tool_name, args, self.cwd, self.variables)

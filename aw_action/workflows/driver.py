@@ -14,7 +14,7 @@ then, or when the prompt failed (error, budget, deadline, cancel), the run pause
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -72,7 +72,10 @@ def _describe_target(workflow: LoadedWorkflow, step_id: str) -> Callable[[str], 
 
 
 class WorkflowRun:
-    """Runs ``state`` forward with ``runner``; ``save(state)`` is called after every change."""
+    """Runs ``state`` forward with ``runner``; ``save(state)`` is called after every change.
+
+    ``cwd`` (where commands run) and ``variables`` (non-secret environment variables commands
+    may use as ``"$NAME"``, with the values they run with) go to every step's bash policy."""
 
     def __init__(
         self,
@@ -83,6 +86,7 @@ class WorkflowRun:
         save: Callable[[RunState], None] | None = None,
         max_reminders: int = 2,
         cwd: str | None = None,
+        variables: Mapping[str, str] | None = None,
     ) -> None:
         self.workflow = workflow
         self.state = state
@@ -90,6 +94,7 @@ class WorkflowRun:
         self._save = save
         self.max_reminders = max_reminders
         self.cwd = cwd
+        self.variables = dict(variables or {})
 
     def _set(self, state: RunState) -> None:
         self.state = state
@@ -104,7 +109,7 @@ class WorkflowRun:
 
     def _tools(self, step_id: str, tool: CompleteStepTool) -> tuple[CompleteStepTool, StepGuard, tuple[str, ...]]:
         step = self.workflow.definition.steps[step_id]
-        guard = StepGuard(step_id, step, tool, cwd=self.cwd)
+        guard = StepGuard(step_id, step, tool, cwd=self.cwd, variables=self.variables)
         return tool, guard, (*step.permissions.tools, COMPLETION_TOOL)
 
     async def _run_step(self) -> RunState:

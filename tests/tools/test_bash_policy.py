@@ -346,3 +346,53 @@ def test_real_bash_passes_exactly_the_judged_argv(command: str, stub_bin: Path, 
     out = subprocess.run(["/bin/bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, check=True)
     argv = out.stdout.decode().split("\0")[:-1]
     assert [os.path.basename(argv[0]), *argv[1:]] == list(decision.argv)
+
+
+# ---- opt-in variables: "$NAME" of named, non-secret variables ------------------------------------
+
+VARIABLES = {"ISSUE_NUMBER": "7", "BASE_REF": "main", "FLAG": "-exec"}
+TRIAGE = policy_from_tools_bash(["gh", "git", "find"])
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        ('gh issue view "$ISSUE_NUMBER" --json title,body', ["gh", "issue", "view", "7", "--json", "title,body"]),
+        ('git diff "origin/${BASE_REF}...HEAD"', ["git", "diff", "origin/main...HEAD"]),
+        (
+            "gh issue comment \"#$ISSUE_NUMBER\"x --body '$ISSUE_NUMBER'",
+            ["gh", "issue", "comment", "#7x", "--body", "$ISSUE_NUMBER"],
+        ),
+    ],
+)
+def test_named_variables_in_double_quotes_are_allowed_with_their_values(
+    command: str, argv: list[str], tmp_path: Path
+) -> None:
+    decision = check_command(TRIAGE, command, cwd=CWD, variables=VARIABLES)
+    assert decision.allowed, decision.reason
+    assert list(decision.argv) == argv
+    stub = tmp_path / argv[0]
+    stub.write_text(_ECHO_ARGV)
+    stub.chmod(0o755)
+    env = {"PATH": str(tmp_path), **VARIABLES}
+    out = subprocess.run(["/bin/bash", "-c", command], env=env, capture_output=True, check=True)
+    assert out.stdout.decode().split("\0")[1:-1] == argv[1:]
+
+
+@pytest.mark.parametrize(
+    ("command", "variables", "why"),
+    [
+        ('gh issue view "$ISSUE_NUMBER"', None, "parameter expansion $ISSUE_NUMBER inside double quotes"),
+        ('gh issue comment 7 --body "$GITHUB_TOKEN"', VARIABLES, "(allowed: BASE_REF, FLAG, ISSUE_NUMBER)"),
+        ("gh issue view $ISSUE_NUMBER", VARIABLES, "parameter expansion is not allowed"),
+        ('gh issue view "${ISSUE_NUMBER:-1}"', VARIABLES, "inside double quotes"),
+        ('gh issue view "${#ISSUE_NUMBER}"', VARIABLES, "inside double quotes"),
+        ('"$BASE_REF" status', VARIABLES, "inside double quotes"),
+        ("find . \"$FLAG\" id ';'", VARIABLES, "find -exec"),
+    ],
+)
+def test_other_expansions_stay_refused_and_values_are_checked(
+    command: str, variables: dict[str, str] | None, why: str
+) -> None:
+    decision = check_command(TRIAGE, command, cwd=CWD, variables=variables)
+    assert not decision.allowed and why in decision.reason, decision.reason
