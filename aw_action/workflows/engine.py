@@ -84,9 +84,7 @@ def _paused(state: RunState, kind: PauseKind, reason: str, **update: object) -> 
     changed = state.model_copy(update=update)
     pause = Pause(kind=kind, step=changed.current_step, reason=reason)
     trail = _trail(changed, "paused", reason=reason)
-    return changed.model_copy(
-        update={"status": "paused", "pause": pause, "pause_count": state.pause_count + 1, "trail": trail}
-    )
+    return changed.model_copy(update={"status": "paused", "pause": pause, "trail": trail})
 
 
 def _advance(

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 Status = Literal["running", "paused", "done"]
-PauseKind = Literal["requested", "gate", "loop_guard", "failed", "reconfigured"]
+PauseKind = Literal["requested", "gate", "loop_guard", "failed"]
 TrailEvent = Literal["completed", "submitted", "approved", "changes_requested", "paused", "resumed", "restarted"]
 
 
@@ -89,7 +89,6 @@ class RunState(_Model):
     reviewed_feedback: str = ""
     pending_gate: PendingGate | None = None
     pause: Pause | None = None
-    pause_count: int = Field(default=0, ge=0)
 
     @property
     def visit(self) -> int:
