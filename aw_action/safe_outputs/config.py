@@ -93,7 +93,7 @@ class _Titled(_Kind):
     @classmethod
     def _prefix(cls, value: str) -> str:
         if value.strip():  # keep the trailing space: "[bot] " reads differently from "[bot]"
-            fields.text(value, "title-prefix", max_chars=TITLE_PREFIX_MAX_CHARS, single_line=True)
+            fields.text(value, "", max_chars=TITLE_PREFIX_MAX_CHARS, single_line=True)
         return value
 
     @field_validator("labels", "allowed_labels")

@@ -2,8 +2,9 @@
 (``actions/setup/js/safe_outputs_tools.json``), narrowed to what the config allows, with the
 limits written into each description so the model knows them before it calls.
 
-``item_number`` is offered only when the kind's ``target`` is ``*``; otherwise the target is
-fixed and the description names it.
+``item_number`` stays in the schema, as in gh-aw, but is required only when the kind's
+``target`` is ``*``; otherwise the target is fixed, the description says where the item goes,
+and a given ``item_number`` is refused with that reason.
 """
 
 from __future__ import annotations
@@ -38,7 +39,13 @@ _LABELS = {
     "items": {"type": "string"},
     "description": "Label names (they must exist in the repository)",
 }
-_ITEM = {"type": ["number", "string"], "description": "The issue or pull request number to act on"}
+
+
+def _item(cfg: AddComment | AddLabels, kind: str | list[str]) -> dict[str, Any]:
+    """gh-aw types ``item_number`` as number-or-string for add_comment, number for add_labels."""
+    if cfg.target == "*":
+        return {"type": kind, "description": "The issue or pull request number to act on"}
+    return {"type": kind, "description": "Not used here: the target is fixed (leave it out)"}
 
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -85,9 +92,7 @@ def create_issue(cfg: CreateIssue) -> tuple[str, dict[str, Any]]:
 
 
 def add_comment(cfg: AddComment) -> tuple[str, dict[str, Any]]:
-    properties: dict[str, Any] = {"body": _BODY}
-    if cfg.target == "*":
-        properties["item_number"] = _ITEM
+    properties: dict[str, Any] = {"body": _BODY, "item_number": _item(cfg, ["number", "string"])}
     return _join(
         "Propose a comment on an existing issue or pull request.",
         _target_note(cfg),
@@ -119,9 +124,7 @@ def create_pull_request(cfg: CreatePullRequest, max_patch_kib: int) -> tuple[str
 
 
 def add_labels(cfg: AddLabels) -> tuple[str, dict[str, Any]]:
-    properties: dict[str, Any] = {"labels": _LABELS}
-    if cfg.target == "*":
-        properties["item_number"] = _ITEM
+    properties: dict[str, Any] = {"labels": _LABELS, "item_number": _item(cfg, "number")}
     allowed = f"Labels you may add: {', '.join(cfg.allowed)}." if cfg.allowed is not None else ""
     return _join(
         "Propose adding labels to an existing issue or pull request.",
