@@ -50,7 +50,7 @@ def patch_file_name(branch: str) -> str:
     """gh-aw's ``aw-<sanitised branch>.patch`` (``git_patch_utils.cjs``), restricted further to
     ``[a-z0-9._-]`` so no name can leave the folder."""
     slug = re.sub(r"[^a-z0-9._-]+", "-", branch.lower())
-    slug = re.sub(r"-{2,}", "-", slug).strip("-.") or "unknown"
+    slug = re.sub(r"\.{2,}", ".", re.sub(r"-{2,}", "-", slug)).strip("-.") or "unknown"
     return f"aw-{slug[:120]}.patch"
 
 
