@@ -95,7 +95,8 @@ async def test_the_users_branch_index_and_files_are_untouched(tmp_path: Path) ->
 async def test_an_output_dir_inside_the_workspace_is_left_out(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "ws")
     ctx = ToolContext(cwd=repo, output_dir=repo / ".aw-out")
-    tool = tools_by_name(safe_output_tools({"create-pull-request": None}, ctx.output_dir, repo, env={}))["create_pull_request"]
+    tools = tools_by_name(safe_output_tools({"create-pull-request": None}, ctx.output_dir, repo, env={}))
+    tool = tools["create_pull_request"]
     (repo / "README.md").write_text("changed\n")
     await call(tool, {"title": "t", "body": "b"}, ctx)
     patch = next(ctx.output_dir.glob("aw-*.patch")).read_text()
