@@ -52,7 +52,7 @@ class GitHubWriter:
         sleep: Callable[[float], None] | None = None,
     ) -> None:
         self.ctx = ctx
-        self.repo: Repository = gh.get_repo(ctx.repository, lazy=True)
+        self.repo: Repository = gh.get_repo(ctx.repository)  # lazy: the client is made lazy
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import requests
 from github import GithubException
@@ -66,7 +66,7 @@ def _write_interval(env: Mapping[str, str]) -> float:
 
 
 def apply_items(
-    planned: list[PlannedItem | Refused], writer: GitHubWriter | None, err: IO[str]
+    planned: list[PlannedItem | Refused], writer: GitHubWriter | None, log: Callable[[str], object]
 ) -> list[dict[str, Any]]:
     """Apply each planned item in order (``writer`` None = dry run); one failing does not stop the rest."""
     out: list[dict[str, Any]] = []
@@ -84,7 +84,7 @@ def apply_items(
             result = {**base, "status": "failed", "error": f"internal error: {type(exc).__name__}: {exc}"}
         out.append({k: v for k, v in result.items() if v is not None})
         outcome = result.get("url") or result.get("error", "")
-        err.write(f"{PROG}: line {entry.line} {entry.type}: {result['status']} {outcome}\n")
+        log(f"{PROG}: line {entry.line} {entry.type}: {result['status']} {outcome}\n")
     return out
 
 
@@ -100,13 +100,14 @@ def main(argv: list[str], env: Mapping[str, str] | None = None, *, sleep: Any = 
         return 2
     if ctx.token:
         redactor.add(ctx.token)
-    planned = plan_records(read_records(records), config, ctx, records.parent, allowed_domains(environ))
+    lines = read_records(records)
+    planned = plan_records(lines, config, ctx, records.parent, allowed_domains(environ), redactor.text)
     writer = None
     if not args.dry_run:
         assert ctx.token is not None
         gh = connect(ctx.token, ctx.api_url, write_interval_s=_write_interval(environ))
         writer = GitHubWriter(gh, ctx, RetryPolicy(), sleep)
-    items = apply_items(planned, writer, sys.stderr)
+    items = apply_items(planned, writer, lambda line: sys.stderr.write(redactor.text(line)))
     report = {"dry_run": args.dry_run, "repository": ctx.repository, "run_id": ctx.run_id, "items": items}
     publish(report, environ, redactor, sys.stdout)
     return 0 if all(item["status"] in OK_STATUSES for item in items) else 1

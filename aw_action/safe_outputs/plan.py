@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,10 +123,29 @@ def _head_branch(record: dict[str, Any], digest: str) -> str:
     return f"{BRANCH_PREFIX}{name[:80]}-{digest[:8]}"
 
 
+def _no_scrub(text: str) -> str:
+    return text
+
+
+def _scrubbed(record: dict[str, Any], scrub: Callable[[str], str]) -> dict[str, Any]:
+    def one(value: Any) -> Any:
+        if isinstance(value, str):
+            return scrub(value)
+        return [one(v) for v in value] if isinstance(value, list) else value
+
+    return {k: one(v) for k, v in record.items()}
+
+
 def plan_one(
-    line: RecordLine, config: SafeOutputsConfig, ctx: ApplyContext, records_dir: Path, domains: list[str]
+    line: RecordLine,
+    config: SafeOutputsConfig,
+    ctx: ApplyContext,
+    records_dir: Path,
+    domains: list[str],
+    scrub: Callable[[str], str] = _no_scrub,
 ) -> PlannedItem:
-    record = validate_record(line.record or {}, config)
+    """The item for one record; ``scrub`` (the redactor) runs on its text before anything else."""
+    record = _scrubbed(validate_record(line.record or {}, config), scrub)
     kind = record["type"]
     cfg = config.kind(kind)
     patch_file, patch = _patch(record, records_dir, config) if kind == "create_pull_request" else (None, b"")
@@ -157,7 +176,12 @@ def plan_one(
 
 
 def plan_records(
-    lines: list[RecordLine], config: SafeOutputsConfig, ctx: ApplyContext, records_dir: Path, domains: list[str]
+    lines: list[RecordLine],
+    config: SafeOutputsConfig,
+    ctx: ApplyContext,
+    records_dir: Path,
+    domains: list[str],
+    scrub: Callable[[str], str] = _no_scrub,
 ) -> list[PlannedItem | Refused]:
     """One entry per line, in file order; past a kind's ``max`` the rest of that kind is refused."""
     counts: dict[str, int] = {}
@@ -167,7 +191,7 @@ def plan_records(
             out.append(Refused(line.number, None, line.error or "unreadable line"))
             continue
         try:
-            item = plan_one(line, config, ctx, records_dir, domains)
+            item = plan_one(line, config, ctx, records_dir, domains, scrub)
         except RequestError as exc:
             out.append(Refused(line.number, line.type, str(exc)))
             continue

@@ -213,6 +213,8 @@ class FakeGitHub:
                 return self._route(req.method, req.path[len(self.repo_path) :], req)
             except KeyError:
                 return 404, {"message": "Not Found"}, {}
+            except Exception as exc:  # a bug in the fake: make it loud, not a dropped connection
+                return 500, {"message": f"fake server bug: {exc!r}"}, {}
 
     def _route(self, method: str, path: str, req: Request) -> tuple[int, Any, dict[str, str]]:
         body = req.body or {}
@@ -243,7 +245,8 @@ class FakeGitHub:
         if (m := re.fullmatch(r"/issues/(\d+)/labels", path)) and method == "POST":
             issue = self.issues[int(m.group(1))]
             names = {label["name"] for label in issue["labels"]}
-            issue["labels"] += [{"name": n} for n in body["labels"] if n not in names]
+            wanted = body["labels"] if isinstance(body, dict) else body  # GitHub takes both forms
+            issue["labels"] += [{"name": n} for n in wanted if n not in names]
             return 200, issue["labels"], {}
         if m := re.fullmatch(r"/git/commits/([0-9a-f]+)", path):
             return 200, self._commit_json(m.group(1)), {}

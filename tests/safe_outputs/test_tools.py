@@ -13,7 +13,7 @@ import pytest
 
 from aw_action.agent.tools import ToolContext, ToolError
 from aw_action.safe_outputs import CONFIG_FILE, RECORDS_FILE, safe_output_tools
-from aw_action.safe_outputs.records import RecordLog, read_records
+from aw_action.safe_outputs.records import RecordLog
 from tests.safe_outputs.support import call, execute, records, tools_by_name
 
 DATA = Path(__file__).parent / "data" / "gh_aw_safe_outputs_tools.json"
@@ -214,18 +214,3 @@ async def test_secrets_the_run_knows_never_reach_a_record(ctx: ToolContext) -> N
     await call(tools["create_issue"], {"title": "t", "body": f"token is {secret}"}, ctx)
     assert secret not in (ctx.output_dir / RECORDS_FILE).read_text()
     assert records(ctx.output_dir)[0]["body"] == "token is ***"
-
-
-def test_a_torn_last_line_stays_one_bad_line_and_the_next_record_is_whole(tmp_path: Path) -> None:
-    log = RecordLog(tmp_path)
-    with log.locked():
-        log.append({"type": "noop", "message": "first"})
-    with open(log.path, "ab") as handle:
-        handle.write(b'{"type":"create_issue","title":"cut off by a ki')  # writer killed mid-line
-    with log.locked():
-        log.append({"type": "noop", "message": "after"})
-    lines = read_records(log.path)
-    first, after = {"type": "noop", "message": "first"}, {"type": "noop", "message": "after"}
-    assert [line.record for line in lines] == [first, None, after]
-    assert lines[1].error == "line 2: not valid JSON (JSONDecodeError)"
-    assert log.count("create_issue") == 0
