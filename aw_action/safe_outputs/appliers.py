@@ -141,7 +141,7 @@ class GitHubWriter:
             raise
         if tree.raw_data.get("truncated"):
             raise ApplyError("the base tree is too large for the git data API (truncated listing)")
-        entries = {e.path: (e.mode, e.sha) for e in tree.tree}
+        entries = {e.path: (e.mode, e.sha) for e in tree.tree if e.type in ("blob", "commit")}  # not folders
 
         def blob(sha: str) -> bytes:
             return base64.b64decode(self.retry(lambda: self.repo.get_git_blob(sha)).content)
@@ -175,7 +175,9 @@ class GitHubWriter:
             except GithubException as exc:
                 if exc.status != 422:
                     raise
-                self.repo.get_git_ref(f"heads/{branch}").edit(sha, force=True)
+                ref = self.repo.get_git_ref(f"heads/{branch}")
+                _ = ref.object  # GET it first: PyGithub's lazy ref would PATCH /git/ref/..., GitHub wants /git/refs/...
+                ref.edit(sha, force=True)
 
         self.retry(attempt)
 

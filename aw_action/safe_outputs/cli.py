@@ -55,16 +55,16 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
     return value
 
 
-def _value(raw: str, stdin: Any) -> Any:
-    if raw == "-":
-        return stdin.read()
+def _labels(raw: str) -> list[Any]:
+    """``--labels`` takes one name, or a JSON array of names."""
     stripped = raw.strip()
     if stripped.startswith("[") and stripped.endswith("]"):
         try:
-            return json.loads(stripped)
+            value = json.loads(stripped)
         except ValueError:
-            return raw
-    return raw
+            return [raw]
+        return value if isinstance(value, list) else [raw]
+    return [raw]
 
 
 def parse_args(argv: list[str], stdin: Any) -> tuple[str, dict[str, Any], dict[str, str]]:
@@ -97,10 +97,10 @@ def parse_args(argv: list[str], stdin: Any) -> tuple[str, dict[str, Any], dict[s
         elif name == "json":
             fields.update(_json_object(inline, "--json"))
         else:
-            key, value = name.replace("-", "_"), _value(inline, stdin)
+            key = name.replace("-", "_")
+            value = stdin.read() if inline == "-" else inline
             if key == "labels":
-                existing = fields.get("labels", [])
-                fields["labels"] = [*existing, *(value if isinstance(value, list) else [value])]
+                fields["labels"] = [*fields.get("labels", []), *_labels(value)]
             elif key in fields:
                 raise UsageError(f"--{name} given twice")
             else:
@@ -109,12 +109,15 @@ def parse_args(argv: list[str], stdin: Any) -> tuple[str, dict[str, Any], dict[s
 
 
 def resolve_config(options: Mapping[str, str], env: Mapping[str, str], output_dir: Path) -> SafeOutputsConfig:
-    """``--config``, else ``AW_SAFE_OUTPUTS_CONFIG``, else the copy beside the records (written
-    there when it came from elsewhere, so the artifact carries it)."""
+    """``--config``, else ``AW_SAFE_OUTPUTS_CONFIG`` (relative to ``GITHUB_WORKSPACE``, so a step can
+    name the repository's file whatever folder the agent's shell is in), else the copy beside the
+    records (written there when the config came from elsewhere, so the artifact carries it)."""
     beside = output_dir / CONFIG_FILE
-    source = options.get("config") or env.get("AW_SAFE_OUTPUTS_CONFIG")
-    if source:
-        config = load_config_file(Path(source))
+    source = Path(options["config"]) if options.get("config") else None
+    if source is None and env.get("AW_SAFE_OUTPUTS_CONFIG"):
+        source = Path(env.get("GITHUB_WORKSPACE") or ".") / env["AW_SAFE_OUTPUTS_CONFIG"]  # absolute stays absolute
+    if source is not None:
+        config = load_config_file(source)
         if not beside.exists():
             write_config_file(output_dir, config)
         return config

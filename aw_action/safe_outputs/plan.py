@@ -120,7 +120,7 @@ def _head_branch(record: dict[str, Any], digest: str) -> str:
     """Always under ``aw-harness/`` and ending in the record hash: the branch is this record's own,
     so the apply job may move it, and the agent can never name ``main``."""
     name = str(record.get("branch") or "change").removeprefix(BRANCH_PREFIX)
-    return f"{BRANCH_PREFIX}{name[:80]}-{digest[:8]}"
+    return f"{BRANCH_PREFIX}{name[:80].rstrip('/.')}-{digest[:8]}"
 
 
 def _no_scrub(text: str) -> str:

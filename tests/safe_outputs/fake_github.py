@@ -39,6 +39,8 @@ class Failure:
     headers: dict[str, str]
     message: str
     times: int
+    after: bool = False
+    """Do the work, then answer with the failure (a write that succeeded but answered 5xx)."""
 
 
 def git_blob_sha(data: bytes) -> str:
@@ -111,7 +113,8 @@ class FakeGitHub:
     def fail(self, method: str, pattern: str, status: int, headers: dict[str, str] | None = None, **kw: Any) -> None:
         """Fail the next ``times`` requests whose method matches and path matches ``pattern``."""
         message = kw.get("message", "Server Error")
-        self.failures.append(Failure(method, pattern, status, headers or {}, message, kw.get("times", 1)))
+        failure = Failure(method, pattern, status, headers or {}, message, kw.get("times", 1), kw.get("after", False))
+        self.failures.append(failure)
 
     def calls(self, method: str | None = None, pattern: str = "") -> list[Request]:
         return [r for r in self.requests if (method is None or r.method == method) and re.search(pattern, r.path)]
@@ -206,15 +209,20 @@ class FakeGitHub:
             for failure in self.failures:
                 if failure.times > 0 and failure.method == req.method and re.search(failure.pattern, req.path):
                     failure.times -= 1
+                    if failure.after:
+                        self._answer(req)
                     return failure.status, {"message": failure.message}, failure.headers
-            if not req.path.startswith(self.repo_path):
-                return 404, {"message": "Not Found"}, {}
-            try:
-                return self._route(req.method, req.path[len(self.repo_path) :], req)
-            except KeyError:
-                return 404, {"message": "Not Found"}, {}
-            except Exception as exc:  # a bug in the fake: make it loud, not a dropped connection
-                return 500, {"message": f"fake server bug: {exc!r}"}, {}
+            return self._answer(req)
+
+    def _answer(self, req: Request) -> tuple[int, Any, dict[str, str]]:
+        if not req.path.startswith(self.repo_path):
+            return 404, {"message": "Not Found"}, {}
+        try:
+            return self._route(req.method, req.path[len(self.repo_path) :], req)
+        except KeyError:
+            return 404, {"message": "Not Found"}, {}
+        except Exception as exc:  # a bug in the fake: make it loud, not a dropped connection
+            return 500, {"message": f"fake server bug: {exc!r}"}, {}
 
     def _route(self, method: str, path: str, req: Request) -> tuple[int, Any, dict[str, str]]:
         body = req.body or {}
@@ -282,7 +290,7 @@ class FakeGitHub:
                 return 422, {"message": "Reference already exists"}, {}
             self.refs[ref] = body["sha"]
             return 201, self._ref_json(ref), {}
-        if m := re.fullmatch(r"/git/ref/(.+)", path):
+        if (m := re.fullmatch(r"/git/ref/(.+)", path)) and method == "GET":
             return 200, self._ref_json(m.group(1)), {}  # KeyError (404) when missing
         if (m := re.fullmatch(r"/git/refs/(.+)", path)) and method == "PATCH":
             if m.group(1) not in self.refs:

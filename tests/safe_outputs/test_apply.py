@@ -285,6 +285,35 @@ def test_rate_limit_retry_honours_retry_after_and_looks_up_again(tmp_path: Path,
     assert len(fake.issues) == 2
 
 
+def test_a_create_that_answered_5xx_but_happened_is_found_not_repeated(
+    tmp_path: Path, fake: FakeGitHub, capsys: Any
+) -> None:
+    record(tmp_path, CONFIG, ("create_issue", {"title": "One", "body": "b"}))
+    fake.fail("POST", r"/issues$", 502, after=True)
+    run = apply(tmp_path, fake, capsys)
+    assert run.code == 0 and run.statuses() == ["exists"] and run.sleeps == [1.0]
+    assert len(fake.calls("POST", r"/issues$")) == 1 and len(fake.issues) == 2
+
+
+def test_a_pull_request_interrupted_after_its_branch_is_finished_by_the_rerun(
+    tmp_path: Path, fake: FakeGitHub, capsys: Any
+) -> None:
+    repo = make_repo(tmp_path / "ws")
+    fake.seed_from_git(repo)
+    (repo / "README.md").write_text("changed\n")
+    record(tmp_path, CONFIG, ("create_pull_request", {"title": "t", "body": "b"}), workspace=repo)
+    fake.fail("POST", r"/pulls$", 403, message="Resource not accessible by integration")
+    first = apply(tmp_path, fake, capsys)
+    assert first.statuses() == ["failed"] and "Resource not accessible" in first.report["items"][0]["error"]
+    second = apply(tmp_path, fake, capsys)
+    assert second.statuses() == ["created"]
+    (moved,) = fake.calls("PATCH", "/git/refs/heads/aw-harness/")  # the branch the first run made
+    assert moved.body["force"] is True
+    head = second.report["items"][0]["branch"]
+    assert fake.refs[f"heads/{head}"] == moved.body["sha"] == second.report["items"][0]["commit"]
+    assert len([i for i in fake.issues.values() if "pull_request" in i]) == 1
+
+
 def test_primary_rate_limit_waits_until_the_reset(tmp_path: Path, fake: FakeGitHub, capsys: Any) -> None:
     record(tmp_path, CONFIG, ("add_comment", {"body": "hi"}))
     reset = str(int(time.time()) + 30)

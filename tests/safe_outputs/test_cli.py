@@ -95,6 +95,8 @@ def test_labels_repeat_or_come_as_a_json_array(tmp_path: Path) -> None:
     done = run(tmp_path, "add-labels", "--config", str(cfg), "--labels", "bug", "--labels", '["docs", "UI"]')
     assert done.returncode == 0, done.stderr
     assert records(tmp_path / "out") == [{"type": "add_labels", "labels": ["bug", "docs", "ui"]}]
+    title = run(tmp_path, "create-issue", "--config", str(tmp_path / "c.json"), "--title", "[x]", "--body", "[1]")
+    assert title.returncode == 1 and "create_issue is not enabled" in title.stderr  # '[1]' stays text
     refused = run(tmp_path, "add-labels", "--labels", "wontfix")
     assert refused.returncode == 1 and "label 'wontfix' is not allowed" in refused.stderr
 
