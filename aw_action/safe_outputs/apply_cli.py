@@ -21,7 +21,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import requests
 from github import GithubException
 
 from aw_action.safe_outputs.appliers import ApplyError, GitHubWriter
@@ -78,7 +77,7 @@ def apply_items(
         try:
             done = writer.apply(entry)
             result = {**base, "status": done.status, "url": done.url, "number": done.number, **(done.details or {})}
-        except (GithubException, ApplyError, requests.RequestException, OSError) as exc:
+        except (GithubException, ApplyError, OSError) as exc:  # requests' errors are OSErrors
             result = {**base, "status": "failed", "error": describe(exc)}
         except Exception as exc:  # one broken record must not stop the others
             result = {**base, "status": "failed", "error": f"internal error: {type(exc).__name__}: {exc}"}

@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import requests
 from github import Auth, Github, GithubException
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
@@ -40,8 +39,17 @@ def _status(exc: BaseException) -> int | None:
     return exc.status if isinstance(exc, GithubException) else None
 
 
+def _network_error(exc: BaseException) -> bool:
+    """A dropped connection or a timeout: ``requests``' errors (PyGithub's transport) are
+    ``OSError`` subclasses from the ``requests``/``urllib3`` modules."""
+    module = type(exc).__module__.split(".")[0]
+    return isinstance(exc, ConnectionError | TimeoutError) or (
+        isinstance(exc, OSError) and module in ("requests", "urllib3")
+    )
+
+
 def is_retryable(exc: BaseException) -> bool:
-    if isinstance(exc, requests.ConnectionError | requests.Timeout):
+    if _network_error(exc):
         return True
     status = _status(exc)
     if status is None:
