@@ -34,6 +34,7 @@ from aw_action.safe_outputs.sanitize import allowed_domains
 from aw_action.sinks.redact import Redactor, secrets_from_env
 
 PROG = "aw-harness apply-safe-outputs"
+MAX_RECORDS_BYTES = 64 * 1024 * 1024
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,6 +49,8 @@ def _inputs(path: Path, config_path: Path | None) -> tuple[Path, SafeOutputsConf
     records = path / RECORDS_FILE if path.is_dir() else path
     if not records.is_file():
         raise ApplyInputError(f"{records}: no records file")
+    if records.stat().st_size > MAX_RECORDS_BYTES:
+        raise ApplyInputError(f"{records}: larger than {MAX_RECORDS_BYTES // 2**20} MiB; not a run's records")
     beside = records.parent / CONFIG_FILE
     if config_path is None and not beside.is_file():
         raise ApplyInputError(f"no config: pass --config or keep {CONFIG_FILE} next to the records")

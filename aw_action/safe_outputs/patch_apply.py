@@ -17,6 +17,8 @@ from pathlib import Path, PurePosixPath
 from aw_action.safe_outputs.patch import PatchError, git, git_env
 
 GITLINK = "160000"
+MAX_FILE_BYTES = 100 * 1024 * 1024
+"""GitHub refuses larger files; a small binary patch can inflate to far more (a zlib bomb)."""
 
 
 @dataclass(frozen=True)
@@ -98,5 +100,8 @@ def apply_patch(
             elif new != old:
                 if new[0] == GITLINK:
                     raise PatchError(f"the patch adds submodule {path!r}, which is not supported")
+                size = int(git(["cat-file", "-s", new[1]], cwd, env))
+                if size > MAX_FILE_BYTES:
+                    raise PatchError(f"the patch makes {path!r} {size:,} bytes, over GitHub's 100 MiB file limit")
                 changes.append(FileChange(path, new[0], git(["cat-file", "blob", new[1]], cwd, env)))
         return changes

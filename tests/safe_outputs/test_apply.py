@@ -524,3 +524,23 @@ def test_the_command_line_entry_point(tmp_path: Path, fake: FakeGitHub) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["items"][0]["status"] == "created"
     assert TOKEN not in done.stdout + done.stderr
+
+
+def test_a_binary_patch_that_inflates_past_githubs_file_limit_is_refused(
+    tmp_path: Path, fake: FakeGitHub, capsys: Any
+) -> None:
+    repo = make_repo(tmp_path / "ws")
+    fake.seed_from_git(repo)
+    (repo / "zeros.bin").write_bytes(bytes(101 * 1024 * 1024))  # compresses to ~100 KiB in the patch
+    record(tmp_path, CONFIG, ("create_pull_request", {"title": "t", "body": "b"}), workspace=repo)
+    run = apply(tmp_path, fake, capsys)
+    assert run.statuses() == ["failed"] and "over GitHub's 100 MiB file limit" in run.report["items"][0]["error"]
+    assert fake.calls("POST", "/git/blobs") == []
+
+
+def test_an_oversized_records_file_is_invalid_input(tmp_path: Path, fake: FakeGitHub, capsys: Any) -> None:
+    hand_written(tmp_path, CONFIG, {"type": "noop", "message": "m"})
+    with open(tmp_path / "out" / RECORDS_FILE, "r+b") as handle:
+        handle.truncate(apply_cli.MAX_RECORDS_BYTES + 1)
+    assert apply_cli.main([str(tmp_path / "out")], env_for(tmp_path, fake)) == 2
+    assert "not a run's records" in capsys.readouterr().err
