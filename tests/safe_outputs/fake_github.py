@@ -94,7 +94,7 @@ class FakeGitHub:
             do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _handle
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     # -- test controls
 
