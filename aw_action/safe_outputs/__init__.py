@@ -5,11 +5,12 @@ configured kind; ``aw-harness safe-output`` writes the same records from bash. B
 ``safe-outputs.jsonl`` in the output dir, in gh-aw's record shape, and keep a copy of the config
 and any pull-request patch beside it.
 
-Apply side (write token): ``aw-harness apply-safe-outputs PATH`` re-checks every record against
-the config, sanitises bodies and applies them with PyGithub, idempotently.
+Apply side (write token): ``aw-harness apply-safe-outputs PATH`` (``aw_action/apply_outputs/``,
+an entry-level package) re-checks every record against the config, sanitises bodies and applies
+them with PyGithub, idempotently.
 
-Layering: the agent-side modules import only ``agent``/``ai``; the apply side also uses
-``sinks.redact`` and ``github.outputs``; nothing here imports extensions, harness, action or cli.
+Layering: this package imports only ``agent``, ``ai`` and ``run`` (the redactor); nothing here
+imports extensions, the harness, github/ or the entry points.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from aw_action.run.redact import Redactor, secrets_from_env
 from aw_action.safe_outputs.config import (
     CONFIG_FILE,
     KINDS,
@@ -31,7 +32,6 @@ from aw_action.safe_outputs.config import (
 from aw_action.safe_outputs.recorder import Recorder
 from aw_action.safe_outputs.tools import gh_aw_mode
 from aw_action.safe_outputs.validate import RequestError
-from aw_action.run.redact import Redactor, secrets_from_env
 
 PROG = "aw-harness safe-output"
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from aw_action.agent.tools import ToolContext
-from aw_action.safe_outputs import apply_cli, safe_output_tools
+from aw_action.apply_outputs import apply_cli
+from aw_action.safe_outputs import safe_output_tools
 from aw_action.safe_outputs.config import parse_safe_outputs, write_config_file
 from aw_action.safe_outputs.records import RECORDS_FILE
 from tests.github.runner_sim import parse_file_command

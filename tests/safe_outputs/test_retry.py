@@ -8,7 +8,7 @@ import pytest
 import requests
 from github import GithubException, RateLimitExceededException
 
-from aw_action.safe_outputs.github_api import RetryPolicy, is_retryable, server_wait_s, with_retries
+from aw_action.apply_outputs.github_api import RetryPolicy, is_retryable, server_wait_s, with_retries
 
 NOW = 1_800_000_000.0
 

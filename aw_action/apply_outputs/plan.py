@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aw_action.apply_outputs.context import ApplyContext
+from aw_action.apply_outputs.sanitize import sanitize_body, sanitize_title
 from aw_action.safe_outputs import fields
 from aw_action.safe_outputs.config import (
     KINDS,
@@ -27,10 +29,8 @@ from aw_action.safe_outputs.config import (
     CreatePullRequest,
     SafeOutputsConfig,
 )
-from aw_action.safe_outputs.context import ApplyContext
 from aw_action.safe_outputs.patch import is_patch_file_name
 from aw_action.safe_outputs.records import RecordLine
-from aw_action.safe_outputs.sanitize import sanitize_body, sanitize_title
 from aw_action.safe_outputs.validate import RequestError, validate_record
 
 GITHUB_BODY_MAX_CHARS = 65_536

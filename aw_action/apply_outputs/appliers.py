@@ -19,11 +19,11 @@ from github import Github, GithubException, InputGitTreeElement
 from github.Issue import Issue
 from github.Repository import Repository
 
-from aw_action.safe_outputs.context import ApplyContext
-from aw_action.safe_outputs.github_api import RetryPolicy, with_retries
+from aw_action.apply_outputs.context import ApplyContext
+from aw_action.apply_outputs.github_api import RetryPolicy, with_retries
+from aw_action.apply_outputs.patch_apply import apply_patch
+from aw_action.apply_outputs.plan import PlannedItem
 from aw_action.safe_outputs.patch import PatchError
-from aw_action.safe_outputs.patch_apply import apply_patch
-from aw_action.safe_outputs.plan import PlannedItem
 
 LOOKBACK = 200
 T = TypeVar("T")

@@ -23,15 +23,15 @@ from typing import Any
 
 from github import GithubException
 
-from aw_action.safe_outputs.appliers import ApplyError, GitHubWriter
-from aw_action.safe_outputs.config import CONFIG_FILE, SafeOutputsConfig, SafeOutputsConfigError, load_config_file
-from aw_action.safe_outputs.context import ApplyContext, ApplyInputError
-from aw_action.safe_outputs.github_api import RetryPolicy, connect, describe
-from aw_action.safe_outputs.plan import PlannedItem, Refused, plan_records
-from aw_action.safe_outputs.records import RECORDS_FILE, read_records
-from aw_action.safe_outputs.report import OK_STATUSES, publish
-from aw_action.safe_outputs.sanitize import allowed_domains
+from aw_action.apply_outputs.appliers import ApplyError, GitHubWriter
+from aw_action.apply_outputs.context import ApplyContext, ApplyInputError
+from aw_action.apply_outputs.github_api import RetryPolicy, connect, describe
+from aw_action.apply_outputs.plan import PlannedItem, Refused, plan_records
+from aw_action.apply_outputs.report import OK_STATUSES, publish
+from aw_action.apply_outputs.sanitize import allowed_domains
 from aw_action.run.redact import Redactor, secrets_from_env
+from aw_action.safe_outputs.config import CONFIG_FILE, SafeOutputsConfig, SafeOutputsConfigError, load_config_file
+from aw_action.safe_outputs.records import RECORDS_FILE, read_records
 
 PROG = "aw-harness apply-safe-outputs"
 MAX_RECORDS_BYTES = 64 * 1024 * 1024
