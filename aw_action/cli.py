@@ -24,6 +24,7 @@ from aw_action.harness import Harness, RunResult
 SUBCOMMANDS: dict[str, str] = {
     "audit": "aw_action.audit:main",
     "action": "aw_action.action:main",
+    "gh-aw": "aw_action.ghaw.command:main",  # issue 12: the run inside a gh-aw agent step (gh-aw/aw-harness.md)
 }
 """Subcommand name -> ``module:function`` with signature ``main(argv: list[str]) -> int``.
 Imported only when called, so a plain run never pays for them."""
