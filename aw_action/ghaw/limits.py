@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 START_FILE = Path("/tmp/gh-aw/agent_cli_start_ms.txt")
+START_FILE_ENV = "AW_AGENT_START_FILE"
+"""Replaces ``START_FILE`` (tests, or a step that writes the file elsewhere)."""
 MAX_SAFE_INTEGER = 2**53 - 1
 _DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 """ASCII digits only: ``float()`` would also take other scripts' digits and ``1_000``."""
@@ -125,8 +127,14 @@ def read_start_ms(path: Path) -> int | None:
     return int(raw)
 
 
-def read_limits(env: Mapping[str, str], start_file: Path = START_FILE) -> GhAwLimits:
-    """All of it, or ``GhAwEnvError`` for the first unusable value."""
+def start_file_from(env: Mapping[str, str]) -> Path:
+    return Path(env.get(START_FILE_ENV, "").strip() or START_FILE)
+
+
+def read_limits(env: Mapping[str, str], start_file: Path | None = None) -> GhAwLimits:
+    """All of it, or ``GhAwEnvError`` for the first unusable value. The start file is
+    ``start_file``, else ``AW_AGENT_START_FILE``, else gh-aw's ``/tmp/gh-aw/agent_cli_start_ms.txt``."""
+    start_file = start_file or start_file_from(env)
     timeout = positive_number(env, "GH_AW_TIMEOUT_MINUTES")
     return GhAwLimits(
         in_gh_aw=env.get("GITHUB_AW", "").strip().lower() == "true",
