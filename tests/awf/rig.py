@@ -75,6 +75,11 @@ class StepRun:
         value: dict[str, Any] = json.loads(lines[0])
         return value
 
+    def events_named(self, name: str) -> list[dict[str, Any]]:
+        """The JSONL records on stderr with ``event`` = ``name``."""
+        records = [json.loads(line) for line in self.stderr.splitlines() if line.startswith("{")]
+        return [r for r in records if r.get("event") == name]
+
     def everything_written(self) -> str:
         """stdout, stderr and every file the run could have written (output dir, /tmp/gh-aw, stub log)."""
         texts = [self.stdout, self.stderr]
