@@ -13,8 +13,8 @@ into the prompt. So:
 - an optional config file (``--config`` or ``AW_HARNESS_CONFIG``) supplies harness settings;
 - limits: the config's ``timeout-minutes`` and the time left of ``GH_AW_TIMEOUT_MINUTES``
   (counted from ``agent_cli_start_ms.txt``), and ``GH_AW_MAX_TURNS``: the stricter wins.
-  ``GH_AW_MAX_AI_CREDITS`` is left to AWF's proxy, which enforces it (its 403 is the ``budget``
-  error kind); the harness's own budgets come only from the config file.
+  ``GH_AW_MAX_AI_CREDITS`` is not copied: AWF's proxy enforces it (its 403 is the ``budget``
+  error kind) and the cost tracker reads the variable itself when the config sets no credit budget.
 
 Every problem raises ``InvocationError`` (exit 2) with one line naming the variable or file.
 """

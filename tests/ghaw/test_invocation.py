@@ -82,7 +82,8 @@ def test_a_step_whose_time_is_up_is_an_invocation_error() -> None:
         build({"GH_AW_PROMPT": "p", "AW_HARNESS_MODEL": "sonnet"}, limits, NOW)
 
 
-def test_credits_are_left_to_awfs_proxy() -> None:
+def test_credits_are_not_copied_into_the_config() -> None:
+    # AWF's proxy enforces GH_AW_MAX_AI_CREDITS, and the cost tracker reads the variable itself.
     config = config_of({"GH_AW_PROMPT": "p", "AW_HARNESS_MODEL": "sonnet"}, GhAwLimits(max_ai_credits=1000))
     assert config.harness.budget.max_ai_credits is None
 
