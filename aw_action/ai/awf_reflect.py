@@ -118,6 +118,28 @@ def fetch(urls: list[str], timeout: float = DEFAULT_TIMEOUT_S) -> Reflection:
     raise ReflectError("; ".join(reasons) or "no URL to ask")
 
 
+def discover(env: Mapping[str, str], base_urls: Iterable[str]) -> Reflection | None:
+    """The proxy's answer when ``AWF_REFLECT_ENABLED`` is set, else None; ``ReflectError`` when
+    discovery was asked for and failed."""
+    if not enabled(env):
+        return None
+    return fetch(candidate_urls(env, base_urls), timeout_s(env))
+
+
+def describe(reflection: Reflection) -> str:
+    found = ", ".join(f"{e.provider} ({len(e.models or [])} models)" for e in reflection.endpoints if e.configured)
+    return f"AWF /reflect at {reflection.source}: {found or 'no configured endpoint'}"
+
+
+def unlisted(reflection: Reflection, names: Iterable[str], model_id: str) -> str | None:
+    """A warning when the provider's endpoint lists its models and ``model_id`` is not one."""
+    endpoint = reflection.endpoint_for(names)
+    if endpoint is None or not endpoint.models or model_id in endpoint.models:
+        return None
+    shown = ", ".join(endpoint.models[:10])
+    return f"model {model_id!r} is not among the models AWF's proxy lists for {endpoint.provider}: {shown}"
+
+
 def _get(client: httpx.Client, url: str, deadline: float) -> bytes:
     """Each network wait is bounded by the time left; a body trickling in past the deadline is
     abandoned at its next chunk."""

@@ -85,27 +85,15 @@ def build_provider(
 
 def discover(api: ExtensionAPI, specs: Mapping[str, ProviderSpec]) -> awf_reflect.Reflection | None:
     """AWF's ``/reflect`` when ``AWF_REFLECT_ENABLED`` is set; None (with a warning) when it fails."""
-    env = api.env
-    if not awf_reflect.enabled(env):
-        return None
-    urls = [env[s.base_url_env] for s in specs.values() if s.base_url_env and env.get(s.base_url_env, "").strip()]
+    urls = [api.env.get(s.base_url_env, "") for s in specs.values() if s.base_url_env]
     try:
-        reflection = awf_reflect.fetch(awf_reflect.candidate_urls(env, urls), awf_reflect.timeout_s(env))
+        reflection = awf_reflect.discover(api.env, [u for u in urls if u.strip()])
     except awf_reflect.ReflectError as exc:
         api.warn(f"AWF /reflect failed, using the environment's endpoints: {exc}")
         return None
-    found = ", ".join(f"{e.provider} ({len(e.models or [])} models)" for e in reflection.endpoints if e.configured)
-    api.services.jsonl.line(f"aw-harness: AWF /reflect at {reflection.source}: {found or 'no configured endpoint'}")
+    if reflection is not None:
+        api.services.jsonl.line(f"aw-harness: {awf_reflect.describe(reflection)}")
     return reflection
-
-
-def _check_listed(
-    api: ExtensionAPI, model: Model, spec: ProviderSpec | None, reflection: awf_reflect.Reflection
-) -> None:
-    endpoint = reflection.endpoint_for(spec.reflect_names) if spec else None
-    if endpoint is not None and endpoint.models and model.id not in endpoint.models:
-        shown = ", ".join(endpoint.models[:10])
-        api.warn(f"model {model.id!r} is not among the models AWF's proxy lists for {endpoint.provider}: {shown}")
 
 
 def setup(api: ExtensionAPI) -> None:
@@ -129,8 +117,9 @@ def setup(api: ExtensionAPI) -> None:
     except UnknownModelError:
         return  # the harness reports the unknown name
     wanted = specs.get(model.provider)
-    if reflection is not None:
-        _check_listed(api, model, wanted, reflection)
+    names = wanted.reflect_names if wanted else ()
+    if reflection is not None and (warning := awf_reflect.unlisted(reflection, names, model.id)):
+        api.warn(warning)
     if model.provider in providers:
         providers[model.provider].ensure_sdk()  # SdkLoadError propagates: exit 2
     elif not providers and wanted is not None and wanted.sdk:
