@@ -65,10 +65,12 @@ def test_the_proxys_ai_credit_refusal_ends_the_run_without_a_retry(tmp_path: Pat
 def test_timeout_counts_from_agent_cli_start_ms(tmp_path: Path) -> None:
     stalled = Reply(200, {"content-type": "text/event-stream"}, [b""], delay_s=90)
     with WireServer(default=stalled) as server:
-        started = int(time.time() * 1000) - 50_000  # 50 s of the step's one minute went before the harness
-        run, _ = run_step(tmp_path, server, GH_AW_TIMEOUT_MINUTES="1", start_ms=started)
+        started = int(time.time() * 1000) - 45_000  # 45 s of the step's one minute went before the harness
+        run, _ = run_step(tmp_path, server, start_ms=started, GH_AW_TIMEOUT_MINUTES="1")
     assert run.returncode == 1, run.stderr[-3000:]
     assert run.result["stop_reason"] == "timeout"
+    [timeout] = run.events_named("timeout")
+    assert 0 < timeout["timeout_minutes"] <= 0.25, "the run got what was left of the step's minute, not a minute"
 
 
 def test_a_step_whose_time_is_already_up_exits_2_naming_the_variable(tmp_path: Path, upstream: WireServer) -> None:
