@@ -74,7 +74,7 @@ def prepare(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> tup
     prompt_path = invocation.prompt_file
     if prompt_path is None:
         prompt_path = workdir / "prompt.txt"
-        prompt_path.write_text(invocation.prompt_text or "", encoding="utf-8")
+        prompt_path.write_text(invocation.prompt_text or "", encoding="utf-8", errors="replace")
     return invocation, config_path, prompt_path
 
 

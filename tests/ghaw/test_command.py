@@ -66,3 +66,9 @@ def test_a_malformed_limit_is_exit_2_with_a_record(tmp_path: Path) -> None:
     assert run.result["error"] == "GH_AW_MAX_AI_CREDITS: not a number: 'lots'"
     [error] = run.events_named("error")
     assert error["stop_reason"] == "invocation_error"
+
+
+def test_a_prompt_argument_with_undecodable_bytes_still_runs(tmp_path: Path) -> None:
+    env = base_env(tmp_path, AW_HARNESS_MODEL="faux/scripted")
+    run = run_cli(["gh-aw", "--", "list the files \udcff\udcfe"], env)  # bytes 0xff 0xfe on the command line
+    assert run.returncode == 0, run.stderr[-2000:]
