@@ -139,9 +139,8 @@ def test_reflect_was_asked_on_the_providers_port(rigged: Rigged) -> None:
     assert "AWF /reflect at" in rigged.run.stderr
 
 
+@pytest.mark.parametrize("rigged", ["copilot-chat", "copilot-responses"], indirect=True)
 def test_copilot_requests_carry_the_copilot_headers_from_the_harness(rigged: Rigged) -> None:
-    if rigged.flavour.provider != "copilot":
-        pytest.skip("Copilot API only")
     calls = [s for s in rigged.proxy.seen if s.method == "POST"]
     assert calls
     for seen in calls:
