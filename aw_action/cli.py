@@ -7,40 +7,31 @@ everything else goes to stderr.
 
 Stops (``run/cancel.py``): SIGINT, SIGTERM and SIGHUP end the run as ``cancelled`` and the run's
 deadline as ``timeout``; either way the result is printed and the process exits within
-``HARD_EXIT_S`` seconds, even when something in the run is stuck, and a second signal does not
+``harness/supervisor.HARD_EXIT_S`` seconds, even when something in the run is stuck, and a second signal does not
 change the exit code.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
-import json
 import sys
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from aw_action.harness.invocation import Harness
-from aw_action.harness.supervisor import exit_soon, stuck_result, supervise
-from aw_action.run.cancel import CancelClock, StopSignals
-from aw_action.run.result import RunResult
+from aw_action.harness.supervisor import run_and_print, stop_signals
 
 SUBCOMMANDS: dict[str, str] = {
     "audit": "aw_action.audit:main",
     "action": "aw_action.action:main",
     "safe-output": "aw_action.safe_outputs.cli:main",
     "apply-safe-outputs": "aw_action.apply_outputs.apply_cli:main",
+    "gh-aw": "aw_action.gh_aw_step:main",
 }
 """Subcommand name -> ``module:function`` with signature ``main(argv: list[str]) -> int``.
 Imported only when called, so a plain run never pays for them."""
-
-WIND_DOWN_S = 4.0
-"""After a stop, the run has this long to finish its records before it is abandoned."""
-HARD_EXIT_S = 6.0
-"""Past this (from the stop), the watchdog prints what is known and ends the process."""
 
 
 def run_subcommand(name: str, argv: list[str]) -> int:
@@ -63,24 +54,6 @@ def run_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class ResultPrinter:
-    """Prints the result object once: from the run, or from the watchdog's last words."""
-
-    def __init__(self, harness: Harness) -> None:
-        self.harness = harness
-        self._lock = threading.Lock()
-        self.printed = False
-
-    def print(self, result: RunResult) -> None:
-        with self._lock:
-            if self.printed:
-                return
-            self.printed = True
-            payload = self.harness.redactor.obj(result.to_json())
-            sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
-            sys.stdout.flush()
-
-
 def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
     """Run the CLI. ``guard_exit`` (the console script, ``python -m``): once the result is printed
     the process ends within ``EXIT_GRACE_S`` seconds, even if a thread or task left behind by
@@ -88,21 +61,9 @@ def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
         return run_subcommand(args[0], args[1:])
-    stops = StopSignals(CancelClock(), HARD_EXIT_S)
-    stops.install()
+    stops = stop_signals()
     parsed = run_parser().parse_args(args)
-    harness = Harness(parsed.config, parsed.prompt)
-    printer = ResultPrinter(harness)
-    stops.last_words = lambda: printer.print(stuck_result(harness, stops.reason))
-
-    async def run() -> int:
-        result = await supervise(harness, stops, WIND_DOWN_S)
-        printer.print(result)
-        if guard_exit:
-            exit_soon(result.exit_code)
-        return result.exit_code
-
-    return asyncio.run(run())
+    return run_and_print(Harness(parsed.config, parsed.prompt), stops, guard_exit=guard_exit)
 
 
 def entrypoint() -> NoReturn:

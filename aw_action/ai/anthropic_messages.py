@@ -217,15 +217,20 @@ class AnthropicWire:
 
 
 class AnthropicProvider(SdkProvider):
-    """The ``anthropic`` provider: ``ANTHROPIC_API_KEY``, endpoint ``ANTHROPIC_BASE_URL`` or the SDK's."""
+    """The ``anthropic`` provider: ``ANTHROPIC_API_KEY``, or ``ANTHROPIC_AUTH_TOKEN`` sent as a bearer
+    token (``bearer=True``, the SDK's ``auth_token``: AWF's form); endpoint ``ANTHROPIC_BASE_URL`` or
+    the SDK's. Exactly one credential argument is passed, so the SDK reads none from the process
+    environment."""
 
     _wire: Wire = AnthropicWire()
 
     def _make_client(self, api_key: str, http_client_hooks: dict[str, list[Any]]) -> tuple[Any, Any]:
         anthropic = import_sdk("anthropic")
+        credential = {"auth_token": api_key} if self.bearer else {"api_key": api_key}
         client = anthropic.AsyncAnthropic(
-            api_key=api_key,
+            **credential,
             base_url=self.base_url,
+            default_headers=self.headers or None,
             max_retries=0,
             timeout=anthropic.Timeout(self.timeout_s, connect=min(10.0, self.timeout_s)),
             http_client=anthropic.DefaultAsyncHttpxClient(event_hooks=http_client_hooks),

@@ -5,13 +5,17 @@ The catalog is data (``models.json``); adding a model or alias is a data change.
 a bare name must be an alias or a catalog model id, else ``UnknownModelError`` lists close matches.
 ``provider_specs()`` says, per provider, which SDK and API serve it and which environment
 variables hold its credential and endpoint (provider setup reads them; no URL lives in code).
+``credential_env_vars()`` and ``is_awf_placeholder()`` answer, from the same data, which variables
+hold model credentials (kept from the agent's shell) and which values are AWF's placeholders.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -35,6 +39,32 @@ def known_names() -> list[str]:
     return sorted({*data["aliases"], *data["models"], *(m.split("/", 1)[1] for m in data["models"])})
 
 
+def provider_hint(env: Mapping[str, str]) -> str | None:
+    """The catalog provider that gh-aw's ``GH_AW_LLM_PROVIDER`` names (``github`` is the Copilot
+    API), or None when it is unset or unknown."""
+    value = env.get("GH_AW_LLM_PROVIDER", "").strip().lower()
+    hinted: str | None = _catalog()["gh_aw_llm_providers"].get(value)
+    return hinted
+
+
+def qualify_model(name: str, hint: str | None) -> str:
+    """``name`` with a provider: unchanged when it names one (``provider/model``) or there is no
+    hint; else the hinted provider's alias or catalog entry for it, an alias that already points
+    at the hinted provider, or ``hint/name`` as written. Aliases of other providers are ignored
+    under a hint: the hint names the only provider the run can reach."""
+    data = _catalog()
+    name = name.strip()
+    if hint is None or "/" in name:
+        return name
+    hinted = f"{hint}/{name}"
+    if hinted in data["aliases"]:
+        return str(data["aliases"][hinted])
+    target = data["aliases"].get(name)
+    if hinted not in data["models"] and isinstance(target, str) and target.startswith(f"{hint}/"):
+        return target
+    return hinted
+
+
 def resolve_model(name: str) -> Model:
     """Resolve an alias, a bare catalog id or a ``provider/model`` reference."""
     data = _catalog()
@@ -52,7 +82,8 @@ def resolve_model(name: str) -> Model:
         raise UnknownModelError(f"unknown model {name!r} (use an alias or provider/model){hint}")
     provider, model_id = ref.split("/", 1)
     entry: dict[str, Any] = {**data["defaults"], **data["models"].get(ref, {})}
-    api = entry.get("api") or data["providers"].get(provider, {}).get("api", "openai-completions")
+    spec = data["providers"].get(provider, {})
+    api = entry.get("api") or _api_by_pattern(spec, model_id) or spec.get("api", "openai-completions")
     return Model(
         id=model_id,
         provider=provider,
@@ -61,7 +92,12 @@ def resolve_model(name: str) -> Model:
         max_output_tokens=int(entry["max_output_tokens"]),
         reasoning=bool(entry.get("reasoning", False)),
         price_ref=entry.get("price_ref"),
+        price_provider=entry.get("price_provider"),
     )
+
+
+def _api_by_pattern(spec: Mapping[str, Any], model_id: str) -> str | None:
+    return next((str(api) for pattern, api in spec.get("api_patterns", ()) if re.search(pattern, model_id)), None)
 
 
 @dataclass(frozen=True)
@@ -72,7 +108,9 @@ class ProviderSpec:
     api: str
     sdk: str | None = None
     key_env: tuple[str, ...] = ()
-    """Credential variables, first present wins."""
+    """Credential variables sent as the SDK's API key, first present wins."""
+    bearer_env: tuple[str, ...] = ()
+    """Credential variables sent as ``Authorization: Bearer``, used when no ``key_env`` is set."""
     base_url_env: str | None = None
     default_base_url: str | None = None
     """Only where the SDK has no default for this provider (GitHub Models)."""
@@ -80,6 +118,20 @@ class ProviderSpec:
     """Provider id to look prices up under, when it differs from ``name``."""
     max_tokens_field: str | None = None
     """Chat Completions field for the output limit, when not ``max_completion_tokens``."""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """Headers sent with every request (the Copilot API's integration id and initiator)."""
+    interaction_id_header: str | None = None
+    """Header carrying one id per run (``<run id>-<attempt>``), where the API keys its cache on it."""
+    base_path_defaults: Mapping[str, str] = field(default_factory=dict)
+    """Host -> path a base URL without a path gets (``api.openai.com`` -> ``/v1``)."""
+    reflect_names: tuple[str, ...] = ()
+    """Names AWF's ``/reflect`` may give this provider's endpoint."""
+    agent_keeps_env: tuple[str, ...] = ()
+    """Credential variables the agent's shell keeps (``GITHUB_TOKEN`` for gh and git)."""
+
+    @property
+    def credential_env(self) -> tuple[str, ...]:
+        return (*self.key_env, *self.bearer_env)
 
 
 def provider_specs() -> dict[str, ProviderSpec]:
@@ -91,18 +143,29 @@ def provider_specs() -> dict[str, ProviderSpec]:
             api=raw["api"],
             sdk=raw.get("sdk"),
             key_env=tuple(raw.get("key_env", ())),
+            bearer_env=tuple(raw.get("bearer_env", ())),
             base_url_env=raw.get("base_url_env"),
             default_base_url=raw.get("default_base_url"),
             price_provider=raw.get("price_provider"),
             max_tokens_field=raw.get("max_tokens_field"),
+            headers=dict(raw.get("headers", {})),
+            interaction_id_header=raw.get("interaction_id_header"),
+            base_path_defaults=dict(raw.get("base_path_defaults", {})),
+            reflect_names=tuple(raw.get("reflect_names", ())),
+            agent_keeps_env=tuple(raw.get("agent_keeps_env", ())),
         )
     return specs
 
 
 def credential_env_vars() -> frozenset[str]:
-    """Every environment variable that holds a model credential: each provider's ``key_env`` and
-    the catalog's ``other_credentials`` (other engines' keys the harness never uses but must not
-    pass on). The harness keeps these from the agent's tools."""
-    names = {name for spec in provider_specs().values() for name in spec.key_env}
-    names.update(_catalog().get("other_credentials", ()))
-    return frozenset(names)
+    """Every variable that holds a model credential and that the agent's shell must not see: the
+    providers' key and bearer variables plus ``other_credential_env``, minus ``agent_keeps_env``."""
+    data = _catalog()
+    specs = provider_specs().values()
+    names = {var for spec in specs for var in spec.credential_env} | set(data["other_credential_env"])
+    return frozenset(names - {var for spec in specs for var in spec.agent_keeps_env})
+
+
+def is_awf_placeholder(value: str) -> bool:
+    """True for the exact credential values AWF's api-proxy hands the agent instead of real keys."""
+    return value.strip() in _catalog()["awf_placeholders"].values()

@@ -9,6 +9,11 @@ Every failure of one HTTP attempt becomes a ``ProviderError`` carrying a ``Class
   ``server_error``), connection errors, raw HTTP-library transport errors (a socket dropped mid-body surfaces as e.g.
   ``httpx.RemoteProtocolError``, which the SDKs do not wrap) and streams that ended before
   their terminal event. Retried by ``retry.py``.
+- ``budget``: a spending limit enforced outside the harness refused the request: AWF's api-proxy
+  answers 403 ``{"error": {"type": "ai_credits_limit_exceeded", ...}}`` once a run's AI credits
+  reach ``GH_AW_MAX_AI_CREDITS`` (or the 10,000 hard cap), ``effective_tokens_limit_exceeded`` for
+  the legacy effective-token budget (gh-aw-firewall ``guards/ai-credits-guard.js``,
+  ``guards/common-guard-checks.js``). Never retried: every later request gets the same answer.
 - ``fatal``: everything else (bad request, auth, quota/billing even when sent as 429).
 
 Classification works on duck-typed attributes (``status_code``, ``body``, ``response.headers``)
@@ -27,6 +32,9 @@ from typing import Any
 from aw_action.ai.types import ErrorKind
 
 TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
+
+BUDGET_ERROR_TYPES = ("ai_credits_limit_exceeded", "effective_tokens_limit_exceeded")
+"""AWF api-proxy error types for a run budget that is spent (HTTP 403, older releases 429)."""
 
 OVERFLOW_PHRASES = (
     "prompt is too long",
@@ -127,6 +135,8 @@ def classify_status(status: int | None, message: str, headers: Mapping[str, str]
     """Classify an HTTP status plus error text (also used for error events inside a 200 stream)."""
     text = message.lower()
     retry_after = retry_after_seconds(headers or {})
+    if any(t in text for t in BUDGET_ERROR_TYPES):
+        return Classified("budget", message, status)
     if any(p in text for p in OVERFLOW_PHRASES) and not any(p in text for p in THROTTLE_PHRASES):
         return Classified("overflow", message, status)
     if status in (400, 413) and not _has_detail(message):

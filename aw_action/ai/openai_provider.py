@@ -1,7 +1,8 @@
-"""The ``openai`` SDK provider: OpenAI itself, GitHub Models, any compatible endpoint.
+"""The ``openai`` SDK provider: OpenAI itself, GitHub Models, the Copilot API, any compatible endpoint.
 
 The API is chosen per request from catalog data (``Model.api``): ``openai-responses`` uses the
-Responses API, anything else Chat Completions.
+Responses API, anything else Chat Completions. Catalog headers (the Copilot API's
+``Copilot-Integration-Id``, ``X-Initiator``, ``X-Interaction-Id``) go with every request.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class OpenAIProvider(SdkProvider):
         client = openai.AsyncOpenAI(
             api_key=api_key,
             base_url=self.base_url,
+            default_headers=self.headers or None,
             max_retries=0,
             timeout=openai.Timeout(self.timeout_s, connect=min(10.0, self.timeout_s)),
             http_client=openai.DefaultAsyncHttpxClient(event_hooks=http_client_hooks),

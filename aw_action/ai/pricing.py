@@ -52,7 +52,7 @@ def cost_usd(
         usage.cache_write,
         usage.output + usage.reasoning,
     )
-    provider = price_provider or model.provider
+    provider = model.price_provider or price_provider or model.provider
     for ref in dict.fromkeys(r for r in (model.price_ref, response_model, model.id) if r):
         price = _price(ref, provider, key)
         if price is not None:

@@ -116,9 +116,15 @@ class SdkProvider:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         scrub: Scrub | None = None,
         price_provider: str | None = None,
+        headers: dict[str, str] | None = None,
+        bearer: bool = False,
     ) -> None:
         self.name = name
         self.base_url = base_url
+        self.headers = dict(headers or {})
+        """Sent with every request (``default_headers`` of the SDK client)."""
+        self.bearer = bearer
+        """Send the credential as ``Authorization: Bearer`` where the SDK tells the two apart."""
         self.streaming = streaming
         self.retry = retry or RetryPolicy()
         self.timeout_s = timeout_s

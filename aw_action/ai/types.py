@@ -24,8 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 """Why an assistant message ended. ``error`` and ``aborted`` carry ``error_message``."""
 
-ErrorKind = Literal["transient", "overflow", "fatal", "aborted"]
-"""How an error ended a request: retried-and-still-failing, context overflow, or neither."""
+ErrorKind = Literal["transient", "overflow", "fatal", "aborted", "budget"]
+"""How an error ended a request: retried-and-still-failing, context overflow, a spending limit
+enforced outside the harness (AWF's proxy: ``budget``), or neither."""
 
 
 def now_ms() -> int:
@@ -162,6 +163,8 @@ class Model:
     reasoning: bool = False
     price_ref: str | None = None
     """Model id to look prices up under, when it differs from ``id``."""
+    price_provider: str | None = None
+    """Provider to look prices up under, when the model's vendor is not its provider (Copilot)."""
 
     @property
     def ref(self) -> str:

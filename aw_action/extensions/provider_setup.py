@@ -3,10 +3,19 @@
 Registers a provider for every credential present in the environment, as the catalog's
 ``providers`` data describes them (no URL or key in code):
 
-- ``anthropic``: ``ANTHROPIC_API_KEY``, endpoint ``ANTHROPIC_BASE_URL`` (else the SDK default);
-- ``openai``: ``OPENAI_API_KEY``, endpoint ``OPENAI_BASE_URL`` (else the SDK default);
+- ``anthropic``: ``ANTHROPIC_API_KEY``, or ``ANTHROPIC_AUTH_TOKEN`` sent as a bearer token;
+  endpoint ``ANTHROPIC_BASE_URL`` (else the SDK default);
+- ``openai``: ``OPENAI_API_KEY`` or ``CODEX_API_KEY``, endpoint ``OPENAI_BASE_URL`` (else the SDK
+  default; ``https://api.openai.com`` without a path means ``/v1``);
+- ``copilot`` (the Copilot API, as AWF's proxy exposes it): ``COPILOT_GITHUB_TOKEN``, endpoint
+  ``COPILOT_API_URL`` (else the catalog default), with the catalog's Copilot headers;
 - ``github`` (GitHub Models, OpenAI-compatible): ``COPILOT_GITHUB_TOKEN`` or ``GITHUB_TOKEN``,
   endpoint ``GITHUB_MODELS_BASE_URL`` (else the catalog's documented default).
+
+Credentials are read by ``ai/credentials.py``. A real key is added to the redactor; an AWF
+placeholder is not (it is no secret). With ``AWF_REFLECT_ENABLED`` set, AWF's ``/reflect``
+(``ai/awf_reflect.py``) names each provider's endpoint (it wins over the environment's base URL)
+and its models; a failed discovery is a warning and the environment is used.
 
 The scripted provider (``faux``) is registered when the run's model is a ``faux/...`` model; it
 plays the script named by ``harness.faux-script``, the ``AW_FAUX_SCRIPT`` variable, or the demo.
@@ -22,8 +31,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from aw_action.ai import awf_reflect
 from aw_action.ai.catalog import ProviderSpec, UnknownModelError, provider_specs, resolve_model
+from aw_action.ai.credentials import Credential, base_url, find_credential, request_headers
 from aw_action.ai.faux import FauxProvider, load_script
 from aw_action.ai.retry import RetryPolicy
 from aw_action.ai.sdk_provider import DEFAULT_TIMEOUT_S, SdkProvider
@@ -40,10 +52,6 @@ def faux_script_path(api: ExtensionAPI) -> Path | None:
     return path if path.is_absolute() else api.services.config_dir / path
 
 
-def credential(spec: ProviderSpec, env: Mapping[str, str]) -> str | None:
-    return next((env[k].strip() for k in spec.key_env if env.get(k, "").strip()), None)
-
-
 def _timeout(env: Mapping[str, str]) -> float:
     try:
         value = float(env.get("AW_PROVIDER_TIMEOUT_S", ""))
@@ -52,35 +60,40 @@ def _timeout(env: Mapping[str, str]) -> float:
     return value if value > 0 else DEFAULT_TIMEOUT_S
 
 
-def build_provider(spec: ProviderSpec, key: str, api: ExtensionAPI) -> SdkProvider:
+def build_provider(
+    spec: ProviderSpec, cred: Credential, api: ExtensionAPI, discovered_url: str | None = None
+) -> SdkProvider:
     """An SDK provider for ``spec``; the SDK itself is not imported yet."""
     env = api.env
-    base_url = (env.get(spec.base_url_env, "").strip() if spec.base_url_env else "") or spec.default_base_url or None
-    retry, timeout_s, scrub = RetryPolicy.from_env(env), _timeout(env), api.services.redactor.text
+    common: dict[str, Any] = {
+        "base_url": base_url(spec, env, discovered_url),
+        "retry": RetryPolicy.from_env(env),
+        "timeout_s": _timeout(env),
+        "scrub": api.services.redactor.text,
+        "price_provider": spec.price_provider,
+        "headers": request_headers(spec, env),
+        "bearer": cred.bearer,
+    }
     if spec.sdk == "anthropic":
         from aw_action.ai.anthropic_messages import AnthropicProvider
 
-        return AnthropicProvider(
-            spec.name,
-            key,
-            base_url=base_url,
-            retry=retry,
-            timeout_s=timeout_s,
-            scrub=scrub,
-            price_provider=spec.price_provider,
-        )
+        return AnthropicProvider(spec.name, cred.value, **common)
     from aw_action.ai.openai_provider import OpenAIProvider
 
-    return OpenAIProvider(
-        spec.name,
-        key,
-        base_url=base_url,
-        retry=retry,
-        timeout_s=timeout_s,
-        scrub=scrub,
-        price_provider=spec.price_provider,
-        max_tokens_field=spec.max_tokens_field,
-    )
+    return OpenAIProvider(spec.name, cred.value, max_tokens_field=spec.max_tokens_field, **common)
+
+
+def discover(api: ExtensionAPI, specs: Mapping[str, ProviderSpec]) -> awf_reflect.Reflection | None:
+    """AWF's ``/reflect`` when ``AWF_REFLECT_ENABLED`` is set; None (with a warning) when it fails."""
+    urls = [api.env.get(s.base_url_env, "") for s in specs.values() if s.base_url_env]
+    try:
+        reflection = awf_reflect.discover(api.env, [u for u in urls if u.strip()])
+    except awf_reflect.ReflectError as exc:
+        api.warn(f"AWF /reflect failed, using the environment's endpoints: {exc}")
+        return None
+    if reflection is not None:
+        api.services.jsonl.line(f"aw-harness: {awf_reflect.describe(reflection)}")
+    return reflection
 
 
 def setup(api: ExtensionAPI) -> None:
@@ -88,19 +101,25 @@ def setup(api: ExtensionAPI) -> None:
     if name.startswith(("faux", "scripted")):
         api.register_provider("faux", FauxProvider(load_script(faux_script_path(api))))
     specs = provider_specs()
+    reflection = discover(api, specs)
     providers: dict[str, SdkProvider] = {}
     for spec in specs.values():
-        key = credential(spec, api.env) if spec.sdk else None
-        if key is None:
+        cred = find_credential(spec, api.env) if spec.sdk else None
+        if cred is None:
             continue
-        api.services.redactor.add(key)
-        providers[spec.name] = build_provider(spec, key, api)
+        if not cred.placeholder:
+            api.services.redactor.add(cred.value)
+        endpoint = reflection.endpoint_for(spec.reflect_names) if reflection else None
+        providers[spec.name] = build_provider(spec, cred, api, endpoint.base_url if endpoint else None)
         api.register_provider(spec.name, providers[spec.name])
     try:
         model = resolve_model(name)
     except UnknownModelError:
         return  # the harness reports the unknown name
     wanted = specs.get(model.provider)
+    names = wanted.reflect_names if wanted else ()
+    if reflection is not None and (warning := awf_reflect.unlisted(reflection, names, model.id)):
+        api.warn(warning)
     if model.provider in providers:
         providers[model.provider].ensure_sdk()  # SdkLoadError propagates: exit 2
     elif not providers and wanted is not None and wanted.sdk:
@@ -110,7 +129,7 @@ def setup(api: ExtensionAPI) -> None:
 
 def credential_hints() -> dict[str, str]:
     """Provider name to the variables that hold its credential (from the catalog)."""
-    return {name: " or ".join(spec.key_env) for name, spec in provider_specs().items() if spec.key_env}
+    return {name: " or ".join(spec.credential_env) for name, spec in provider_specs().items() if spec.credential_env}
 
 
 def missing_credentials_message(model: Model, registered: list[str]) -> str:

@@ -13,12 +13,14 @@ seconds even if a thread (a tool's, an exporter's) would keep the interpreter al
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import sys
 import threading
 import time
 
 from aw_action.harness.invocation import Harness
-from aw_action.run.cancel import StopSignals, settle
+from aw_action.run.cancel import CancelClock, StopSignals, settle
 from aw_action.run.config import RunConfig
 from aw_action.run.result import RunResult
 from aw_action.run.time_budget import TimeBudget, run_start
@@ -26,6 +28,10 @@ from aw_action.run.time_budget import TimeBudget, run_start
 DEADLINE_GRACE_S = 1.0
 """How long after the soft deadline the watchdog waits for steering to stop the run itself."""
 EXIT_GRACE_S = 2.0
+WIND_DOWN_S = 4.0
+"""After a stop, the run has this long to finish its records before it is abandoned."""
+HARD_EXIT_S = 6.0
+"""Past this (from the stop), the watchdog prints what is known and ends the process."""
 
 
 def deadline_delay(config: RunConfig, started: float) -> float:
@@ -73,3 +79,46 @@ def exit_soon(code: int, within_s: float = EXIT_GRACE_S) -> None:
     timer = threading.Timer(within_s, os._exit, args=(code,))
     timer.daemon = True
     timer.start()
+
+
+class ResultPrinter:
+    """Prints the result object on stdout once: from the run, or from the watchdog's last words."""
+
+    def __init__(self, harness: Harness) -> None:
+        self.harness = harness
+        self._lock = threading.Lock()
+        self.printed = False
+
+    def print(self, result: RunResult) -> None:
+        with self._lock:
+            if self.printed:
+                return
+            self.printed = True
+            payload = self.harness.redactor.obj(result.to_json())
+            sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+
+
+def stop_signals() -> StopSignals:
+    """The command line's stop scheme, installed at once (call it before reading any input)."""
+    stops = StopSignals(CancelClock(), HARD_EXIT_S)
+    stops.install()
+    return stops
+
+
+def run_and_print(harness: Harness, stops: StopSignals, *, guard_exit: bool = False) -> int:
+    """Run ``harness`` under ``stops``, print its one result object, return the exit code.
+    ``guard_exit`` (a process entry point): once the result is printed the process ends within
+    ``EXIT_GRACE_S`` seconds, even if a thread or task left behind by something stuck would keep
+    it alive."""
+    printer = ResultPrinter(harness)
+    stops.last_words = lambda: printer.print(stuck_result(harness, stops.reason))
+
+    async def run() -> int:
+        result = await supervise(harness, stops, WIND_DOWN_S)
+        printer.print(result)
+        if guard_exit:
+            exit_soon(result.exit_code)
+        return result.exit_code
+
+    return asyncio.run(run())

@@ -1,8 +1,9 @@
 """One redactor for every sink: secrets never reach stderr, files, summaries or spans.
 
 The secrets are the *values* of credential variables (found by name in the environment), plus
-any value registered at run time (OTLP headers, action inputs). Every sink passes text or
-JSON-able objects through ``Redactor`` before writing.
+any value registered at run time (OTLP headers, action inputs). AWF's placeholder credentials
+(``ai/catalog.is_awf_placeholder``) are not secrets: the proxy holds the real key. Every sink
+passes text or JSON-able objects through ``Redactor`` before writing.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote
+
+from aw_action.ai.catalog import is_awf_placeholder
 
 MASK = "***"
 MIN_SECRET_LENGTH = 6
@@ -35,7 +38,7 @@ def is_secret_name(name: str) -> bool:
 def secrets_from_env(env: Mapping[str, str]) -> list[str]:
     found: list[str] = []
     for name, value in env.items():
-        if not value or not is_secret_name(name) or _NOT_A_SECRET.match(value.strip()):
+        if not value or not is_secret_name(name) or _NOT_A_SECRET.match(value.strip()) or is_awf_placeholder(value):
             continue
         found.append(value)
         if "HEADERS" in name.upper():

@@ -20,7 +20,7 @@ from aw_action.ai.usage import from_anthropic, from_openai_chat, from_openai_res
         ("gpt-5", "openai/gpt-5", "openai-responses"),
         ("codex", "openai/gpt-5-codex", "openai-responses"),
         ("gpt-4o", "openai/gpt-4o", "openai-completions"),
-        ("copilot/gpt-4.1", "github/openai/gpt-4.1", "openai-completions"),
+        ("github/openai/gpt-4.1", "github/openai/gpt-4.1", "openai-completions"),
         ("claude-haiku-4-5", "anthropic/claude-haiku-4-5", "anthropic-messages"),
     ],
 )
@@ -107,7 +107,7 @@ def test_unknown_price_is_none_never_zero() -> None:
 
 
 def test_github_models_priced_by_catalog_reference() -> None:
-    model = resolve_model("copilot/gpt-4.1")
+    model = resolve_model("github/openai/gpt-4.1")
     assert cost_usd(model, Usage(input=1000, output=1000), price_provider="openai") == cost_usd(
         resolve_model("gpt-4.1"), Usage(input=1000, output=1000)
     )

@@ -77,7 +77,7 @@ def test_github_models_endpoint_and_token_precedence(tmp_path: Path) -> None:
         "COPILOT_GITHUB_TOKEN": "ghp_copilot0",
         "GITHUB_MODELS_BASE_URL": "http://127.0.0.1:9/gh",
     }
-    api = make_api(tmp_path, "copilot/gpt-4.1", env)
+    api = make_api(tmp_path, "github/openai/gpt-4.1", env)
     provider_setup.setup(api)
     github = providers(api)["github"]
     assert isinstance(github, OpenAIProvider)
@@ -117,11 +117,11 @@ async def test_github_models_provider_from_setup_reaches_its_endpoint(tmp_path: 
     with WireServer() as server:
         server.script(oai.chat_stream_reply(text="Hi from GitHub Models.", model="openai/gpt-4.1"))
         env = {"GITHUB_TOKEN": "ghp_secret_token_1", "GITHUB_MODELS_BASE_URL": server.url}
-        api = make_api(tmp_path, "copilot/gpt-4.1", env)
+        api = make_api(tmp_path, "github/openai/gpt-4.1", env)
         provider_setup.setup(api)
         github = providers(api)["github"]
         assert isinstance(github, OpenAIProvider)
-        _, msg = await collect(github, request("copilot/gpt-4.1", max_tokens=50))
+        _, msg = await collect(github, request("github/openai/gpt-4.1", max_tokens=50))
     [req] = server.requests
     assert req.path == "/chat/completions" and req.json["model"] == "openai/gpt-4.1"
     assert req.json["max_tokens"] == 50 and "max_completion_tokens" not in req.json

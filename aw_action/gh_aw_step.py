@@ -1,0 +1,95 @@
+"""``aw-harness gh-aw [--config FILE] [--model MODEL] [-- PROMPT]``: one run inside gh-aw's agent step.
+
+The engine definition (``gh-aw/aw-harness.md``) runs ``aw-harness gh-aw -- "$(cat prompt.txt)"``
+inside AWF; ``ghaw/invocation.py`` turns that step's environment into the harness's inputs. The ``--``
+keeps a prompt that starts with ``-`` from reading as an option. Output and exit codes are the
+CLI's: one JSON result on stdout, the JSONL stream on stderr, 0/1/2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import NoReturn
+
+from aw_action.exits import InvocationError
+from aw_action.ghaw.invocation import CONFIG_ENV, Invocation, build
+from aw_action.ghaw.limits import GhAwEnvError, read_limits
+from aw_action.harness.invocation import Harness
+from aw_action.harness.supervisor import ResultPrinter, run_and_print, stop_signals
+from aw_action.run.config_files import parse_config, read_json_file
+from aw_action.run.result import RunResult
+from aw_action.sinks.invocation_failure import report_invocation_error
+
+USAGE = "aw-harness gh-aw [--config FILE] [--model MODEL] [-- PROMPT]"
+VIRTUAL_CONFIG = "aw-harness.gh-aw.json"
+"""Stands in for config.json when there is none: relative paths resolve in the workspace."""
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"aw-harness gh-aw: error: {message} (usage: {USAGE})\n")
+        raise SystemExit(2)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _OneLineParser(prog="aw-harness gh-aw", description="Run one session inside a gh-aw agent step.")
+    p.add_argument("--config", type=Path, help=f"optional config.json with harness settings (or {CONFIG_ENV})")
+    p.add_argument("--model", help="model, overriding AW_HARNESS_MODEL")
+    p.add_argument("prompt", nargs="*", help="the compiled prompt text (GH_AW_PROMPT wins when set)")
+    return p
+
+
+def _config_path(args: argparse.Namespace, env: dict[str, str], workspace: Path) -> tuple[Path, bool]:
+    if args.config is not None:
+        return args.config, True
+    named = env.get(CONFIG_ENV, "").strip()
+    return (Path(named), True) if named else (workspace / VIRTUAL_CONFIG, False)
+
+
+def _fail(harness: Harness, exc: InvocationError, model: str) -> RunResult:
+    harness.error_line(str(exc))
+    report_invocation_error(exc, model, harness.env, harness.jsonl, harness.redactor)
+    return RunResult.invocation_error(exc, model)
+
+
+def prepare(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> tuple[Invocation, Path, Path]:
+    """``(invocation, config path, prompt path)``; raises ``InvocationError``."""
+    workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
+    config_path, real = _config_path(args, env, workspace)
+    data = read_json_file(config_path, "config file") if real else {}
+    if not isinstance(data, dict):
+        raise InvocationError(f"{config_path}: expected a JSON object at the top level")
+    try:
+        limits = read_limits(env)
+    except GhAwEnvError as exc:
+        raise InvocationError(str(exc)) from None
+    argv_prompt = " ".join(args.prompt) if args.prompt else None
+    now_ms = int(time.time() * 1000)
+    invocation = build(env, limits, now_ms, argv_prompt=argv_prompt, model_flag=args.model, config_data=data)
+    prompt_path = invocation.prompt_file
+    if prompt_path is None:
+        prompt_path = workdir / "prompt.txt"
+        prompt_path.write_text(invocation.prompt_text or "", encoding="utf-8", errors="replace")
+    return invocation, config_path, prompt_path
+
+
+def main(argv: list[str]) -> int:
+    stops = stop_signals()
+    args = parser().parse_args(argv)
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="aw-harness-gh-aw-") as tmp:
+        model = (args.model or env.get("AW_HARNESS_MODEL") or "unknown").strip() or "unknown"
+        try:
+            invocation, config_path, prompt_path = prepare(args, env, Path(tmp))
+            config = parse_config(invocation.config, str(config_path))
+        except InvocationError as exc:
+            harness = Harness(Path(VIRTUAL_CONFIG), Path("prompt.txt"), env)
+            result = _fail(harness, exc, model)
+            ResultPrinter(harness).print(result)
+            return result.exit_code
+        return run_and_print(Harness(config_path, prompt_path, env, config=config), stops)
