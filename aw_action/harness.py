@@ -138,7 +138,7 @@ class Harness:
         """Stop the run as soon as possible; the outcome is ``reason`` (exit 1)."""
         self._cancel_reason = self._cancel_reason or reason
         if self.session is not None:
-            self.session.abort(reason)
+            self.session.cancel_pending(reason)
 
     def error_line(self, message: str) -> None:
         self.jsonl.line(f"aw-harness: error: {message}")
@@ -220,7 +220,7 @@ class Harness:
         runner.bind(session)
         self.session = session
         if self._cancel_reason:
-            session.abort(self._cancel_reason)
+            session.cancel_pending(self._cancel_reason)
         try:
             await runner.emit_named("session_start", None)
             first = UserMessage.of(assemble_prompt(imports, prompt), source="prompt")

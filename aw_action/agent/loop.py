@@ -190,6 +190,8 @@ async def _loop(run: _Run, prompts: list[UserMessage]) -> AgentEnd:
         pending = []
         if host.signal.aborted:
             return await run.end("aborted" if host.signal.reason is None else host.signal.reason)
+        if not host.context_messages():  # a reset queued mid-run: nothing to continue from
+            return await run.end(EMPTY_HISTORY_ERROR)
         assistant = await stream_assistant(host, snapshot)
         if assistant.stop_reason == "error" and not host.signal.aborted:
             await run.deliver_end(assistant)
