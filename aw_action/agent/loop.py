@@ -310,7 +310,7 @@ async def stream_assistant(host: LoopHost, snapshot: TurnSnapshot, purpose: str 
                 started_event = True
                 await hooks.emit(MessageStart(event.partial))
             elif isinstance(event, StreamDelta):
-                await hooks.emit(MessageUpdate(event.partial, event))
+                await hooks.emit(MessageUpdate(event))
             else:
                 final = event.message
     finally:

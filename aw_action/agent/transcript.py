@@ -5,7 +5,8 @@ Format (modelled on Pi's session file): a header ``{"type": "session", "version"
 ``message`` (``message``), ``custom`` (``customType``, ``data``), ``compaction`` (``summary``,
 ``tokensBefore``, ``tokensAfter``), ``repair`` (``action``, ``details``). Each line is flushed on
 write, so the file stays valid JSONL if the process dies between two lines. Every line passes
-through ``scrub`` (the run's redactor) before it is written.
+through ``scrub`` (the run's redactor) before it is written, and is valid UTF-8 (a lone
+surrogate in a record becomes U+FFFD).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from aw_action.agent.events import AnyMessage
+from aw_action.ai.text import clean_value, is_clean
 
 Scrub = Callable[[Any], Any]
 
@@ -52,7 +54,10 @@ class Transcript:
         record = self._scrub(record)
         self.entries.append(record)
         if self._fh is not None:
-            self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            line = json.dumps(record, ensure_ascii=False)
+            if not is_clean(line):  # a lone surrogate from an extension's data: never a broken line
+                line = json.dumps(clean_value(record), ensure_ascii=False)
+            self._fh.write(line + "\n")
             self._fh.flush()
 
     def append(self, type_: str, **fields: Any) -> dict[str, Any]:
