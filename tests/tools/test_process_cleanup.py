@@ -1,0 +1,91 @@
+"""Every process the agent starts is gone when its call is stopped or the run ends (issue 10,
+item 1): background jobs, ``nohup``, ``setsid`` and double-forked daemons, with real processes.
+
+Each command records the pids it started in ``pids.txt``; the tests then check that none of
+them still runs (a zombie counts as gone: it runs no code).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from aw_action.agent.tools import ToolContext, ToolError, ToolResult
+from aw_action.ai.types import AbortSignal
+from aw_action.tools.bash import BashTool
+from aw_action.tools.processes import kill_all_agent_processes
+from tests.tools.test_bash import process_gone, wait_gone
+
+ESCAPES = (
+    "sleep 1000 & echo $! >> pids.txt; "
+    "nohup sleep 1000 >/dev/null 2>&1 & echo $! >> pids.txt; "
+    "setsid sleep 1000 & echo $! >> pids.txt; "
+    "( setsid sh -c 'sleep 1000 & echo $! >> pids.txt' & ); "  # double fork into a new session
+    "( ( sleep 1000 & echo $! >> pids.txt ) & ); "  # double fork, same session, parent gone
+    "env -i /bin/sh -c 'setsid sleep 1000 & echo $! >> pids.txt' ; "  # marker wiped from env
+)
+"""Six ways to leave a process behind; each appends its pid."""
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> ToolContext:
+    return ToolContext(cwd=tmp_path, output_dir=tmp_path / "out")
+
+
+async def _ignore(result: ToolResult) -> None:
+    return None
+
+
+async def started(ctx: ToolContext, expected: int = 6) -> list[int]:
+    path = ctx.cwd / "pids.txt"
+    for _ in range(200):  # the double forks append asynchronously
+        if path.exists() and len(path.read_text().split()) >= expected:
+            break
+        await asyncio.sleep(0.05)
+    pids = [int(p) for p in path.read_text().split()]
+    assert len(pids) == expected
+    return pids
+
+
+async def test_a_timed_out_call_leaves_no_process_behind(ctx: ToolContext) -> None:
+    with pytest.raises(ToolError, match="timed out"):
+        await BashTool().execute("c", {"command": ESCAPES + "sleep 1000", "timeout": 3}, AbortSignal(), _ignore, ctx)
+    pids = await started(ctx)
+    survivors = [pid for pid in pids if not await wait_gone(pid)]
+    kill_all_agent_processes()  # the run ends: clean up before asserting, whatever happened
+    # the env -i one dropped the call's marker: the subreaper keeps it in the harness's tree,
+    # where the run-end sweep finds it
+    assert survivors == [pids[-1]]
+    assert await wait_gone(pids[-1])
+
+
+async def test_an_aborted_call_kills_what_left_its_process_group(ctx: ToolContext) -> None:
+    signal = AbortSignal()
+    task = asyncio.create_task(BashTool().execute("c", {"command": ESCAPES + "sleep 1000"}, signal, _ignore, ctx))
+    pids = await started(ctx)
+    signal.abort("stop")
+    with pytest.raises(ToolError, match="aborted"):
+        await task
+    marked = pids[:-1]
+    assert all([await wait_gone(pid) for pid in marked])
+    kill_all_agent_processes()
+
+
+async def test_background_processes_survive_the_call_but_not_the_run(ctx: ToolContext) -> None:
+    result = await BashTool().execute("c", {"command": ESCAPES + "echo started"}, AbortSignal(), _ignore, ctx)
+    assert result.content[0].text == "started"
+    pids = await started(ctx)
+    assert not any(process_gone(pid) for pid in pids)  # a server started in one call serves the next
+    assert kill_all_agent_processes() >= len(pids)
+    assert all([await wait_gone(pid) for pid in pids])
+    assert kill_all_agent_processes() == 0  # idempotent: nothing left to kill
+
+
+async def test_orphans_are_reaped_not_left_as_zombies(ctx: ToolContext) -> None:
+    await BashTool().execute("c", {"command": "setsid sleep 1000 & echo $! > pids.txt"}, AbortSignal(), _ignore, ctx)
+    [pid] = await started(ctx, 1)
+    kill_all_agent_processes()
+    assert await wait_gone(pid)
+    assert not Path(f"/proc/{pid}").exists()  # killed and reaped: no zombie left under the harness
