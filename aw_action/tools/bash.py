@@ -85,6 +85,8 @@ class _Output:
         self.path: Path | None = None
         self._file: IO[bytes] | None = None
         self.logged = 0
+        self.log_error: str | None = None
+        """Why the output log stopped (disk full, unwritable dir); the command still runs."""
 
     def feed(self, data: bytes) -> None:
         self.total_bytes += len(data)
@@ -99,7 +101,7 @@ class _Output:
         self.tail += data
         excess = len(self.tail) - 2 * self.max_bytes
         if excess > 0:
-            if self._file is None:
+            if self._file is None and self.log_error is None:
                 self._file = self._open()
                 self._log(bytes(self.tail))
             else:
@@ -110,22 +112,41 @@ class _Output:
 
     def _log(self, data: bytes) -> None:
         room = MAX_LOG_BYTES - self.logged
-        if self._file is not None and room > 0:
+        if self._file is None or room <= 0:
+            return
+        try:
             self._file.write(data[:room])
-            self.logged += min(room, len(data))
+        except OSError as exc:  # disk full, quota: the log stops, the command goes on
+            self._fail(exc)
+            return
+        self.logged += min(room, len(data))
+
+    def _fail(self, exc: OSError) -> None:
+        self.log_error = exc.strerror or str(exc)
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
 
     @property
     def log_truncated(self) -> bool:
         return self.total_bytes > self.logged and self.path is not None
 
-    def _open(self) -> IO[bytes]:
-        self.output_dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.output_dir / f"bash-{secrets.token_hex(8)}.log"
-        return self.path.open("wb")
+    def _open(self) -> IO[bytes] | None:
+        try:
+            self.output_dir.mkdir(parents=True, exist_ok=True)
+            self.path = self.output_dir / f"bash-{secrets.token_hex(8)}.log"
+            return self.path.open("wb")
+        except OSError as exc:
+            self._fail(exc)
+            return None
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            try:
+                self._file.close()
+            except OSError as exc:  # the last buffered bytes did not fit
+                self._fail(exc)
             self._file = None
 
     def _text(self) -> str:
@@ -144,10 +165,9 @@ class _Output:
         """
         truncation = self.snapshot()
         truncated = truncation.truncated or self.path is not None
-        if truncated and self.path is None:
-            with self._open() as spill:
-                spill.write(self.tail)
-                self.logged = len(self.tail)
+        if truncated and self.path is None and self.log_error is None:
+            self._file = self._open()
+            self._log(bytes(self.tail))
         self.close()
         text = truncation.content
         details: dict[str, Any] = {
@@ -170,6 +190,10 @@ class _Output:
         else:
             notice = f"Showing lines {first}-{last} of {total} ({format_size(self.max_bytes)} limit)"
         details.update(total_lines=total, total_bytes=self.total_bytes)
+        if self.log_error is not None:
+            details["log_error"] = self.log_error
+            where = f": {self.path}" if self.path is not None and self.logged else ""
+            return f"{text}\n\n[{notice}. Output log incomplete ({self.log_error}){where}]", details
         if self.log_truncated:
             details["log_truncated"] = True
             kept = f"first {format_size(self.logged)} of {format_size(self.total_bytes)}"
@@ -316,7 +340,11 @@ class _Run:
         if self.ctx.scrub is not None:
             text = self.ctx.scrub(text)
             if self.output.path is not None:
-                _scrub_file(self.output.path, self.ctx.scrub)
+                try:
+                    _scrub_file(self.output.path, self.ctx.scrub)
+                except OSError:  # could not rewrite it (disk full): an unscrubbed log must not stay
+                    self.output.path.unlink(missing_ok=True)
+                    self.output.path.with_suffix(".scrub").unlink(missing_ok=True)
         code = proc.returncode
         if outcome == "aborted":
             raise ToolError(_join(text, "Command aborted"))
