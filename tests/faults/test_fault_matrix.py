@@ -66,6 +66,9 @@ def test_500_forever_fails_the_session(tmp_path: Path) -> None:
     result = check_contract(run, 1, "error")
     assert "500" in (result["error"] or "") or "Internal server error" in (result["error"] or "")
     assert set(retries(run)) == {500}
+    # each failed request is a turn: it ends with turn_end and is counted and recorded (issue 10)
+    assert result["turns"] == len(run.events("turn_end")) >= 1
+    assert "| 1 |" in run.summary
 
 
 def test_connection_refused_fails_the_session(tmp_path: Path) -> None:
