@@ -53,7 +53,8 @@ async def started(ctx: ToolContext, kinds: tuple[str, ...] = KINDS) -> dict[str,
 
 async def test_a_timed_out_call_leaves_no_process_behind(ctx: ToolContext) -> None:
     with pytest.raises(ToolError, match="timed out"):
-        await BashTool().execute("c", {"command": ESCAPES + ALL_WRITTEN + "sleep 1000", "timeout": 3}, AbortSignal(), _ignore, ctx)
+        args = {"command": ESCAPES + ALL_WRITTEN + "sleep 1000", "timeout": 3}
+        await BashTool().execute("c", args, AbortSignal(), _ignore, ctx)
     pids = await started(ctx)
     marked = [kind for kind in KINDS if kind != "unmarked"]
     survivors = [kind for kind in marked if not await wait_gone(pids[kind])]
