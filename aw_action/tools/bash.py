@@ -2,8 +2,9 @@
 
 Contract:
 - ``bash -c command`` runs in its own session/process group (so a timeout or abort can kill the
-  whole tree), in ``ctx.cwd``, with the environment ``ctx.env`` (the process's when empty) and stdin at
-  ``/dev/null``; stdout and stderr share one pipe, so they interleave as a terminal shows them.
+  whole tree), in ``ctx.cwd``, with the environment ``ctx.env`` (the process's when empty) plus
+  the ``AW_AGENT_PROCESS`` marker (``processes.py``), and stdin at ``/dev/null``; stdout and
+  stderr share one pipe, so they interleave as a terminal shows them.
 - The call ends when the shell exits. Output still arriving from background jobs is collected
   for ``DRAIN_GRACE_S`` more, then the pipe is closed; background jobs are not killed (an agent
   may start a server in one call and use it in the next). They end with the run:
