@@ -120,6 +120,7 @@ class _Run:
         self.host = host
         self.new: list[AnyMessage] = []
         self.started = False
+        self.ended = False
         self.turn = 0
         self.turn_open = False
 
@@ -130,6 +131,8 @@ class _Run:
             self.turn, self.turn_open = event.turn_index, True
         elif isinstance(event, TurnEnd):
             self.turn_open = False
+        elif isinstance(event, AgentEnd):
+            self.ended = True
         await self.host.hooks.emit(event)
 
     async def deliver(self, message: AnyMessage) -> None:
@@ -148,8 +151,11 @@ class _Run:
 
     async def fail(self, exc: Exception) -> AgentEnd:
         """Close the run after a contract violation: an assistant error message, ``turn_end``,
-        ``agent_end``. A listener that raises again here is ignored (the run must end)."""
+        ``agent_end``. A listener that raises again here is ignored (the run must end). After
+        ``agent_end`` (its listener raised) nothing more is emitted or persisted."""
         text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        if self.ended:
+            return AgentEnd(self.new, error=text)
         message = AssistantMessage(stop_reason="error", error_message=text, error_kind="fatal")
         with contextlib.suppress(Exception):
             self.host.persist(message)

@@ -32,7 +32,8 @@ def test_a_replacement_made_mid_batch_keeps_the_turn_whole() -> None:
     current = [user, turn, result("a"), result("b")]
     # queued after the assistant message, before its results: the caller saw [user, turn] and
     # dropped the turn (say, a compaction), or added synthetic results for it (say, a repair)
-    assert rebase([UserMessage.of("summary")], current, tail_len=2) == [UserMessage.of("summary"), *current[1:]]
+    summary = UserMessage.of("summary")
+    assert rebase([summary], current, tail_len=2) == [summary, *current[1:]]
     repaired = [user, turn, result("a"), result("b")]
     merged = rebase(repaired, current, tail_len=2)
     assert merged == current
@@ -41,14 +42,15 @@ def test_a_replacement_made_mid_batch_keeps_the_turn_whole() -> None:
 
 def test_messages_persisted_after_a_clean_replacement_are_kept() -> None:
     current = [UserMessage.of("go"), reply("hi"), UserMessage.of("steer"), reply("ok")]
-    assert rebase([UserMessage.of("short")], current, tail_len=2) == [UserMessage.of("short"), *current[2:]]
+    short = UserMessage.of("short")
+    assert rebase([short], current, tail_len=2) == [short, *current[2:]]
 
 
 def test_a_reset_drops_leading_turns_up_to_a_user_message() -> None:
     turn = reply("", call("echo", "a", value="1"))
     current = [UserMessage.of("go"), turn, result("a"), UserMessage.of("later")]
-    assert rebase([], current, tail_len=3) == [UserMessage.of("later")]
-    assert rebase([], current, tail_len=2) == [UserMessage.of("later")]
+    assert rebase([], current, tail_len=3) == current[3:]
+    assert rebase([], current, tail_len=2) == current[3:]
 
 
 async def test_replacement_queued_between_call_and_result_leaves_no_orphan(tmp_path: Path) -> None:

@@ -283,3 +283,18 @@ async def test_abort_ends_the_current_run_only(tmp_path: Path) -> None:
     end = await s.prompt("second")
     assert end.error is None and not s.signal.aborted
     assert user_texts(provider.requests[1].messages) == ["first", "second"]
+
+
+async def test_a_raising_agent_end_listener_ends_the_run_once(tmp_path: Path) -> None:
+    """Contract violation after ``agent_end``: no second ``agent_end``, nothing persisted after it."""
+    hooks = Recorder()
+
+    def explode(event: Any) -> None:
+        raise RuntimeError("late listener bug")
+
+    hooks.on("agent_end", explode)
+    s = session(tmp_path, ScriptedProvider(reply("ok")), hooks)
+    end = await s.prompt("hello")
+    assert end.error == "RuntimeError: late listener bug"
+    assert hooks.types("agent_end") == ["agent_end"]
+    assert [m.role for m in s.messages] == ["user", "assistant"] and s.phase == "idle"
