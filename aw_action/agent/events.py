@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from aw_action.ai.types import (
     AssistantMessage,
-    AssistantStreamEvent,
     Model,
+    StreamDelta,
     StreamOptions,
     ToolResultMessage,
     UserMessage,
@@ -64,9 +64,14 @@ class MessageStart:
 
 @dataclass(frozen=True)
 class MessageUpdate:
-    message: AssistantMessage
-    stream_event: AssistantStreamEvent
+    """One streamed delta. ``message`` (the partial message so far) is built when first read."""
+
+    stream_event: StreamDelta
     type: Literal["message_update"] = "message_update"
+
+    @property
+    def message(self) -> AssistantMessage:
+        return self.stream_event.partial
 
 
 @dataclass(frozen=True)

@@ -3,188 +3,186 @@
 One run, event order (as Pi's agent loop):
 ``agent_start``, ``turn_start``, the pending user messages (``message_start``/``message_end``),
 the assistant stream (``message_start``, ``message_update``*, ``message_end``), a ``request_end``
-record, the tool calls (``tool_execution_start``/``_update``*/``_end``, then the tool-result
-messages in the assistant's order), ``turn_end``; then a save point; then the next turn or
-``agent_end``.
+record, the tool calls (``tool_batch.py``), ``turn_end``; then a save point; then the next turn
+or ``agent_end``.
 
 Drain points: steering is polled once before the first model call and after every completed
 turn (after the whole tool batch, before the next request); follow-ups only when the agent would
-otherwise stop. Abort: no model request and no tool call starts once the signal is set; a turn
-that did not reach ``turn_end`` is discarded (its assistant message is not persisted).
+otherwise stop.
+
+Endings:
+- a request that ends in an error: its assistant message is persisted, then ``turn_end`` (with
+  no tool results) and ``agent_end`` with the error, as in Pi: the turn is counted and recorded;
+- abort: no model request and no tool call starts once the signal is set; a turn that did not
+  reach ``turn_end`` is discarded (its assistant message is not persisted). This is where the
+  project deliberately differs from Pi, which records the aborted message and a ``turn_end``;
+- a contract violation (a provider, hook or listener that raises): Pi's rule, the run ends with
+  an assistant error message (persisted), ``turn_end`` and ``agent_end``; nothing escapes
+  ``run_loop`` but ``asyncio.CancelledError``.
 """
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import time
-from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
-
-import jsonschema
+from collections.abc import Sequence
+from typing import Any
 
 from aw_action.agent.events import (
     AgentEnd,
+    AgentEvent,
     AgentStart,
     AnyMessage,
     BeforeProviderRequestEvent,
+    HarnessEvent,
     MessageEnd,
     MessageStart,
     MessageUpdate,
     RequestEnd,
-    ToolCallEvent,
-    ToolExecutionEnd,
-    ToolExecutionStart,
-    ToolExecutionUpdate,
-    ToolResultEvent,
     TurnEnd,
     TurnStart,
 )
-from aw_action.agent.hooks import SessionHooks
-from aw_action.agent.tools import AgentTool, ToolContext, ToolResult, tool_spec
+from aw_action.agent.host import LoopHost, TurnSnapshot
+from aw_action.agent.tool_batch import (
+    ABORT_GRACE_S,
+    LENGTH_TOOL_ERROR,
+    ToolBatch,
+    within_abort_grace,
+)
+from aw_action.agent.tools import AgentTool, tool_spec
+from aw_action.ai.text import clean_message
 from aw_action.ai.types import (
-    AbortSignal,
     AssistantMessage,
     Model,
-    Provider,
     ProviderRequest,
     StreamDelta,
     StreamOptions,
     StreamStart,
-    TextContent,
-    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
 
-T = TypeVar("T")
+__all__ = [
+    "ABORT_GRACE_S",
+    "LENGTH_TOOL_ERROR",
+    "LoopHost",
+    "TurnSnapshot",
+    "llm_messages",
+    "run_loop",
+    "stream_assistant",
+    "within_abort_grace",
+]
 
-ABORT_GRACE_S = 1.0
-"""How long code the harness does not control (a tool, a user extension's handler) may keep
-running once the run is aborted before it is cancelled and abandoned."""
+EMPTY_HISTORY_ERROR = "nothing to send: the message history is empty"
 
 
-async def _exit_as_error(awaitable: Awaitable[T]) -> T:
+class _Run:
+    """One run's progress, so that a failure at any point can still close it properly."""
+
+    def __init__(self, host: LoopHost) -> None:
+        self.host = host
+        self.new: list[AnyMessage] = []
+        self.started = False
+        self.ended = False
+        self.turn = 0
+        self.turn_open = False
+
+    async def emit(self, event: AgentEvent) -> None:
+        if isinstance(event, AgentStart):
+            self.started = True
+        elif isinstance(event, TurnStart):
+            self.turn, self.turn_open = event.turn_index, True
+        elif isinstance(event, TurnEnd):
+            self.turn_open = False
+        elif isinstance(event, AgentEnd):
+            self.ended = True
+        await self.host.hooks.emit(event)
+
+    async def deliver(self, message: AnyMessage) -> None:
+        await self.emit(MessageStart(message))
+        await self.deliver_end(message)
+
+    async def deliver_end(self, message: AnyMessage) -> None:
+        self.host.persist(message)
+        self.new.append(message)
+        await self.emit(MessageEnd(message))
+
+    async def end(self, error: str | None = None) -> AgentEnd:
+        event = AgentEnd(self.new, error=error)
+        await self.emit(event)
+        return event
+
+    async def fail(self, exc: Exception) -> AgentEnd:
+        """Close the run after a contract violation: an assistant error message, ``turn_end``,
+        ``agent_end``. A listener that raises again here is ignored (the run must end). After
+        ``agent_end`` (its listener raised) nothing more is emitted or persisted."""
+        text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        if self.ended:
+            return AgentEnd(self.new, error=text)
+        message = AssistantMessage(stop_reason="error", error_message=text, error_kind="fatal")
+        with contextlib.suppress(Exception):
+            self.host.persist(message)
+        self.new.append(message)
+        events: list[AgentEvent] = [] if self.started else [AgentStart(), TurnStart(0)]
+        if self.started and not self.turn_open:
+            events.append(TurnStart(self.turn + 1))
+        events += [MessageStart(message), MessageEnd(message), TurnEnd(self.turn, message, [])]
+        for event in events:
+            with contextlib.suppress(Exception):
+                await self.emit(event)
+        end = AgentEnd(self.new, error=text)
+        with contextlib.suppress(Exception):
+            await self.emit(end)
+        return end
+
+
+async def run_loop(host: LoopHost, prompts: list[UserMessage]) -> AgentEnd:
+    """Run until the model stops, an error ends a request, or the signal aborts the run.
+
+    Never raises (but ``asyncio.CancelledError``): see "Endings" in the module docstring."""
+    run = _Run(host)
     try:
-        return await awaitable
-    except SystemExit as exc:  # raised in a task it would stop the event loop, and the run with it
-        raise RuntimeError(f"called exit({exc.code})") from None
+        return await _loop(run, prompts)
+    except Exception as exc:
+        return await run.fail(exc)
 
 
-async def within_abort_grace(awaitable: Awaitable[T], signal: AbortSignal) -> T:
-    """Await ``awaitable``; once ``signal`` is set it gets ``ABORT_GRACE_S`` more, then it is
-    cancelled and ``TimeoutError`` is raised. Code that ignores the signal (an HTTP call without
-    a timeout, a tool that never checks it) so cannot hold the run past its deadline."""
-    task = asyncio.ensure_future(_exit_as_error(awaitable))
-    stop = asyncio.ensure_future(signal.wait())
-    try:
-        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
-        if not task.done():
-            await asyncio.wait({task}, timeout=ABORT_GRACE_S)
-        if not task.done():
-            task.cancel()
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())  # nothing left unretrieved
-            raise TimeoutError(f"still running {ABORT_GRACE_S:g} s after the run was aborted; abandoned")
-        return task.result()
-    except asyncio.CancelledError:
-        task.cancel()
-        raise
-    finally:
-        stop.cancel()
-
-
-LENGTH_TOOL_ERROR = (
-    'Tool call "{name}" was not executed: the response hit the output token limit, so its arguments '
-    "may be truncated. Re-issue the tool call with complete arguments."
-)
-
-
-@dataclass(frozen=True)
-class TurnSnapshot:
-    """The concrete state of one model request; taken at run start and at every save point."""
-
-    model: Model
-    provider: Provider
-    system_prompt: str
-    tools: tuple[AgentTool, ...]
-    options: StreamOptions
-    session_id: str
-
-
-class LoopHost(Protocol):
-    """What the loop needs from its owner. ``persist`` is called on every ``message_end``."""
-
-    hooks: SessionHooks
-    signal: AbortSignal
-    tool_context: ToolContext
-
-    def context_messages(self) -> list[AnyMessage]: ...
-
-    def persist(self, message: AnyMessage) -> None: ...
-
-    def drain_steering(self) -> list[UserMessage]: ...
-
-    def drain_follow_ups(self) -> list[UserMessage]: ...
-
-    async def save_point(self) -> TurnSnapshot: ...
-
-
-async def run_loop(host: LoopHost, snapshot: TurnSnapshot, prompts: list[UserMessage]) -> AgentEnd:
-    """Run until the model stops, an error ends a request, or the signal aborts the run."""
-    emit = host.hooks.emit
-    new: list[AnyMessage] = []
-    await emit(AgentStart())
-    turn = 0
-    await emit(TurnStart(turn))
+async def _loop(run: _Run, prompts: list[UserMessage]) -> AgentEnd:
+    host = run.host
+    snapshot = host.snapshot()
+    await run.emit(AgentStart())
+    await run.emit(TurnStart(0))
     pending = [*prompts, *host.drain_steering()]
     while True:
         for message in pending:
-            await _deliver(host, message, new)
+            await run.deliver(message)
         pending = []
         if host.signal.aborted:
-            return await _end(host, new, "aborted")
+            return await run.end("aborted" if host.signal.reason is None else host.signal.reason)
+        if not host.context_messages():  # a reset queued mid-run: nothing to continue from
+            return await run.end(EMPTY_HISTORY_ERROR)
         assistant = await stream_assistant(host, snapshot)
         if assistant.stop_reason == "error" and not host.signal.aborted:
-            await _deliver_end(host, assistant, new)
-            return await _end(host, new, assistant.error_message or "error")
+            await run.deliver_end(assistant)
+            await run.emit(TurnEnd(run.turn, assistant, []))
+            return await run.end(assistant.error_message or "error")
         if host.signal.aborted or assistant.stop_reason == "aborted":
-            await emit(MessageEnd(assistant))  # seen by listeners, never persisted: the turn is discarded
-            return await _end(host, new, host.signal.reason or assistant.error_message or "aborted")
-        await _deliver_end(host, assistant, new)
-        results = await execute_tools(host, snapshot, assistant)
-        for result in results:
-            await _deliver(host, result, new)
+            await run.emit(MessageEnd(assistant))  # seen by listeners, never persisted: the turn is discarded
+            return await run.end(host.signal.reason or assistant.error_message or "aborted")
+        await run.deliver_end(assistant)
+        results: list[ToolResultMessage] = await ToolBatch(host, snapshot, assistant, run.deliver).run()
         if host.signal.aborted:
-            return await _end(host, new, host.signal.reason or "aborted")
-        await emit(TurnEnd(turn, assistant, results))
+            return await run.end(host.signal.reason or "aborted")
+        await run.emit(TurnEnd(run.turn, assistant, results))
         snapshot = await host.save_point()
         if host.signal.aborted:
-            return await _end(host, new, host.signal.reason or "aborted")
+            return await run.end(host.signal.reason or "aborted")
         pending = host.drain_steering()
         if not assistant.tool_calls and not pending:
             pending = host.drain_follow_ups()
             if not pending:
-                await emit(AgentEnd(new))
-                return AgentEnd(new)
-        turn += 1
-        await emit(TurnStart(turn))
-
-
-async def _end(host: LoopHost, new: list[AnyMessage], error: str) -> AgentEnd:
-    event = AgentEnd(new, error=error)
-    await host.hooks.emit(event)
-    return event
-
-
-async def _deliver(host: LoopHost, message: AnyMessage, new: list[AnyMessage]) -> None:
-    await host.hooks.emit(MessageStart(message))
-    await _deliver_end(host, message, new)
-
-
-async def _deliver_end(host: LoopHost, message: AnyMessage, new: list[AnyMessage]) -> None:
-    host.persist(message)
-    new.append(message)
-    await host.hooks.emit(MessageEnd(message))
+                return await run.end()
+        await run.emit(TurnStart(run.turn + 1))
 
 
 def llm_messages(messages: list[AnyMessage]) -> list[AnyMessage]:
@@ -208,10 +206,25 @@ class _ProviderHookBridge:
         await self._host.hooks.after_provider_response(status, headers)
 
     async def on_retry(self, attempt: int, status: int | None, delay_s: float, error: str) -> None:
-        from aw_action.agent.events import HarnessEvent
-
         fields = {"attempt": attempt, "status": status, "delay_ms": round(delay_s * 1000), "error": error}
         await self._host.hooks.emit(HarnessEvent("retry", fields))
+
+
+def _unsent(snapshot: TurnSnapshot, stop: str, text: str) -> AssistantMessage:
+    """An assistant message for a request that was never sent (aborted, nothing to send)."""
+    return AssistantMessage(
+        provider=snapshot.model.provider,
+        model=snapshot.model.id,
+        stop_reason="aborted" if stop == "aborted" else "error",
+        error_message=text,
+        error_kind="aborted" if stop == "aborted" else "fatal",
+    )
+
+
+def _provider_failure(snapshot: TurnSnapshot, exc: Exception) -> AssistantMessage:
+    """A provider broke its contract (it raised): the request ends as an error, as in Pi."""
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return _unsent(snapshot, "error", f"provider {snapshot.provider.name!r} failed: {detail}")
 
 
 async def stream_assistant(host: LoopHost, snapshot: TurnSnapshot, purpose: str = "agent") -> AssistantMessage:
@@ -241,22 +254,24 @@ async def request_model(
     live: bool = True,
 ) -> AssistantMessage:
     """One model request through the hooks: the one request path of the loop and of side requests
-    (a compaction summary). ``before_provider_request`` may change the options or, by aborting,
-    refuse the request (an ``aborted`` message, no ``request_end``); otherwise the provider streams
-    (``message_start``/``message_update`` only when ``live``), the stream is always closed, and
-    ``request_end`` is emitted. Returns the final message (maybe error/aborted), never raises for
-    the provider's sake; ``message_end`` is the caller's."""
+    (a compaction summary). Returns the final message (maybe error/aborted); emits ``request_end``
+    and, when ``live``, ``message_start``/``message_update``, but not ``message_end`` (the caller's).
+
+    ``before_provider_request`` may change the options or, by aborting, refuse the request (an
+    ``aborted`` message, no ``request_end``). A provider that raises (its contract says it never
+    does) ends the request as an error message; a listener that raises propagates (``run_loop``
+    closes the run). The stream is always closed. The final message's strings are cleaned
+    (``ai/text.py``): whatever the provider produced, the message encodes as UTF-8 JSON."""
     hooks = host.hooks
     model = snapshot.model
     prepared = await hooks.before_provider_request(BeforeProviderRequestEvent(model, options.copy(), purpose))
     if host.signal.aborted:
-        return AssistantMessage(
-            provider=model.provider,
-            model=model.id,
-            stop_reason="aborted",
-            error_message=host.signal.reason or "aborted",
-            error_kind="aborted",
-        )
+        return _unsent(snapshot, "aborted", host.signal.reason or "aborted")
+    if not messages:
+        empty = _unsent(snapshot, "error", EMPTY_HISTORY_ERROR)
+        if live:
+            await hooks.emit(MessageStart(empty))
+        return empty
     suffix = "" if purpose == "agent" else f":{purpose}"
     request = ProviderRequest(
         model=model,
@@ -271,31 +286,43 @@ async def request_model(
     started = time.monotonic()
     final: AssistantMessage | None = None
     started_event = False
-    stream = snapshot.provider.stream(request, bridge, host.signal)
+    stream: Any = None
+    events: Any = None
     try:
-        async for event in stream:
+        stream = snapshot.provider.stream(request, bridge, host.signal)
+        events = stream.__aiter__()
+    except Exception as exc:
+        final = _provider_failure(snapshot, exc)
+    try:
+        while final is None:
+            try:
+                event = await events.__anext__()
+            except StopAsyncIteration:
+                break
+            except Exception as exc:
+                final = _provider_failure(snapshot, exc)
+                break
             if isinstance(event, StreamStart):
                 started_event = True
                 if live:
                     await hooks.emit(MessageStart(event.partial))
             elif isinstance(event, StreamDelta):
                 if live:
-                    await hooks.emit(MessageUpdate(event.partial, event))
+                    await hooks.emit(MessageUpdate(event))
             else:
                 final = event.message
-                if live and not started_event:
-                    await hooks.emit(MessageStart(final))
-                break
     finally:
         aclose = getattr(stream, "aclose", None)
         if aclose is not None:  # release the provider's connection even when we stop early
-            await aclose()
+            with contextlib.suppress(Exception):
+                await aclose()
     if final is None:
-        final = AssistantMessage(
-            stop_reason="error", error_message="provider stream ended without a result", error_kind="fatal"
-        )
+        final = _unsent(snapshot, "error", "provider stream ended without a result")
+    clean_message(final)
     final.provider = final.provider or model.provider
     final.model = final.model or model.id
+    if live and not started_event:
+        await hooks.emit(MessageStart(final))
     await hooks.emit(
         RequestEnd(
             message=final,
@@ -307,95 +334,3 @@ async def request_model(
         )
     )
     return final
-
-
-def _error_result(call: ToolCall, text: str) -> ToolResultMessage:
-    return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=[TextContent(text=text)], is_error=True)
-
-
-@dataclass(frozen=True)
-class _Ready:
-    """A call that passed preparation: the tool and the arguments it runs with."""
-
-    tool: AgentTool
-    args: dict[str, Any]
-
-
-async def _prepare(
-    host: LoopHost, tools: dict[str, AgentTool], call: ToolCall, assistant: AssistantMessage
-) -> ToolResultMessage | _Ready:
-    """Resolve, shim, validate and gate one call: a call to run, or an immediate error result.
-
-    A tool may have ``prepare_arguments(args) -> args`` (Pi's shim for older argument shapes); it
-    runs before validation. ``tool_call`` handlers see the same dict the tool gets and may change
-    it in place (not re-validated, as in Pi)."""
-    if assistant.stop_reason == "length":
-        return _error_result(call, LENGTH_TOOL_ERROR.format(name=call.name))
-    tool = tools.get(call.name)
-    if tool is None:
-        return _error_result(call, f"Tool {call.name} not found")
-    if call.raw_arguments is not None:
-        return _error_result(call, f"Invalid JSON arguments for tool {call.name}: {call.raw_arguments[:200]}")
-    shim = getattr(tool, "prepare_arguments", None)
-    args: dict[str, Any] = shim(dict(call.arguments)) if callable(shim) else dict(call.arguments)
-    try:
-        jsonschema.validate(args, tool.parameters)
-    except jsonschema.ValidationError as exc:
-        return _error_result(call, f"Validation failed for tool {call.name}: {exc.message}")
-    gate = await host.hooks.tool_call(ToolCallEvent(call.id, call.name, args))
-    if gate.block:
-        return _error_result(call, gate.reason or "Tool execution was blocked")
-    if host.signal.aborted:
-        return _error_result(call, "Operation aborted")
-    return _Ready(tool, args)
-
-
-async def execute_tools(host: LoopHost, snapshot: TurnSnapshot, assistant: AssistantMessage) -> list[ToolResultMessage]:
-    """Run the assistant's tool calls in parallel (Pi's default mode).
-
-    Start events and preparation run one call at a time in order; allowed tools then run
-    concurrently; ``tool_execution_end`` fires in completion order; results come back in the
-    assistant's order. Once the signal is set no further call starts; calls that never started
-    get no result (repair adds one if the session continues).
-    """
-    tools = {t.name: t for t in snapshot.tools}
-    prepared: list[tuple[ToolCall, ToolResultMessage | _Ready, float]] = []
-    for call in assistant.tool_calls:
-        if host.signal.aborted:
-            break
-        await host.hooks.emit(ToolExecutionStart(call.id, call.name, call.arguments))
-        prepared.append((call, await _prepare(host, tools, call, assistant), time.monotonic()))
-
-    async def finish(call: ToolCall, outcome: ToolResultMessage | _Ready, started: float) -> ToolResultMessage:
-        if isinstance(outcome, ToolResultMessage):
-            result = outcome
-        else:
-            result = await _run(host, call, outcome)
-            result = await host.hooks.tool_result(ToolResultEvent(call.id, call.name, outcome.args, result))
-        duration = round((time.monotonic() - started) * 1000)
-        await host.hooks.emit(ToolExecutionEnd(call.id, call.name, result, result.is_error, duration))
-        return result
-
-    return list(await asyncio.gather(*(finish(c, o, s) for c, o, s in prepared)))
-
-
-async def _run(host: LoopHost, call: ToolCall, ready: _Ready) -> ToolResultMessage:
-    settled = False
-
-    async def on_update(partial: ToolResult) -> None:
-        if not settled:
-            text = "".join(c.text for c in partial.content)
-            await host.hooks.emit(ToolExecutionUpdate(call.id, call.name, ready.args, text))
-
-    try:
-        outcome = await within_abort_grace(
-            ready.tool.execute(call.id, ready.args, host.signal, on_update, host.tool_context), host.signal
-        )
-        result = ToolResultMessage(
-            tool_call_id=call.id, tool_name=call.name, content=outcome.content, details=outcome.details
-        )
-    except Exception as exc:  # a tool reports failure by raising; the model reads the text
-        result = _error_result(call, str(exc) or type(exc).__name__)
-    finally:
-        settled = True
-    return result

@@ -1,30 +1,45 @@
 """AgentSession: phases, queues, runtime config, save points and pending writes.
 
 Lifecycle rules (seed 001, "AgentHarness lifecycle"):
-- Structural operations (``prompt``, ``compact``) need ``phase == "idle"``; they set the phase
-  before their first ``await`` and raise ``SessionBusyError`` otherwise.
+- Structural operations (``prompt``, ``run_structural``) need ``phase == "idle"``; they set the
+  phase before their first ``await`` and raise ``SessionBusyError`` otherwise.
 - ``steer``, ``follow_up``, ``next_turn``, ``abort`` and the runtime setters are accepted at any
   time. Setters change the *latest config*; a turn uses the snapshot taken at run start or at the
   last save point, so an in-flight request is never mutated. Getters return the latest config.
 - Save point = after a turn's assistant message and all its tool results: pending session writes
   are flushed (after that turn's agent messages) and a fresh snapshot is taken.
 - Session writes (``append_entry``, ``replace_messages``) made while busy are queued and flushed
-  in order at the next save point, at settlement, or in failure cleanup; never dropped.
+  in order at the next save point, at settlement, or in failure cleanup; never dropped. A
+  replacement never separates a tool call from its result and never leaves a history that opens
+  with an assistant or tool message (``history.py``).
 - Steering and follow-up queues drain one message at a time (Pi's default ``one-at-a-time``).
 - After a run ends, queued follow-ups (e.g. from an ``agent_end`` listener) start another run in
   the same ``prompt`` call unless the session was aborted.
+- Abort is per operation (Pi): every ``prompt``/``run_structural`` call gets a fresh
+  ``AbortSignal`` (``signal``). ``abort()`` ends the current operation only; while idle it does
+  nothing, so the next prompt runs normally (and receives its ``next_turn`` messages). The one
+  way to cancel a prompt that has not started yet is ``cancel_pending()`` (the CLI's early
+  cancel: a signal that arrives before the run starts).
+- ``prompt`` never raises for what happens inside the run (a raising provider, hook or listener
+  ends the run with an assistant error message, see ``loop.py``); only ``SessionBusyError`` (not
+  idle, disposed) and ``asyncio.CancelledError`` escape it.
+- Tool names are unique: the constructor, ``set_tools`` and ``set_active_tools`` reject
+  duplicates with ``ValueError`` (a provider would otherwise see the tool listed twice).
 """
 
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from aw_action.agent.events import AgentEnd, AnyMessage
+from aw_action.agent.history import history_problem, rebase
 from aw_action.agent.hooks import NullHooks, SessionHooks
-from aw_action.agent.loop import TurnSnapshot, run_loop
+from aw_action.agent.host import TurnSnapshot
+from aw_action.agent.loop import run_loop
 from aw_action.agent.tools import AgentTool, ToolContext
 from aw_action.agent.transcript import Transcript
 from aw_action.ai.types import AbortSignal, Model, Provider, StreamOptions, UserMessage
@@ -48,9 +63,21 @@ class PendingWrite:
     custom_type: str = ""
     data: Any = None
     messages: tuple[AnyMessage, ...] = ()
-    base_len: int = 0
-    """How many persisted messages the replacement was computed from; messages persisted after
-    that (while the write waited for a save point) are kept after the replacement."""
+    base_seq: int = 0
+    """How many messages had been persisted when the replacement was queued; the ones persisted
+    after that (while the write waited for a save point) are kept after the replacement."""
+
+
+def _unique(names: Sequence[str], what: str) -> list[str]:
+    dupes = sorted(n for n, count in Counter(names).items() if count > 1)
+    if dupes:
+        raise ValueError(f"duplicate {what} name(s): {', '.join(dupes)}")
+    return list(names)
+
+
+def _tool_table(tools: Sequence[AgentTool]) -> dict[str, AgentTool]:
+    _unique([t.name for t in tools], "tool")
+    return {t.name: t for t in tools}
 
 
 class AgentSession:
@@ -73,10 +100,12 @@ class AgentSession:
         self.hooks: SessionHooks = hooks or NullHooks()
         self.tool_context = tool_context
         self.transcript = transcript
-        self.signal = AbortSignal()
+        self._signal = AbortSignal()
+        self._cancel_pending: str | None = None
+        self._persisted = 0
         self._resolve_provider = resolve_provider
         self._model = model
-        self._tools: dict[str, AgentTool] = {t.name: t for t in tools}
+        self._tools: dict[str, AgentTool] = _tool_table(tools)
         self._active: list[str] = list(self._tools)
         self._system_prompt = system_prompt
         self._options = options or StreamOptions()
@@ -91,6 +120,11 @@ class AgentSession:
         self.disposed = False
 
     # ---- getters: latest config, never the in-flight snapshot -----------------------------
+
+    @property
+    def signal(self) -> AbortSignal:
+        """The abort signal of the current operation (of the last one while idle)."""
+        return self._signal
 
     @property
     def phase(self) -> Phase:
@@ -142,14 +176,23 @@ class AgentSession:
         self._system_prompt = prompt
 
     def set_tools(self, tools: Sequence[AgentTool], active: Sequence[str] | None = None) -> None:
-        self._tools = {t.name: t for t in tools}
-        self.set_active_tools(active if active is not None else list(self._tools))
+        """Replace the tools (and the active list, all of them by default). Raises ``ValueError``
+        on a duplicate or unknown name; nothing changes then."""
+        table = _tool_table(tools)
+        names = _unique(active if active is not None else list(table), "active tool")
+        unknown = [n for n in names if n not in table]
+        if unknown:
+            raise ValueError(f"unknown tool name(s): {', '.join(unknown)}")
+        self._tools, self._active = table, names
 
     def set_active_tools(self, names: Sequence[str]) -> None:
+        """Choose which registered tools the next snapshot offers; ``ValueError`` on a duplicate
+        or unknown name."""
+        names = _unique(names, "active tool")
         unknown = [n for n in names if n not in self._tools]
         if unknown:
             raise ValueError(f"unknown tool name(s): {', '.join(unknown)}")
-        self._active = list(names)
+        self._active = names
 
     def set_options(self, options: StreamOptions) -> None:
         self._options = options.copy()
@@ -169,14 +212,31 @@ class AgentSession:
         self._next_turn.append(UserMessage.of(text, source="next_turn"))
 
     def abort(self, reason: str | None = None) -> None:
-        """Stop the active run: no further model request or tool call starts. Clears the steer
-        and follow-up queues; keeps ``next_turn`` messages and pending writes. The first reason
-        given is kept in ``abort_reason``."""
+        """Stop the current operation: no further model request or tool call starts. Clears the
+        steer and follow-up queues; keeps ``next_turn`` messages and pending writes. The first
+        reason given is kept in ``abort_reason`` (reset when the next operation starts).
+
+        While idle this does nothing: the next ``prompt`` runs normally (Pi). To cancel a prompt
+        that has not started yet, use ``cancel_pending``."""
+        if self.is_idle:
+            return
         if self.abort_reason is None:
             self.abort_reason = reason or "aborted"
-        self.signal.abort(self.abort_reason)
+        self._signal.abort(self.abort_reason)
         self._steering.clear()
         self._follow_ups.clear()
+
+    def cancel_pending(self, reason: str = "cancelled") -> None:
+        """Cancel the session's work, whatever its phase (the CLI's early cancel).
+
+        Busy: the same as ``abort(reason)``. Idle: the next ``prompt``/``run_structural`` starts
+        already aborted with ``reason``; a prompt then persists its user messages and ends at
+        once (``agent_end`` with the reason, no model request). One-shot: the operation that
+        consumes it clears it. Safe to call from a signal handler's callback at any time."""
+        if self.is_idle:
+            self._cancel_pending = self._cancel_pending or reason
+        else:
+            self.abort(reason)
 
     # ---- session writes ----------------------------------------------------------------------
 
@@ -188,9 +248,14 @@ class AgentSession:
         """Replace the message history (repair, compaction): now when idle, else queued.
 
         ``messages`` replaces the history as it is now; messages persisted before a queued
-        replacement is flushed are kept after it, so nothing the loop persisted is lost."""
+        replacement is flushed are kept after it, so nothing the loop persisted is lost (see
+        ``history.rebase`` for how a turn in flight is kept whole). ``ValueError`` when
+        ``messages`` opens with an assistant or tool message; nothing is queued then."""
+        problem = history_problem(messages)
+        if problem is not None:
+            raise ValueError(f"replace_messages ({reason}): {problem}")
         self._write(
-            PendingWrite("replace_messages", custom_type=reason, messages=tuple(messages), base_len=len(self._messages))
+            PendingWrite("replace_messages", custom_type=reason, messages=tuple(messages), base_seq=self._persisted)
         )
 
     def _write(self, write: PendingWrite) -> None:
@@ -204,9 +269,9 @@ class AgentSession:
             if self.transcript is not None:
                 self.transcript.append("custom", customType=write.custom_type, data=write.data)
         else:
-            self._messages = [*write.messages, *self._messages[write.base_len :]]
+            self._messages = rebase(write.messages, self._messages, self._persisted - write.base_seq)
             if self.transcript is not None:
-                self.transcript.append("history_replaced", reason=write.custom_type, count=len(write.messages))
+                self.transcript.append("history_replaced", reason=write.custom_type, count=len(self._messages))
 
     def _flush_pending(self) -> None:
         while self._pending:
@@ -219,6 +284,7 @@ class AgentSession:
 
     def persist(self, message: AnyMessage) -> None:
         self._messages.append(message)
+        self._persisted += 1
         if self.transcript is not None:
             self.transcript.append_message(message)
 
@@ -251,6 +317,11 @@ class AgentSession:
         if self._phase != "idle":
             raise SessionBusyError(f"session is busy ({self._phase}); use steer() or follow_up() to queue messages")
         self._phase = phase
+        self._signal = AbortSignal()
+        self.abort_reason = None
+        if self._cancel_pending is not None:
+            reason, self._cancel_pending = self._cancel_pending, None
+            self.abort(reason)
 
     async def prompt(self, prompt: str | Sequence[UserMessage]) -> AgentEnd:
         """Run the agent on ``prompt`` (text, or ready-made user messages sent as one batch)."""
@@ -259,11 +330,11 @@ class AgentSession:
             messages = [UserMessage.of(prompt)] if isinstance(prompt, str) else list(prompt)
             batch = [*self._next_turn, *messages]
             self._next_turn.clear()
-            end = await run_loop(self, self.snapshot(), batch)
+            end = await run_loop(self, batch)
             runs = 1
-            while self._follow_ups and not self.signal.aborted and runs < MAX_CHAINED_RUNS:
+            while self._follow_ups and not self._signal.aborted and runs < MAX_CHAINED_RUNS:
                 self._flush_pending()
-                end = await run_loop(self, self.snapshot(), self.drain_follow_ups())
+                end = await run_loop(self, self.drain_follow_ups())
                 runs += 1
             self.last_end = end
             return end
@@ -288,7 +359,7 @@ class AgentSession:
         if self.disposed:
             return
         if not self.is_idle:
-            self.signal.abort("disposed")
+            self._signal.abort("disposed")
         self._flush_pending()
         if self.transcript is not None:
             self.transcript.close()

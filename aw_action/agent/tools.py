@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from aw_action.ai.types import AbortSignal, TextContent, ToolSpec
 
@@ -48,7 +48,12 @@ class ToolContext:
 
 class AgentTool(Protocol):
     """A tool the model can call. ``parameters`` is a JSON Schema object validated before
-    ``execute`` runs; ``execute`` gets the validated arguments."""
+    ``execute`` runs; ``execute`` gets the validated arguments.
+
+    Optional attributes the loop reads when present: ``prepare_arguments(args) -> args`` (a shim
+    run before validation) and ``execution_mode`` (``"parallel"``, the default, or
+    ``"sequential"``: a batch that calls this tool runs one call at a time; Pi's
+    ``executionMode``)."""
 
     @property
     def name(self) -> str: ...
@@ -81,6 +86,7 @@ class FunctionTool:
     description: str
     parameters: dict[str, Any]
     fn: Callable[[str, dict[str, Any], AbortSignal, UpdateCallback, ToolContext], Awaitable[ToolResult]]
+    execution_mode: Literal["parallel", "sequential"] = "parallel"
 
     async def execute(
         self,

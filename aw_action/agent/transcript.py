@@ -5,11 +5,14 @@ Format (modelled on Pi's session file): a header ``{"type": "session", "version"
 ``message`` (``message``), ``custom`` (``customType``, ``data``), ``compaction`` (``summary``,
 ``tokensBefore``, ``tokensAfter``), ``repair`` (``action``, ``details``). Each line is flushed on
 write, so the file stays valid JSONL if the process dies between two lines. Every line passes
-through ``scrub`` (the run's redactor) before it is written.
+through ``scrub`` (the run's redactor) before it is written, and is valid UTF-8 (a lone
+surrogate in a record becomes U+FFFD). When the disk fills up, the file is cut back to its last
+whole line and no longer written (``error`` says why); the session goes on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from collections.abc import Callable
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from aw_action.agent.events import AnyMessage
+from aw_action.ai.text import clean_value, is_clean
 from aw_action.timestamps import utc_iso
 
 Scrub = Callable[[Any], Any]
@@ -31,9 +35,13 @@ class Transcript:
         self._scrub: Scrub = scrub or (lambda v: v)
         self._last_id: str | None = None
         self._fh: IO[str] | None = None
+        self.error: str | None = None
+        """Why the file stopped being written (disk full, ...); entries stay in memory."""
+        self._good = 0
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = path.open("a", encoding="utf-8")
+            self._good = self._fh.tell()
         header = {
             "type": "session",
             "version": 1,
@@ -48,8 +56,27 @@ class Transcript:
         record = self._scrub(record)
         self.entries.append(record)
         if self._fh is not None:
-            self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-            self._fh.flush()
+            line = json.dumps(record, ensure_ascii=False)
+            if not is_clean(line):  # a lone surrogate from an extension's data: never a broken line
+                line = json.dumps(clean_value(record), ensure_ascii=False)
+            try:
+                self._fh.write(line + "\n")
+                self._fh.flush()
+                self._good = self._fh.tell()
+            except OSError as exc:
+                self._stop(exc)
+
+    def _stop(self, exc: OSError) -> None:
+        """The file cannot grow (disk full, ...): cut it back to its last whole line and stop
+        writing it, so it stays valid JSONL; the run goes on."""
+        self.error = f"{self.path}: {exc.strerror or exc}"
+        fh, self._fh = self._fh, None
+        if fh is None:
+            return
+        with contextlib.suppress(OSError):
+            fh.close()
+        with contextlib.suppress(OSError), open(self.path or "", "r+b") as raw:
+            raw.truncate(self._good)
 
     def append(self, type_: str, **fields: Any) -> dict[str, Any]:
         entry_id = uuid.uuid4().hex[:8]
@@ -62,6 +89,10 @@ class Transcript:
         self.append("message", message=message.model_dump(mode="json"))
 
     def close(self) -> None:
-        if self._fh is not None:
+        if self._fh is None:
+            return
+        try:
             self._fh.close()
             self._fh = None
+        except OSError as exc:
+            self._stop(exc)

@@ -5,6 +5,11 @@ Anthropic block index, the Chat Completions tool-call index, the Responses outpu
 state answers two questions the provider needs: what is the partial message now (for
 ``StreamDelta``), and did the terminal event arrive (``complete``); a stream that ends without
 it is incomplete and gets discarded and retried.
+
+Cost is linear in the streamed size: deltas are appended to per-block lists and joined once
+(at ``finish``, or when a wire reads a block); a ``StreamDelta``'s partial message is built only
+if a listener reads it. (Growing a ``str`` by ``+=`` while a snapshot held a reference to it
+copied the whole text on every delta: a 100 MB answer took minutes.)
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ def parse_arguments(text: str) -> tuple[dict[str, object], str | None]:
         return {}, None
     try:
         parsed = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # nested too deeply counts as malformed too
         return {}, text
     return (parsed, None) if isinstance(parsed, dict) else ({}, text)
 
@@ -42,14 +47,52 @@ class StreamState:
         self.raw_usage: dict[str, Any] | None = None
         """The provider's usage object as last reported; normalised once at the terminal event."""
         self._index: dict[Key, int] = {}
-        self._args: dict[int, str] = {}
+        self._parts: dict[int, list[str]] = {}
+        """Text/thinking deltas not yet folded into their block (content index -> pieces)."""
+        self._size: dict[int, int] = {}
+        """Characters of each text/thinking block including its pending pieces."""
+        self._args: dict[int, list[str]] = {}
+
+    def _fold(self, index: int) -> None:
+        """Join a block's pending pieces into the block (once per read, not once per delta)."""
+        parts = self._parts.get(index)
+        if not parts:
+            return
+        block = self.message.content[index]
+        if isinstance(block, TextContent):
+            block.text += "".join(parts)
+        elif isinstance(block, ThinkingContent):
+            block.thinking += "".join(parts)
+        parts.clear()
+
+    def _text_at(self, index: int, size: int) -> str:
+        block = self.message.content[index]
+        whole = block.text if isinstance(block, TextContent) else getattr(block, "thinking", "")
+        pending = self._parts.get(index)
+        if pending:
+            whole += "".join(pending)
+        return whole[:size]
 
     def snapshot(self) -> AssistantMessage:
-        """A cheap copy: blocks are copied shallowly, so later deltas do not change it."""
-        return self.message.model_copy(update={"content": [c.model_copy() for c in self.message.content]})
+        """A copy of the message so far; later deltas do not change it (O(size): for ``start``)."""
+        return self._copy(len(self.message.content), dict(self._size))
+
+    def _copy(self, blocks: int, sizes: dict[int, int]) -> AssistantMessage:
+        content: list[TextContent | ThinkingContent | ToolCall] = []
+        for i, block in enumerate(self.message.content[:blocks]):
+            if isinstance(block, TextContent):
+                content.append(TextContent(text=self._text_at(i, sizes.get(i, 0))))
+            elif isinstance(block, ThinkingContent):
+                content.append(block.model_copy(update={"thinking": self._text_at(i, sizes.get(i, 0))}))
+            else:
+                content.append(block.model_copy())
+        return self.message.model_copy(update={"content": content})
 
     def _delta(self, kind: Literal["text", "thinking", "toolcall"], index: int, text: str) -> StreamDelta:
-        return StreamDelta(kind, index, text, self.snapshot())
+        """A delta whose partial message (text and thinking exactly as of this delta) is built
+        only when read."""
+        blocks, sizes = len(self.message.content), dict(self._size)
+        return StreamDelta(kind, index, text, lambda: self._copy(blocks, sizes))
 
     def _block(self, key: Key, block: TextContent | ThinkingContent | ToolCall) -> int:
         if key not in self._index:
@@ -57,12 +100,15 @@ class StreamState:
             self.message.content.append(block)
         return self._index[key]
 
+    def _grow(self, index: int, delta: str) -> None:
+        self._parts.setdefault(index, []).append(delta)
+        self._size[index] = self._size.get(index, 0) + len(delta)
+
     def text(self, key: Key, delta: str) -> StreamDelta | None:
         index = self._block(key, TextContent(text=""))
-        block = self.message.content[index]
-        if not isinstance(block, TextContent) or not delta:
+        if not isinstance(self.message.content[index], TextContent) or not delta:
             return None
-        block.text += delta
+        self._grow(index, delta)
         return self._delta("text", index, delta)
 
     def thinking(
@@ -76,18 +122,18 @@ class StreamState:
             block.signature = (block.signature or "") + signature
         if not delta:
             return None
-        block.thinking += delta
+        self._grow(index, delta)
         return self._delta("thinking", index, delta)
 
     def tool_start(self, key: Key, call_id: str, name: str) -> None:
         index = self._block(key, ToolCall(id=call_id, name=name))
-        self._args.setdefault(index, "")
+        self._args.setdefault(index, [])
 
     def tool_args(self, key: Key, delta: str) -> StreamDelta | None:
         index = self._index.get(key)
         if index is None or not delta:
             return None
-        self._args[index] = self._args.get(index, "") + delta
+        self._args.setdefault(index, []).append(delta)
         return self._delta("toolcall", index, delta)
 
     def tool_end(self, key: Key, arguments: str | None = None) -> None:
@@ -96,14 +142,17 @@ class StreamState:
         if index is None:
             return
         if arguments is not None:
-            self._args[index] = arguments
+            self._args[index] = [arguments]
         block = self.message.content[index]
         if isinstance(block, ToolCall):
-            block.arguments, block.raw_arguments = parse_arguments(self._args.get(index, ""))
+            block.arguments, block.raw_arguments = parse_arguments("".join(self._args.get(index, [])))
 
     def block(self, key: Key) -> TextContent | ThinkingContent | ToolCall | None:
         index = self._index.get(key)
-        return None if index is None else self.message.content[index]
+        if index is None:
+            return None
+        self._fold(index)
+        return self.message.content[index]
 
     def is_tool(self, key: Key) -> bool:
         index = self._index.get(key)
@@ -111,14 +160,18 @@ class StreamState:
 
     def produced_text(self) -> str:
         """Everything generated so far (text, thinking, raw tool arguments): for usage estimates."""
+        for index in list(self._parts):
+            self._fold(index)
         parts = [
             c.text if isinstance(c, TextContent) else c.thinking if isinstance(c, ThinkingContent) else c.name
             for c in self.message.content
         ]
-        return "".join(parts) + "".join(self._args.values())
+        return "".join(parts) + "".join("".join(a) for a in self._args.values())
 
     def finish(self) -> AssistantMessage:
-        """The final message: tool arguments parsed, empty text blocks dropped."""
+        """The final message: pieces joined, tool arguments parsed, empty text blocks dropped."""
+        for index in list(self._parts):
+            self._fold(index)
         for key in list(self._index):
             if self.is_tool(key):
                 self.tool_end(key)

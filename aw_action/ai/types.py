@@ -15,7 +15,7 @@ So ``total`` never counts a token twice.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Protocol
 
@@ -243,13 +243,23 @@ class StreamStart:
 
 @dataclass
 class StreamDelta:
-    """Incremental content: ``kind`` says which block kind ``index`` points at."""
+    """Incremental content: ``kind`` says which block kind ``index`` points at.
+
+    ``source`` is the partial message so far, or a function that builds it: providers stream
+    many deltas and a listener rarely reads the partial, so building it only on demand keeps a
+    long answer linear. Read it as ``partial``."""
 
     kind: Literal["text", "thinking", "toolcall"]
     index: int
     delta: str
-    partial: AssistantMessage
+    source: AssistantMessage | Callable[[], AssistantMessage]
     type: Literal["delta"] = "delta"
+
+    @property
+    def partial(self) -> AssistantMessage:
+        if not isinstance(self.source, AssistantMessage):
+            self.source = self.source()
+        return self.source
 
 
 @dataclass

@@ -29,8 +29,13 @@ def main(argv: list[str]) -> int:
     except AuditInputError as exc:
         sys.stderr.write(f"aw-harness audit: error: {exc}\n")
         return 2
+    for entry in report["skipped"]:
+        sys.stderr.write(
+            f"aw-harness audit: warning: {entry['file']}: {entry['lines']} line(s) skipped (first: {entry['first']})\n"
+        )
     if args.json:
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        json.dump(report, sys.stdout, indent=2, ensure_ascii=False)  # streamed: no second copy in memory
+        sys.stdout.write("\n")
     else:
         sys.stdout.write(render_text(report))
     return 0

@@ -5,11 +5,19 @@ Rules, after gh-aw's audit: the unified session is the source of truth for reque
 steering notices (``firewall.token_usage`` and its alias ``usage.report``); a missing value is
 unknown, never zero; a steering entry without a string ``type`` and a numeric ``threshold`` is
 ignored; a line that is not a JSON object is skipped and counted.
+
+Hostile records are lines like any malformed one: a line over ``MAX_LINE_CHARS``, nested deeper
+than ``MAX_DEPTH``, or holding a non-finite number (``NaN``, ``Infinity``, ``1e400``) or an
+integer beyond 64 bits is skipped, counted, and its reason kept (``LineStats``), so that no
+number in the report is infinite and nothing recurses without bound.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +26,7 @@ ET_WEIGHTS = {"input": 1.0, "cache_read": 0.1, "output": 4.0, "reasoning": 4.0, 
 """gh-aw effective-token weights, used when a record does not carry its own figure (multiplier 1)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Request:
     request_id: str
     model: str
@@ -49,26 +57,102 @@ class Request:
         return float(sum(w * float(getattr(self, k)) for k, w in ET_WEIGHTS.items()))
 
 
-def parse_jsonl(text: str) -> tuple[list[dict[str, Any]], int]:
-    records: list[dict[str, Any]] = []
-    bad = 0
-    for line in text.splitlines():
+MAX_LINE_CHARS = 1024 * 1024
+MAX_DEPTH = 64
+_INT_LIMIT = 2**63
+
+
+@dataclass
+class LineStats:
+    """Lines skipped in one file, and why the first one was."""
+
+    bad: int = 0
+    first_problem: str | None = None
+
+    def skip(self, lineno: int, reason: str) -> None:
+        self.bad += 1
+        if self.first_problem is None:
+            self.first_problem = f"line {lineno}: {reason}"
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"non-finite number {text}")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    value = int(text)
+    if abs(value) >= _INT_LIMIT:
+        raise ValueError("integer out of range")
+    return value
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-finite number {name}")
+
+
+def _too_deep(value: Any) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > MAX_DEPTH:
+                return True
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return False
+
+
+def parse_record(line: str) -> Any:
+    """One JSONL line as a value; ``ValueError`` with a short reason when it must be skipped."""
+    if len(line) > MAX_LINE_CHARS:
+        raise ValueError(f"longer than {MAX_LINE_CHARS} characters")
+    try:
+        value = json.loads(line, parse_float=_finite, parse_int=_bounded_int, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc.msg})") from None
+    if _too_deep(value):
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def iter_jsonl(text: str, stats: LineStats) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a JSONL text, one at a time; every other line is counted in ``stats``."""
+    for lineno, line in enumerate(io.StringIO(text), start=1):
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
-        except json.JSONDecodeError:
-            bad += 1
+            value = parse_record(line)
+        except ValueError as exc:
+            stats.skip(lineno, str(exc))
             continue
         if isinstance(value, dict):
-            records.append(value)
+            yield value
         else:
-            bad += 1
-    return records, bad
+            stats.skip(lineno, "not a JSON object")
+
+
+def parse_jsonl(text: str) -> tuple[list[dict[str, Any]], int]:
+    stats = LineStats()
+    records = list(iter_jsonl(text, stats))
+    return records, stats.bad
 
 
 def _int(value: Any) -> int:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+MAX_DURATION_MS = 1e12
+"""About 30 years: a longer duration is nonsense, and would overflow a ``timedelta``."""
+
+
+def duration_ms(value: Any) -> float | None:
+    """A duration in ms from a record, or None when it is not a plausible one."""
+    number = _num(value)
+    return number if number is not None and 0 <= number <= MAX_DURATION_MS else None
 
 
 def _num(value: Any) -> float | None:
@@ -110,7 +194,7 @@ def from_unified(record: dict[str, Any]) -> Request | None:
         cache_read=_int(usage.get("cacheReadInputTokens")),
         cache_write=_int(usage.get("cacheCreationInputTokens")),
         reasoning=_int(usage.get("reasoningOutputTokens")),
-        duration_ms=_num(data.get("durationMs")) or 0,
+        duration_ms=duration_ms(data.get("durationMs")) or 0,
         cost_usd=cost,
         ai_credits=aic,
         steering=steering_of(data.get("steering")),
@@ -135,7 +219,7 @@ def from_token_usage(row: dict[str, Any], phase: str) -> Request | None:
         cache_read=_int(row.get("cache_read_tokens")),
         cache_write=_int(row.get("cache_write_tokens")),
         reasoning=_int(row.get("reasoning_tokens")),
-        duration_ms=_num(row.get("duration_ms")) or 0,
+        duration_ms=duration_ms(row.get("duration_ms")) or 0,
         cost_usd=cost,
         ai_credits=aic,
         effective_tokens=_num(row.get("effective_tokens")),

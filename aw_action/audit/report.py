@@ -10,11 +10,23 @@ phase; threat-detection usage is reported apart, as gh-aw does.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
-from aw_action.audit.readers import Request, from_token_usage, from_unified, parse_jsonl, phase_of_path
-from aw_action.audit.sources import Artifact
+from aw_action.audit.readers import (
+    LineStats,
+    Request,
+    duration_ms,
+    from_token_usage,
+    from_unified,
+    iter_jsonl,
+    phase_of_path,
+)
+from aw_action.audit.sources import Artifact, AuditInputError
+
+MAX_REQUESTS = 100_000
+"""More usage records than this in one audit is refused (the report lists every request)."""
 
 
 def _unified_path(artifact: Artifact) -> str | None:
@@ -78,10 +90,15 @@ def _turns(requests: list[Request], completed: set[int]) -> list[dict[str, Any]]
     return rows
 
 
+def _counted(requests: list[Request], path: str) -> None:
+    if len(requests) > MAX_REQUESTS:
+        raise AuditInputError(f"{path}: more than {MAX_REQUESTS} usage records; not a run the audit can report on")
+
+
 class _Session:
     """One pass over the unified session's records, in file order."""
 
-    def __init__(self, records: list[dict[str, Any]]) -> None:
+    def __init__(self, records: Iterable[dict[str, Any]], path: str = "") -> None:
         self.requests: list[Request] = []
         self.completed: set[int] = set()
         self.tools: dict[str, dict[str, Any]] = {}
@@ -95,6 +112,7 @@ class _Session:
             if request is not None:
                 request.turn = turn if request.phase == "agent" else None
                 self.requests.append(request)
+                _counted(self.requests, path)
             elif kind == "assistant.turn_start":
                 turn = _turn_id(data, turn)
             elif kind == "assistant.turn_end":
@@ -107,7 +125,7 @@ class _Session:
                 )
                 stats["count"] += 1
                 stats["errors"] += int(bool(data.get("isError")) or data.get("success") is False)
-                stats["duration_ms"] += data.get("durationMs") or 0
+                stats["duration_ms"] += duration_ms(data.get("durationMs")) or 0
             elif kind == "harness.warning" and data.get("message"):
                 self.warnings.append(str(data["message"]))
             elif isinstance(kind, str) and kind in (
@@ -128,43 +146,63 @@ def _turn_id(data: dict[str, Any], default: int | None) -> int | None:
         return default
 
 
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _whole(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _overview(info: dict[str, dict[str, Any]], requests: list[Request]) -> dict[str, Any]:
+    """The run's headline facts; every value is the expected type or None (records may lie)."""
     run, result = info.get("harness.run", {}), info.get("session.result", {})
     start = info.get("session.start") or info.get("session.init") or {}
-    model = run.get("model") or info.get("workflow.info", {}).get("model") or start.get("model") or result.get("model")
+    named = (run.get("model"), info.get("workflow.info", {}).get("model"), start.get("model"), result.get("model"))
+    model = next((m for m in named if _text(m)), None)
     if not model and requests:
         model = requests[-1].model
     exit_code = run.get("exitCode", info.get("agent.execution", {}).get("exitCode"))
     return {
         "model": model,
-        "conclusion": run.get("conclusion") or result.get("status"),
-        "stop_reason": run.get("stopReason"),
-        "exit_code": exit_code,
-        "duration_ms": run.get("durationMs", result.get("durationMs")),
-        "turns": result.get("numTurns"),
+        "conclusion": _text(run.get("conclusion")) or _text(result.get("status")),
+        "stop_reason": _text(run.get("stopReason")),
+        "exit_code": _whole(exit_code),
+        "duration_ms": duration_ms(run.get("durationMs", result.get("durationMs"))),
+        "turns": _whole(result.get("numTurns")),
         "source": "aw-harness" if run else "gh-aw",
     }
 
 
+def _degraded(value: Any) -> list[dict[str, str]]:
+    items = value if isinstance(value, list) else []
+    keys = ("subsystem", "detail", "hint")
+    return [{k: str(d.get(k, "")) for k in keys} for d in items if isinstance(d, dict)]
+
+
 def build_report(artifact: Artifact) -> dict[str, Any]:
     sources: list[str] = []
-    skipped = 0
+    skipped: list[dict[str, Any]] = []
     rows: dict[str, Request] = {}
     row_list: list[Request] = []
+
+    def lines_of(path: str) -> Iterator[dict[str, Any]]:
+        stats = LineStats()
+        yield from iter_jsonl(artifact.files[path], stats)
+        if stats.bad:
+            skipped.append({"file": path, "lines": stats.bad, "first": stats.first_problem})
+
     for path in artifact.named("token-usage.jsonl"):
-        records, bad = parse_jsonl(artifact.files[path])
-        skipped += bad
         sources.append(path)
-        for record in records:
+        for record in lines_of(path):
             if (req := from_token_usage(record, phase_of_path(path))) is not None:
                 row_list.append(req)
+                _counted(row_list, path)
                 rows.setdefault(req.request_id, req)
     session = _Session([])
     if (unified := _unified_path(artifact)) is not None:
-        records, bad = parse_jsonl(artifact.files[unified])
-        skipped += bad
         sources.insert(0, unified)
-        session = _Session(records)
+        session = _Session(lines_of(unified), unified)
     requests = session.requests or row_list
     for req in session.requests:
         row = rows.get(req.request_id)
@@ -178,7 +216,7 @@ def build_report(artifact: Artifact) -> dict[str, Any]:
     agent = [r for r in requests if r.phase == "agent"]
     detection = [r for r in requests if r.phase != "agent"]
     notices = [{**r.steering, "request_id": r.request_id, "phase": r.phase} for r in requests if r.steering]
-    degraded = session.info.get("harness.run", {}).get("degraded") or []
+    degraded = _degraded(session.info.get("harness.run", {}).get("degraded"))
     report: dict[str, Any] = {
         "overview": _overview(session.info, requests),
         "totals": _totals(agent),
@@ -187,10 +225,11 @@ def build_report(artifact: Artifact) -> dict[str, Any]:
         "steering_notices": notices,
         "tools": [{"name": n, **s} for n, s in sorted(session.tools.items())],
         "warnings": session.warnings,
-        "degraded": degraded if isinstance(degraded, list) else [],
+        "degraded": degraded,
         "context_provenance": _provenance(artifact),
         "sources": sources + artifact.named("context-provenance.jsonl"),
-        "skipped_lines": skipped,
+        "skipped_lines": sum(entry["lines"] for entry in skipped),
+        "skipped": skipped,
         "requests": [asdict(r) for r in requests],
     }
     if detection:
@@ -202,6 +241,5 @@ def _provenance(artifact: Artifact) -> list[dict[str, Any]]:
     paths = artifact.named("context-provenance.jsonl")
     if not paths:
         return []
-    records, _ = parse_jsonl(artifact.files[paths[0]])
     keep = ("source", "path", "tokens", "cumulative_tokens", "role")
-    return [{k: r[k] for k in keep if k in r} for r in records]
+    return [{k: r[k] for k in keep if k in r} for r in iter_jsonl(artifact.files[paths[0]], LineStats())]

@@ -4,16 +4,23 @@
 their path relative to the root, with ``/`` separators. Zips are read member by member without
 extracting (no path from inside a zip touches the file system); a folder may itself hold
 artifact zips (one level), as ``gh run download`` leaves them.
+
+Bounded: everything read, decompressed, counts against ``MAX_TOTAL_BYTES`` (a 3 MB zip can
+hold gigabytes of text); past it the audit stops with ``AuditInputError`` (exit 2, one line).
+Only regular files are read (a FIFO or device named like a record file is skipped).
 """
 
 from __future__ import annotations
 
+import stat
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 KNOWN_NAMES = frozenset({"aw_session.jsonl", "token-usage.jsonl", "context-provenance.jsonl"})
-MAX_FILE_BYTES = 256 * 1024 * 1024
+MAX_TOTAL_BYTES = 32 * 1024 * 1024
+_CHUNK = 1024 * 1024
 
 
 class AuditInputError(Exception):
@@ -30,15 +37,36 @@ class Artifact:
         return sorted((p for p in self.files if PurePosixPath(p).name == name), key=lambda p: (p.count("/"), p))
 
 
-def _read_zip(archive: Path, prefix: str, into: dict[str, str]) -> None:
+class _Budget:
+    """The bytes an audit may still read, shared by every file and zip member."""
+
+    def __init__(self, limit: int = MAX_TOTAL_BYTES) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def read(self, stream: IO[bytes], name: str) -> str:
+        chunks: list[bytes] = []
+        while chunk := stream.read(min(_CHUNK, self.left + 1)):
+            self.left -= len(chunk)
+            if self.left < 0:
+                raise AuditInputError(
+                    f"{name}: the records exceed the audit limit of {self.limit // (1024 * 1024)} MB "
+                    "(decompressed, all files together)"
+                )
+            chunks.append(chunk)
+        return b"".join(chunks).decode("utf-8", "replace")
+
+
+def _read_zip(archive: Path, prefix: str, into: dict[str, str], budget: _Budget) -> None:
     try:
         with zipfile.ZipFile(archive) as zf:
             for info in zf.infolist():
                 name = PurePosixPath(info.filename).name
-                if info.is_dir() or name not in KNOWN_NAMES or info.file_size > MAX_FILE_BYTES:
+                if info.is_dir() or name not in KNOWN_NAMES:
                     continue
-                into[prefix + info.filename.lstrip("/")] = zf.read(info).decode("utf-8", "replace")
-    except (zipfile.BadZipFile, OSError) as exc:
+                with zf.open(info) as member:
+                    into[prefix + info.filename.lstrip("/")] = budget.read(member, f"{archive}:{info.filename}")
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
         raise AuditInputError(f"cannot read zip {archive}: {exc}") from exc
 
 
@@ -46,17 +74,31 @@ def open_artifact(path: Path) -> Artifact:
     if not path.exists():
         raise AuditInputError(f"no such file or directory: {path}")
     artifact = Artifact(root=str(path))
+    budget = _Budget()
     if path.is_file():
         if not zipfile.is_zipfile(path):
             raise AuditInputError(f"{path} is neither a directory nor a zip file")
-        _read_zip(path, "", artifact.files)
+        _read_zip(path, "", artifact.files, budget)
     else:
         for file in sorted(path.rglob("*")):
             rel = file.relative_to(path).as_posix()
-            if file.is_file() and file.name in KNOWN_NAMES:
-                artifact.files[rel] = file.read_text(encoding="utf-8", errors="replace")
-            elif file.is_file() and file.suffix == ".zip" and rel.count("/") == 0:
-                _read_zip(file, f"{file.stem}/", artifact.files)
+            if not _regular(file):
+                continue
+            if file.name in KNOWN_NAMES:
+                try:
+                    with file.open("rb") as stream:
+                        artifact.files[rel] = budget.read(stream, rel)
+                except OSError as exc:
+                    raise AuditInputError(f"cannot read {file}: {exc.strerror or exc}") from exc
+            elif file.suffix == ".zip" and rel.count("/") == 0:
+                _read_zip(file, f"{file.stem}/", artifact.files, budget)
     if not artifact.files:
         raise AuditInputError(f"{path} holds no aw_session.jsonl, token-usage.jsonl or context-provenance.jsonl")
     return artifact
+
+
+def _regular(file: Path) -> bool:
+    try:
+        return stat.S_ISREG(file.stat().st_mode)
+    except OSError:
+        return False

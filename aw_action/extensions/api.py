@@ -185,4 +185,4 @@ class ExtensionContext(_RunView):
         self.session.follow_up(text)
 
     def abort(self, reason: str | None = None) -> None:
-        self.session.abort(reason)
+        self.session.cancel_pending(reason or "aborted")

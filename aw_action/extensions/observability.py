@@ -243,12 +243,13 @@ class Observability:
         self.guard("token-usage", self.usage.close)
         summary = self.api.env.get("GITHUB_STEP_SUMMARY")
         if summary:
-            self.guard(
-                "step-summary",
-                lambda: append_step_summary(
-                    Path(summary), lambda rows: render_run_summary(state, outcome, limits, rows), self.redactor
-                ),
-            )
+
+            def write_summary() -> None:
+                render = lambda rows: render_run_summary(state, outcome, limits, rows)  # noqa: E731
+                append_step_summary(Path(summary), render, self.redactor)
+                state.record.summary_written = True
+
+            self.guard("step-summary", write_summary)
         if outcome.stop_reason == "error" and result.error:
             self.jsonl.event("error", message=result.error, stop_reason=outcome.stop_reason)
         self.jsonl.record("session_end", jsonl_records.session_end(result.record()))

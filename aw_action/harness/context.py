@@ -18,6 +18,7 @@ Contracts:
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks.jsonl import JsonlSink
+from aw_action.tools.processes import kill_all_agent_processes
 
 TRANSCRIPT_FILE = "session.jsonl"
 SYSTEM_PROMPT = (
@@ -100,8 +102,7 @@ class RunContext:
     def cancel(self, reason: str = "cancelled") -> None:
         """Stop the run: the prompt in flight is aborted and no further prompt starts."""
         self._cancelled = self._cancelled or reason
-        if not self.session.is_idle:
-            self.session.abort(reason)
+        self.session.cancel_pending(reason)
 
     @property
     def stop_reason(self) -> str | None:
@@ -176,6 +177,10 @@ class RunContext:
         else:
             stop, error = state.record.stop_requested or "completed", None
         state.record.finish(stop, final)
+        await asyncio.to_thread(kill_all_agent_processes)  # background and setsid children included
+        transcript = session.transcript
+        if transcript is not None and transcript.error:
+            state.journal.degrade("transcript", transcript.error, "check the output dir's free space")
         result = RunResult.ended(stop, state.model, state, error)
         try:
             await self.runner.emit_named("session_shutdown", result)

@@ -47,6 +47,8 @@ class RunRecord:
     """Set when the run must start no further prompt (the deadline passed between prompts)."""
     stop_reason: str | None = None
     final_message: str = ""
+    summary_written: bool = False
+    """Set by whoever appended this run's step summary, so a last-words path writes none twice."""
 
     @property
     def elapsed_ms(self) -> int:

@@ -2,17 +2,23 @@
 
 Contract:
 - ``bash -c command`` runs in its own session/process group (so a timeout or abort can kill the
-  whole tree), in ``ctx.cwd``, with the environment ``ctx.env`` (the process's when empty) and stdin at
-  ``/dev/null``; stdout and stderr share one pipe, so they interleave as a terminal shows them.
+  whole tree), in ``ctx.cwd``, with the environment ``ctx.env`` (the process's when empty) plus
+  the ``AW_AGENT_PROCESS`` marker (``processes.py``), and stdin at ``/dev/null``; stdout and
+  stderr share one pipe, so they interleave as a terminal shows them.
 - The call ends when the shell exits. Output still arriving from background jobs is collected
-  for ``DRAIN_GRACE_S`` more, then the pipe is closed; background jobs are not killed.
+  for ``DRAIN_GRACE_S`` more, then the pipe is closed; background jobs are not killed (an agent
+  may start a server in one call and use it in the next). They end with the run:
+  ``processes.kill_all_agent_processes()``.
 - The result keeps the TAIL of the output (``DEFAULT_MAX_LINES`` / ``DEFAULT_MAX_BYTES``). When
   output is cut, the full output is saved as ``ctx.output_dir/bash-<16 hex>.log`` and a footer
   says which lines are shown. Memory stays bounded: only a rolling tail is held, the rest goes
-  straight to that file.
+  straight to that file, which keeps at most ``MAX_LOG_BYTES`` (the footer then says so), so a
+  command printing gigabytes fills neither memory nor the disk.
 - Failures raise ``ToolError`` whose text is the (truncated) output followed by
   ``Command exited with code N``, ``Command timed out after N seconds`` or ``Command aborted``.
-  A timeout or abort SIGKILLs the process group; so does the cancellation of ``execute``.
+  A timeout, an abort or the cancellation of ``execute`` SIGKILLs every process of the call:
+  its process group and, through the marker and the subreaper (``processes.py``), what left
+  the group (``setsid``, double-forked daemons).
 - Partial output reaches ``on_update`` (tail-truncated, no footer) at most every
   ``UPDATE_INTERVAL_S``; the first chunk is sent at once.
 """
@@ -32,6 +38,7 @@ from typing import IO, Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.tools.processes import kill_call, prepare_command_env, shell_finished, shell_started
 from aw_action.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -47,6 +54,10 @@ MAX_TIMEOUT_S = 600.0
 UPDATE_INTERVAL_S = 0.1
 DRAIN_GRACE_S = 0.5
 _READ_CHUNK = 64 * 1024
+MAX_LOG_BYTES = 32 * 1024 * 1024
+"""The saved output log keeps the first this many bytes of a command's output."""
+_SCRUB_PIECE = 1024 * 1024
+_SCRUB_RUN_LIMIT = 4 * 1024 * 1024
 
 
 def _format_seconds(seconds: float) -> str:
@@ -74,6 +85,9 @@ class _Output:
         self.previous_line_bytes = 0  # length of the last complete line
         self.path: Path | None = None
         self._file: IO[bytes] | None = None
+        self.logged = 0
+        self.log_error: str | None = None
+        """Why the output log stopped (disk full, unwritable dir); the command still runs."""
 
     def feed(self, data: bytes) -> None:
         self.total_bytes += len(data)
@@ -88,23 +102,52 @@ class _Output:
         self.tail += data
         excess = len(self.tail) - 2 * self.max_bytes
         if excess > 0:
-            if self._file is None:
+            if self._file is None and self.log_error is None:
                 self._file = self._open()
-                self._file.write(self.tail)
+                self._log(bytes(self.tail))
             else:
-                self._file.write(data)
+                self._log(data)
             del self.tail[:excess]
         elif self._file is not None:
-            self._file.write(data)
+            self._log(data)
 
-    def _open(self) -> IO[bytes]:
-        self.output_dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.output_dir / f"bash-{secrets.token_hex(8)}.log"
-        return self.path.open("wb")
+    def _log(self, data: bytes) -> None:
+        room = MAX_LOG_BYTES - self.logged
+        if self._file is None or room <= 0:
+            return
+        try:
+            self._file.write(data[:room])
+        except OSError as exc:  # disk full, quota: the log stops, the command goes on
+            self._fail(exc)
+            return
+        self.logged += min(room, len(data))
+
+    def _fail(self, exc: OSError) -> None:
+        self.log_error = exc.strerror or str(exc)
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
+
+    @property
+    def log_truncated(self) -> bool:
+        return self.total_bytes > self.logged and self.path is not None
+
+    def _open(self) -> IO[bytes] | None:
+        try:
+            self.output_dir.mkdir(parents=True, exist_ok=True)
+            self.path = self.output_dir / f"bash-{secrets.token_hex(8)}.log"
+            return self.path.open("wb")
+        except OSError as exc:
+            self._fail(exc)
+            return None
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            try:
+                self._file.close()
+            except OSError as exc:  # the last buffered bytes did not fit
+                self._fail(exc)
             self._file = None
 
     def _text(self) -> str:
@@ -123,9 +166,9 @@ class _Output:
         """
         truncation = self.snapshot()
         truncated = truncation.truncated or self.path is not None
-        if truncated and self.path is None:
-            with self._open() as spill:
-                spill.write(self.tail)
+        if truncated and self.path is None and self.log_error is None:
+            self._file = self._open()
+            self._log(bytes(self.tail))
         self.close()
         text = truncation.content
         details: dict[str, Any] = {
@@ -148,6 +191,14 @@ class _Output:
         else:
             notice = f"Showing lines {first}-{last} of {total} ({format_size(self.max_bytes)} limit)"
         details.update(total_lines=total, total_bytes=self.total_bytes)
+        if self.log_error is not None:
+            details["log_error"] = self.log_error
+            where = f": {self.path}" if self.path is not None and self.logged else ""
+            return f"{text}\n\n[{notice}. Output log incomplete ({self.log_error}){where}]", details
+        if self.log_truncated:
+            details["log_truncated"] = True
+            kept = f"first {format_size(self.logged)} of {format_size(self.total_bytes)}"
+            return f"{text}\n\n[{notice}. Output log ({kept}): {self.path}]", details
         return f"{text}\n\n[{notice}. Full output: {self.path}]", details
 
 
@@ -229,6 +280,7 @@ class _Run:
         self.output = _Output(ctx.output_dir)
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
+        self.token = secrets.token_hex(6)
 
     async def run(self) -> ToolResult:
         # Our own pipe rather than PIPE: its read end is a transport we can close ourselves when
@@ -247,7 +299,7 @@ class _Run:
                 stdout=write_fd,
                 stderr=asyncio.subprocess.STDOUT,
                 cwd=self.ctx.cwd,
-                env=self.ctx.env or dict(os.environ),
+                env=prepare_command_env(self.ctx.env or dict(os.environ), self.token),
                 start_new_session=True,
             )
         except OSError as exc:
@@ -259,6 +311,7 @@ class _Run:
         finally:
             os.close(write_fd)
 
+        shell_started(proc.pid)
         pump = asyncio.create_task(self._pump(reader))
         updater = asyncio.create_task(self._send_updates())
         exited = asyncio.create_task(proc.wait())
@@ -267,7 +320,7 @@ class _Run:
             await asyncio.wait({exited, aborted}, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED)
             outcome = "exited" if exited.done() else "aborted" if aborted.done() else "timeout"
             if outcome != "exited":
-                _kill_group(proc.pid)
+                await asyncio.to_thread(kill_call, self.token, proc.pid)
                 await exited
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(pump), DRAIN_GRACE_S)
@@ -276,8 +329,9 @@ class _Run:
             await updater
         finally:
             if proc.returncode is None:  # cancelled: leave nothing running, reap the shell
-                _kill_group(proc.pid)
+                kill_call(self.token, proc.pid, deadline_s=1.0)
                 await asyncio.wait({exited}, timeout=1)
+            shell_finished(proc.pid)
             for task in (pump, updater, exited, aborted):
                 task.cancel()
             transport.close()
@@ -287,7 +341,11 @@ class _Run:
         if self.ctx.scrub is not None:
             text = self.ctx.scrub(text)
             if self.output.path is not None:
-                _scrub_file(self.output.path, self.ctx.scrub)
+                try:
+                    _scrub_file(self.output.path, self.ctx.scrub)
+                except OSError:  # could not rewrite it (disk full): an unscrubbed log must not stay
+                    self.output.path.unlink(missing_ok=True)
+                    self.output.path.with_suffix(".scrub").unlink(missing_ok=True)
         code = proc.returncode
         if outcome == "aborted":
             raise ToolError(_join(text, "Command aborted"))
@@ -322,22 +380,40 @@ class _Run:
 
 
 def _scrub_file(path: Path, scrub: Callable[[str], str]) -> None:
-    """Rewrite a saved output file line by line through the redactor (secrets hold no newline)."""
+    """Rewrite a saved output file through the redactor, in bounded pieces.
+
+    Secrets hold no whitespace and no punctuation beyond ``-_.``, so the text is cut only at a
+    character no secret contains (a newline, a space, a quote, a NUL, ...): a secret is never
+    split across two pieces. A run of more than ``_SCRUB_RUN_LIMIT`` characters without such a
+    character (no real output has one) is cut where it is."""
     tmp = path.with_suffix(".scrub")
     with path.open("r", encoding="utf-8", errors="replace", newline="") as src, tmp.open("w", encoding="utf-8") as dst:
-        for line in src:
-            dst.write(scrub(line))
+        carry = ""
+        while piece := src.read(_SCRUB_PIECE):
+            text = carry + piece
+            cut = _safe_cut(text)
+            if cut == 0 and len(text) < _SCRUB_RUN_LIMIT:
+                carry = text
+                continue
+            cut = cut or len(text)
+            dst.write(scrub(text[:cut]))
+            carry = text[cut:]
+        dst.write(scrub(carry))
     tmp.replace(path)
+
+
+def _safe_cut(text: str) -> int:
+    """Index just after the last character that cannot be part of a secret (0 if none)."""
+    for i in range(len(text) - 1, max(-1, len(text) - 65536), -1):
+        ch = text[i]
+        if not (ch.isalnum() or ch in "-_.+/="):
+            return i + 1
+    return 0
 
 
 def _join(output: str, message: str) -> str:
     """Pi's abort/timeout text: the output (if any), a blank line, the message."""
     return f"{output}\n\n{message}" if output else message
-
-
-def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signals.SIGKILL)
 
 
 def _signal_name(number: int) -> str:

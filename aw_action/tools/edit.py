@@ -10,6 +10,9 @@ rewritten with the first one throughout, as Pi does.
 
 Error texts follow Pi: the single-edit wording when the call has one edit, and the
 ``edits[i]`` wording otherwise, so the model learns which edit failed.
+
+Bounded: only a regular file of at most ``MAX_EDIT_BYTES`` is edited (a FIFO, device or socket
+is refused at once, ``fs.py``); the read stops at the cap whatever the file claims.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import asyncio
 import difflib
 import itertools
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +29,14 @@ from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.tools.fs import open_for_read, open_for_write, write_all
 from aw_action.tools.read import resolve_path
+from aw_action.tools.truncate import format_size
 from aw_action.tools.write import path_lock
 
 DIFF_CONTEXT_LINES = 4
+MAX_EDIT_BYTES = 4 * 1024 * 1024
+"""Larger files are refused: an edit holds the file, its edited copy and a diff in memory."""
 _BOM = "\ufeff"
 
 _PARAMETERS: dict[str, Any] = {
@@ -225,13 +233,36 @@ class EditTool:
         )
 
 
-def _edit_file(path: str, absolute: Path, edits: list[Edit]) -> tuple[str, int]:
+def _load(path: str, absolute: Path) -> bytes:
+    """The file's bytes; refused when it is not a regular file or over ``MAX_EDIT_BYTES``
+    (never more than the cap is read, whatever the file claims its size is)."""
+    fd = open_for_read(absolute, path)
     try:
-        raw = absolute.read_bytes()
-    except FileNotFoundError:
-        raise ToolError(f"File not found: {path}") from None
+        if os.fstat(fd).st_size > MAX_EDIT_BYTES:
+            raise _too_large(path)
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, 1024 * 1024):
+            size += len(chunk)
+            if size > MAX_EDIT_BYTES:
+                raise _too_large(path)
+            chunks.append(chunk)
+        return b"".join(chunks)
     except OSError as exc:
         raise ToolError(f"Could not edit file: {path}. {exc.strerror or exc}.") from None
+    finally:
+        os.close(fd)
+
+
+def _too_large(path: str) -> ToolError:
+    return ToolError(
+        f"Could not edit file: {path}. It is larger than {format_size(MAX_EDIT_BYTES)}; "
+        "edit it with bash (sed, patch) instead."
+    )
+
+
+def _edit_file(path: str, absolute: Path, edits: list[Edit]) -> tuple[str, int]:
+    raw = _load(path, absolute)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -243,8 +274,11 @@ def _edit_file(path: str, absolute: Path, edits: list[Edit]) -> tuple[str, int]:
     base = normalize_to_lf(body)
     updated = apply_edits(base, edits, path)
     final = updated.replace("\n", "\r\n") if ending == "\r\n" else updated
+    fd = open_for_write(absolute, path)
     try:
-        absolute.write_bytes((bom + final).encode("utf-8"))
+        write_all(fd, (bom + final).encode("utf-8", "replace"))
     except OSError as exc:
         raise ToolError(f"Could not edit file: {path}. {exc.strerror or exc}.") from None
+    finally:
+        os.close(fd)
     return unified_diff(path, base, updated), first_changed_line(base, updated)

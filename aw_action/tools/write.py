@@ -8,12 +8,14 @@ not interleave.
 from __future__ import annotations
 
 import asyncio
+import os
 import weakref
 from pathlib import Path
 from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.tools.fs import open_for_write, write_all
 from aw_action.tools.read import resolve_path
 
 _locks: weakref.WeakValueDictionary[Path, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -42,7 +44,9 @@ _PARAMETERS: dict[str, Any] = {
 class WriteTool:
     """Write ``content`` as UTF-8 to ``path`` (relative to ``ctx.cwd``), creating parent dirs.
 
-    The reported size is the number of UTF-8 bytes written, not the string length.
+    The reported size is the number of UTF-8 bytes written, not the string length. Only regular
+    files are written: an existing FIFO, socket, device or directory is refused before anything
+    is written (``fs.open_for_write``), so a FIFO with no reader cannot block the run.
     """
 
     name = "write"
@@ -76,8 +80,12 @@ class WriteTool:
 def _write(path: str, absolute: Path, data: bytes) -> None:
     try:
         absolute.parent.mkdir(parents=True, exist_ok=True)
-        absolute.write_bytes(data)
-    except IsADirectoryError:
-        raise ToolError(f"Could not write {path}: it is a directory") from None
     except OSError as exc:
         raise ToolError(f"Could not write {path}: {exc.strerror or exc}") from None
+    fd = open_for_write(absolute, path)
+    try:
+        write_all(fd, data)
+    except OSError as exc:
+        raise ToolError(f"Could not write {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)

@@ -1,0 +1,96 @@
+"""Opening files the agent names, without ever blocking and without surprises.
+
+A path the model supplies may be anything: a FIFO with no writer (a plain ``open`` blocks
+forever, and the thread with it, and the process cannot exit), ``/dev/zero`` (endless), a socket,
+a terminal, a block device. The tools only read and write regular files:
+
+- ``open_for_read`` opens with ``O_NONBLOCK | O_NOCTTY`` (a FIFO opens at once, a terminal does
+  not become ours), then refuses anything that is not a regular file. ``O_NONBLOCK`` stays set:
+  a special file under ``/proc`` that would block reports "try again" instead.
+- ``open_for_write`` refuses an existing target that is not a regular file *before* anything is
+  written or truncated (a FIFO without a reader, a socket, a device), then truncates.
+
+Errors are ``ToolError`` texts naming the path and what it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from pathlib import Path
+
+from aw_action.agent.tools import ToolError
+
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
+
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    return "not a regular file"
+
+
+def _refuse(display: str, what: str, verb: str) -> ToolError:
+    if what == "a directory":
+        if verb == "read":
+            return ToolError(f"{display} is a directory, not a file. Use bash (ls) to list it.")
+        return ToolError(f"Could not {verb} {display}: it is a directory")
+    return ToolError(f"Cannot {verb} {display}: it is {what}, not a regular file.")
+
+
+def open_for_read(path: Path, display: str) -> int:
+    """A read-only descriptor on the regular file ``path``; ``ToolError`` for anything else."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except FileNotFoundError:
+        raise ToolError(f"File not found: {display}") from None
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket (or a device with nothing behind it)
+            raise _refuse(display, "a socket", "read") from None
+        raise ToolError(f"Could not read {display}: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise _refuse(display, kind_of(mode), "read")
+    return fd
+
+
+def open_for_write(path: Path, display: str) -> int:
+    """A write descriptor on ``path``, created if missing and truncated; ``ToolError`` if it
+    exists and is not a regular file (nothing is written or truncated then)."""
+    try:
+        fd = os.open(path, _WRITE_FLAGS, 0o666)
+    except IsADirectoryError:
+        raise _refuse(display, "a directory", "write") from None
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader, or a socket
+            with contextlib.suppress(OSError):
+                raise _refuse(display, kind_of(os.stat(path).st_mode), "write") from None
+            raise _refuse(display, "a FIFO or socket", "write") from None
+        raise ToolError(f"Could not write {display}: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise _refuse(display, kind_of(mode), "write")
+    os.ftruncate(fd, 0)
+    return fd
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write ``data`` completely (a regular file accepts every byte; ``O_NONBLOCK`` is moot)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
