@@ -18,7 +18,7 @@ from pydantic import AliasChoices, Field, ValidationError, create_model, field_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
-from aw_action.run.redact import MIN_SECRET_LENGTH, header_values
+from aw_action.run.redact import MIN_SECRET_LENGTH, header_values, secrets_from_env
 
 SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token", "otlp-headers")
 INVALID_ARTIFACT_CHARS = set('":<>|*?\r\n\\/')
@@ -165,10 +165,15 @@ def _input_error(exc: ValidationError) -> ActionInputError:
     return ActionInputError(name, message)
 
 
+RUNTIME_SECRETS = ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
+
+
 def secret_values(env: dict[str, str]) -> list[str]:
     """Every secret the raw environment holds for this action, read without validation so it
     can be masked before anything (even an input error) is printed: the secret inputs, the
-    values inside ``otlp-headers`` (and their part after ``Bearer ``), and the runtime token."""
+    values inside ``otlp-headers`` (and their part after ``Bearer ``), the runtime and OIDC
+    request tokens, and every credential-named variable of the step's ``env:``. A multi-line
+    value is returned whole; the masker and the redactor register each of its lines."""
     found: list[str] = []
     for name in SECRET_INPUTS:
         value = (env.get(env_name(name)) or "").strip()
@@ -178,5 +183,6 @@ def secret_values(env: dict[str, str]) -> list[str]:
         if name == "otlp-headers":
             for item in split_list(value):
                 found.extend(v for v in header_values(item) if len(v.strip()) >= MIN_SECRET_LENGTH)
-    found.append(env.get("ACTIONS_RUNTIME_TOKEN", ""))
+    found += [env.get(name, "") for name in RUNTIME_SECRETS]
+    found += secrets_from_env(env)
     return [v for v in dict.fromkeys(found) if v.strip()]
