@@ -21,6 +21,7 @@ Contract (both functions, with or without an identity):
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import subprocess
 import sys
@@ -59,10 +60,29 @@ except OSError as exc:
 """
 
 
+def _world_executable(path: str) -> bool:
+    """True when any user can run ``path``: the file and every directory above it are o+x."""
+    real = Path(os.path.realpath(path))
+    try:
+        return all(os.stat(p).st_mode & 0o001 for p in [real, *real.parents])
+    except OSError:
+        return False
+
+
+@functools.cache
+def helper_python() -> str:
+    """An interpreter the tools' user can start: ours when reachable by anyone (the image's
+    /opt/aw), else the system's ``python3`` (the helper needs nothing but the standard library)."""
+    for candidate in (sys.executable, "/usr/bin/python3", "/usr/local/bin/python3"):
+        if candidate and _world_executable(candidate):
+            return candidate
+    return sys.executable
+
+
 def _run(identity: ToolIdentity, args: list[str], data: bytes | None, path: Path, timeout_s: float) -> bytes:
     try:
         proc = subprocess.run(
-            [sys.executable, "-I", "-S", "-c", _HELPER, *args],
+            [helper_python(), "-I", "-S", "-c", _HELPER, *args],
             input=data if data is not None else b"",
             capture_output=True,
             timeout=timeout_s,
@@ -78,7 +98,8 @@ def _run(identity: ToolIdentity, args: list[str], data: bytes | None, path: Path
     if proc.returncode != 0:
         detail = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
         raise OSError(errno.EIO, f"file helper failed: {detail[0]}", str(path))
-    return proc.stdout
+    out: bytes = proc.stdout
+    return out
 
 
 def read_bytes(

@@ -77,9 +77,7 @@ def is_withheld_name(name: str) -> bool:
     )
 
 
-def tool_environment(
-    env: Mapping[str, str], *, github: GithubAccess, secrets: Iterable[str] = ()
-) -> dict[str, str]:
+def tool_environment(env: Mapping[str, str], *, github: GithubAccess, secrets: Iterable[str] = ()) -> dict[str, str]:
     """``env`` without what the module docstring lists; ``secrets`` are the run's known secret
     values (the redactor's), looked for inside every kept value."""
     probes = [s for s in {s.strip() for s in secrets} if len(s) >= MIN_VALUE_MATCH]
