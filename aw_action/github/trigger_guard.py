@@ -77,8 +77,8 @@ def _actor(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str | None
     if isinstance(sender, Mapping) and isinstance(sender.get("login"), str) and sender["login"]:
         login = str(sender["login"])
         return login, login.endswith("[bot]") or sender.get("type") == "Bot"
-    login = env.get("GITHUB_ACTOR") or None
-    return login, bool(login and login.endswith("[bot]"))
+    actor = env.get("GITHUB_ACTOR") or None
+    return actor, bool(actor and actor.endswith("[bot]"))
 
 
 def _repository(event: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
