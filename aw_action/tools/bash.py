@@ -249,6 +249,7 @@ class _Run:
                 cwd=self.ctx.cwd,
                 env=self.ctx.env or dict(os.environ),
                 start_new_session=True,
+                **(self.ctx.identity.popen_kwargs() if self.ctx.identity else {}),
             )
         except OSError as exc:
             transport.close()

@@ -25,6 +25,8 @@ from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.security.fileio import read_bytes, write_bytes
+from aw_action.security.identity import ToolIdentity
 from aw_action.tools.read import resolve_path
 from aw_action.tools.write import path_lock
 
@@ -219,15 +221,15 @@ class EditTool:
         edits = _parse_edits(args)
         absolute = resolve_path(path, ctx.cwd)
         async with path_lock(absolute):
-            diff, first = await asyncio.to_thread(_edit_file, path, absolute, edits)
+            diff, first = await asyncio.to_thread(_edit_file, path, absolute, edits, ctx.identity)
         return ToolResult.text(
             f"Successfully replaced {len(edits)} block(s) in {path}.", diff=diff, first_changed_line=first
         )
 
 
-def _edit_file(path: str, absolute: Path, edits: list[Edit]) -> tuple[str, int]:
+def _edit_file(path: str, absolute: Path, edits: list[Edit], identity: ToolIdentity | None = None) -> tuple[str, int]:
     try:
-        raw = absolute.read_bytes()
+        raw = read_bytes(absolute, identity)
     except FileNotFoundError:
         raise ToolError(f"File not found: {path}") from None
     except OSError as exc:
@@ -244,7 +246,7 @@ def _edit_file(path: str, absolute: Path, edits: list[Edit]) -> tuple[str, int]:
     updated = apply_edits(base, edits, path)
     final = updated.replace("\n", "\r\n") if ending == "\r\n" else updated
     try:
-        absolute.write_bytes((bom + final).encode("utf-8"))
+        write_bytes(absolute, (bom + final).encode("utf-8"), identity, make_parents=False)
     except OSError as exc:
         raise ToolError(f"Could not edit file: {path}. {exc.strerror or exc}.") from None
     return unified_diff(path, base, updated), first_changed_line(base, updated)

@@ -15,6 +15,8 @@ from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.security.fileio import read_bytes
+from aw_action.security.identity import ToolIdentity
 from aw_action.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 
 
@@ -83,12 +85,13 @@ class ReadTool:
             resolve_path(path, ctx.cwd),
             None if offset is None else int(offset),
             None if limit is None else int(limit),
+            ctx.identity,
         )
 
 
-def _load(path: str, absolute: Path) -> str:
+def _load(path: str, absolute: Path, identity: ToolIdentity | None) -> str:
     try:
-        data = absolute.read_bytes()
+        data = read_bytes(absolute, identity)
     except FileNotFoundError:
         raise ToolError(f"File not found: {path}") from None
     except IsADirectoryError:
@@ -100,8 +103,10 @@ def _load(path: str, absolute: Path) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def _read(path: str, absolute: Path, offset: int | None, limit: int | None) -> ToolResult:
-    lines = _split_lines(_load(path, absolute))
+def _read(
+    path: str, absolute: Path, offset: int | None, limit: int | None, identity: ToolIdentity | None = None
+) -> ToolResult:
+    lines = _split_lines(_load(path, absolute, identity))
     total = len(lines)
     start = max(0, offset - 1) if offset else 0  # 0-based index of the first line shown
     if total == 0 and start == 0:

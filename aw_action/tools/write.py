@@ -14,6 +14,8 @@ from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.security.fileio import write_bytes
+from aw_action.security.identity import ToolIdentity
 from aw_action.tools.read import resolve_path
 
 _locks: weakref.WeakValueDictionary[Path, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -69,14 +71,13 @@ class WriteTool:
         data = args["content"].encode("utf-8", errors="replace")
         absolute = resolve_path(path, ctx.cwd)
         async with path_lock(absolute):
-            await asyncio.to_thread(_write, path, absolute, data)
+            await asyncio.to_thread(_write, path, absolute, data, ctx.identity)
         return ToolResult.text(f"Successfully wrote {len(data)} bytes to {path}", bytes=len(data))
 
 
-def _write(path: str, absolute: Path, data: bytes) -> None:
+def _write(path: str, absolute: Path, data: bytes, identity: ToolIdentity | None = None) -> None:
     try:
-        absolute.parent.mkdir(parents=True, exist_ok=True)
-        absolute.write_bytes(data)
+        write_bytes(absolute, data, identity)
     except IsADirectoryError:
         raise ToolError(f"Could not write {path}: it is a directory") from None
     except OSError as exc:
