@@ -37,7 +37,7 @@ def test_the_anthropic_sdk_streams_through_with_the_placeholder(upstream: WireSe
     upstream.script(anthropic_wire.stream_reply(text="hello through the proxy"))
     client = anthropic.Anthropic(api_key=proxy.client_token, base_url=proxy.base_url, max_retries=0)
     with client.messages.stream(
-        model="claude-sonnet-4-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
+        model="claude-test-model", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
     ) as stream:
         text = "".join(stream.text_stream)
     assert text == "hello through the proxy"
@@ -78,7 +78,7 @@ def test_upstream_errors_pass_through_unchanged(upstream: WireServer, proxy: Pro
     upstream.script(anthropic_wire.error_reply(529, "overloaded_error", "Overloaded"))
     client = anthropic.Anthropic(api_key=proxy.client_token, base_url=proxy.base_url, max_retries=0)
     with pytest.raises(anthropic.APIStatusError) as caught:
-        client.messages.create(model="claude-sonnet-4-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}])
+        client.messages.create(model="claude-test-model", max_tokens=10, messages=[{"role": "user", "content": "hi"}])
     assert caught.value.status_code == 529
 
 
