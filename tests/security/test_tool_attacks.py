@@ -10,7 +10,6 @@ alignments), reversed and hex.
 
 from __future__ import annotations
 
-import base64
 import json
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from aw_action.security.identity import ToolIdentity
+from tests.security.leaks import leaked
 
 REPO = Path(__file__).resolve().parents[2]
 PLANTED = {
@@ -37,6 +37,7 @@ from pathlib import Path
 from aw_action.agent.tools import ToolContext
 from aw_action.ai.types import AbortSignal
 from aw_action.security.identity import ToolIdentity
+from tests.security.leaks import leaked
 from aw_action.security.process_guard import make_non_dumpable
 from aw_action.security.record_guard import RecordLedger, protect_output_dir
 from aw_action.security.tool_env import github_access, tool_environment
@@ -106,17 +107,6 @@ print(json.dumps({"results": results, "tamper": [str(t) for t in ledger.verify()
 """
 
 
-def encodings(secret: str) -> list[str]:
-    """What must not appear: the secret, reversed, hex, and 12-char runs of its base64."""
-    data = secret.encode()
-    forms = [secret, secret[::-1], data.hex(), data.hex().upper()]
-    for encode in (base64.b64encode, base64.urlsafe_b64encode):
-        for k in range(3):
-            core = encode(b"\0" * k + data).decode()[-(-8 * k // 6) : 8 * (k + len(data)) // 6]
-            forms += [core[i : i + 12] for i in range(0, len(core) - 11, 6)]
-    return forms
-
-
 def run_attacks(user_dir: Path, out: Path, tool_user: ToolIdentity, mode: str) -> dict[str, object]:
     env = {
         "PATH": "/usr/bin:/bin",
@@ -145,8 +135,7 @@ def attack(user_dir: Path, shared_tmp: Path, tool_user: ToolIdentity) -> dict[st
 
 
 def leaks(report: dict[str, object]) -> set[str]:
-    flat = "\n".join(text for _, _, text in report["results"])  # type: ignore[attr-defined]
-    return {secret for secret in SECRETS for form in encodings(secret) if form in flat or form.lower() in flat.lower()}
+    return leaked(SECRETS, "\n".join(text for _, _, text in report["results"]))  # type: ignore[attr-defined]
 
 
 def test_control_without_a_tool_identity_the_same_attacks_read_the_keys(
