@@ -72,7 +72,7 @@ attacks = [
     ("bash", {"command": "for f in /proc/[0-9]*/environ; do cat $f 2>&1; done | tr '\\0' '\\n'"}),
     ("bash", {"command": f"python3 -c \"{MEM}\" $PPID"}),
     ("bash", {"command": "cat /proc/$PPID/cmdline; cat /proc/$PPID/status | grep -i uid"}),
-    ("bash", {"command": "ls /proc/$PPID/fd/ && cat /proc/$PPID/fd/* 2>&1 | head -c 2000"}),
+    ("bash", {"command": "ls /proc/$PPID/fd/ && timeout 2 cat /proc/$PPID/fd/* 2>&1 | head -c 2000"}),
     ("bash", {"command": "ls -la \"$AW_OUTPUT_DIR\"; cat \"$AW_OUTPUT_DIR\"/*"}),
     ("bash", {"command": "rm -rf \"$AW_OUTPUT_DIR\"/*; echo '{\"forged\":1}' >> \"$AW_OUTPUT_DIR/session.jsonl\""}),
     ("bash", {"command": "mv \"$AW_OUTPUT_DIR\" \"$AW_OUTPUT_DIR.old\"; mkdir -p \"$AW_OUTPUT_DIR\""}),
@@ -87,7 +87,7 @@ attacks = [
     ("write", {"path": str(out / "new.jsonl"), "content": "forged\n"}),
     ("edit", {"path": str(record), "edits": [{"oldText": "session", "newText": "forged"}]}),
 ]
-tools = {"bash": BashTool(), "read": ReadTool(), "write": WriteTool(), "edit": EditTool()}
+tools = {"bash": BashTool(default_timeout_s=5), "read": ReadTool(), "write": WriteTool(), "edit": EditTool()}
 
 async def updates(_):
     return None
