@@ -18,7 +18,7 @@ from pydantic import AliasChoices, Field, ValidationError, create_model, field_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
-from aw_action.run.redact import MIN_SECRET_LENGTH, header_values, secrets_from_env
+from aw_action.run.redact import MIN_SECRET_LENGTH, header_values
 
 SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token", "otlp-headers")
 INVALID_ARTIFACT_CHARS = set('":<>|*?\r\n\\/')
@@ -172,8 +172,9 @@ def secret_values(env: dict[str, str]) -> list[str]:
     """Every secret the raw environment holds for this action, read without validation so it
     can be masked before anything (even an input error) is printed: the secret inputs, the
     values inside ``otlp-headers`` (and their part after ``Bearer ``), the runtime and OIDC
-    request tokens, and every credential-named variable of the step's ``env:``. A multi-line
-    value is returned whole; the masker and the redactor register each of its lines."""
+    request tokens. A multi-line value is returned whole; the masker and the redactor register
+    each of its lines. (Secrets on the step's ``env:`` are the runner's to mask; the log's
+    redactor learns them from the run's environment.)"""
     found: list[str] = []
     for name in SECRET_INPUTS:
         value = (env.get(env_name(name)) or "").strip()
@@ -184,5 +185,4 @@ def secret_values(env: dict[str, str]) -> list[str]:
             for item in split_list(value):
                 found.extend(v for v in header_values(item) if len(v.strip()) >= MIN_SECRET_LENGTH)
     found += [env.get(name, "") for name in RUNTIME_SECRETS]
-    found += secrets_from_env(env)
     return [v for v in dict.fromkeys(found) if v.strip()]
