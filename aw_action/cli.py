@@ -31,6 +31,8 @@ from aw_action.run.result import RunResult
 SUBCOMMANDS: dict[str, str] = {
     "audit": "aw_action.audit:main",
     "action": "aw_action.action:main",
+    "safe-output": "aw_action.safe_outputs.cli:main",
+    "apply-safe-outputs": "aw_action.apply_outputs.apply_cli:main",
 }
 """Subcommand name -> ``module:function`` with signature ``main(argv: list[str]) -> int``.
 Imported only when called, so a plain run never pays for them."""

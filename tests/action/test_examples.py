@@ -40,7 +40,14 @@ def _action_steps(workflow: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]
 
 
 def test_every_example_has_its_three_files() -> None:
-    assert {p.name for p in EXAMPLES} == {"pr-review", "issue-triage", "scheduled-report", "otel", "matrix-smoke"}
+    assert {p.name for p in EXAMPLES} == {
+        "pr-review",
+        "issue-triage",
+        "scheduled-report",
+        "otel",
+        "matrix-smoke",
+        "safe-outputs",
+    }
     for folder in EXAMPLES:
         for name in ("workflow.yml", "config.json", "prompt.txt"):
             assert (folder / name).is_file(), f"{folder.name}/{name}"

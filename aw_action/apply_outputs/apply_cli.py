@@ -1,0 +1,115 @@
+"""``aw-harness apply-safe-outputs PATH [--config CONFIG] [--dry-run]``: apply recorded safe outputs.
+
+PATH is the records file or the folder holding it (a downloaded artifact). The limits come from
+``--config`` (a config.json or the copy the recorder wrote; pass the repository's own file when
+the agent could have touched the artifact), else the copy beside the records. The token is
+``GITHUB_TOKEN``; the API is ``GITHUB_API_URL``; the repository ``GITHUB_REPOSITORY``; default
+targets come from the event at ``GITHUB_EVENT_PATH``. ``--dry-run`` needs no token, prints the
+planned items and changes nothing.
+
+Exit codes: 0 every record applied (or already present), or nothing to do; 1 at least one
+record refused or failed (the others were still applied); 2 invalid input (no records file,
+bad config, missing ``GITHUB_REPOSITORY``/``GITHUB_TOKEN``, bad arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from github import GithubException
+
+from aw_action.apply_outputs.appliers import ApplyError, GitHubWriter
+from aw_action.apply_outputs.context import ApplyContext, ApplyInputError
+from aw_action.apply_outputs.github_api import RetryPolicy, connect, describe
+from aw_action.apply_outputs.plan import PlannedItem, Refused, plan_records
+from aw_action.apply_outputs.report import OK_STATUSES, publish
+from aw_action.apply_outputs.sanitize import allowed_domains
+from aw_action.run.redact import Redactor, secrets_from_env
+from aw_action.safe_outputs.config import CONFIG_FILE, SafeOutputsConfig, SafeOutputsConfigError, load_config_file
+from aw_action.safe_outputs.records import RECORDS_FILE, read_records
+
+PROG = "aw-harness apply-safe-outputs"
+MAX_RECORDS_BYTES = 64 * 1024 * 1024
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description="Apply recorded safe outputs to GitHub.")
+    parser.add_argument("path", type=Path, help="safe-outputs.jsonl, or the folder (artifact) holding it")
+    parser.add_argument("--config", type=Path, help="config.json (or safe-outputs.config.json) with the limits")
+    parser.add_argument("--dry-run", action="store_true", help="print the planned items; change nothing")
+    return parser
+
+
+def _inputs(path: Path, config_path: Path | None) -> tuple[Path, SafeOutputsConfig]:
+    records = path / RECORDS_FILE if path.is_dir() else path
+    if not records.is_file():
+        raise ApplyInputError(f"{records}: no records file")
+    if records.stat().st_size > MAX_RECORDS_BYTES:
+        raise ApplyInputError(f"{records}: larger than {MAX_RECORDS_BYTES // 2**20} MiB; not a run's records")
+    beside = records.parent / CONFIG_FILE
+    if config_path is None and not beside.is_file():
+        raise ApplyInputError(f"no config: pass --config or keep {CONFIG_FILE} next to the records")
+    try:
+        return records, load_config_file(config_path or beside)
+    except SafeOutputsConfigError as exc:
+        raise ApplyInputError(str(exc)) from None
+
+
+def _write_interval(env: Mapping[str, str]) -> float:
+    try:
+        return max(0.0, float(env.get("AW_GITHUB_WRITE_INTERVAL_MS", "1000")) / 1000)
+    except ValueError:
+        return 1.0
+
+
+def apply_items(
+    planned: list[PlannedItem | Refused], writer: GitHubWriter | None, log: Callable[[str], object]
+) -> list[dict[str, Any]]:
+    """Apply each planned item in order (``writer`` None = dry run); one failing does not stop the rest."""
+    out: list[dict[str, Any]] = []
+    for entry in planned:
+        if isinstance(entry, Refused) or writer is None:
+            out.append(entry.to_json())
+            continue
+        base = {"line": entry.line, "type": entry.type, "title": entry.title}
+        try:
+            done = writer.apply(entry)
+            result = {**base, "status": done.status, "url": done.url, "number": done.number, **(done.details or {})}
+        except (GithubException, ApplyError, OSError) as exc:  # requests' errors are OSErrors
+            result = {**base, "status": "failed", "error": describe(exc)}
+        except Exception as exc:  # one broken record must not stop the others
+            result = {**base, "status": "failed", "error": f"internal error: {type(exc).__name__}: {exc}"}
+        out.append({k: v for k, v in result.items() if v is not None})
+        outcome = result.get("url") or result.get("error", "")
+        log(f"{PROG}: line {entry.line} {entry.type}: {result['status']} {outcome}\n")
+    return out
+
+
+def main(argv: list[str], env: Mapping[str, str] | None = None, *, sleep: Any = None) -> int:
+    environ = dict(os.environ if env is None else env)
+    args = _parser().parse_args(argv)
+    redactor = Redactor(secrets_from_env(environ))
+    try:
+        records, config = _inputs(args.path, args.config)
+        ctx = ApplyContext.from_env(environ, need_token=not args.dry_run)
+    except ApplyInputError as exc:
+        sys.stderr.write(f"{PROG}: error: {redactor.text(str(exc))}\n")
+        return 2
+    if ctx.token:
+        redactor.add(ctx.token)
+    lines = read_records(records)
+    planned = plan_records(lines, config, ctx, records.parent, allowed_domains(environ), redactor.text)
+    writer = None
+    if not args.dry_run:
+        assert ctx.token is not None
+        gh = connect(ctx.token, ctx.api_url, write_interval_s=_write_interval(environ))
+        writer = GitHubWriter(gh, ctx, RetryPolicy(), sleep)
+    items = apply_items(planned, writer, lambda line: sys.stderr.write(redactor.text(line)))
+    report = {"dry_run": args.dry_run, "repository": ctx.repository, "run_id": ctx.run_id, "items": items}
+    publish(report, environ, redactor, sys.stdout)
+    return 0 if all(item["status"] in OK_STATUSES for item in items) else 1

@@ -1,0 +1,79 @@
+"""What the apply job knows about where it runs: repository, token, API, run id and the event.
+
+Everything comes from the apply job's own environment (``GITHUB_REPOSITORY``, ``GITHUB_TOKEN``,
+``GITHUB_API_URL``, ``GITHUB_RUN_ID``, ``GITHUB_EVENT_PATH``, ...), never from the records: the
+agent wrote those, the runner wrote these.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+class ApplyInputError(Exception):
+    """The apply job cannot start (exit 2); the message names the variable or file."""
+
+
+@dataclass(frozen=True)
+class ApplyContext:
+    repository: str
+    token: str | None
+    api_url: str = "https://api.github.com"
+    server_url: str = "https://github.com"
+    run_id: str = "local"
+    event: Mapping[str, Any] = field(default_factory=dict)
+    base_branch: str | None = None
+    """The pull request's base (``GITHUB_BASE_REF``) or the pushed branch; else the default branch."""
+
+    @property
+    def run_url(self) -> str:
+        return f"{self.server_url.rstrip('/')}/{self.repository}/actions/runs/{self.run_id}"
+
+    def triggering_number(self) -> int | None:
+        """The issue or pull request the event is about, if any (gh-aw's rule)."""
+        for key in ("issue", "pull_request"):
+            item = self.event.get(key)
+            if isinstance(item, Mapping) and isinstance(item.get("number"), int) and item["number"] > 0:
+                return int(item["number"])
+        return None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], *, need_token: bool = True) -> ApplyContext:
+        repository = env.get("GITHUB_REPOSITORY", "").strip()
+        if not _REPOSITORY.match(repository):
+            raise ApplyInputError(f"GITHUB_REPOSITORY must be owner/name, got {repository!r}")
+        token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or None
+        if need_token and not token:
+            raise ApplyInputError("GITHUB_TOKEN is not set (the apply job needs a token with write access)")
+        ref = env.get("GITHUB_REF", "")
+        base = env.get("GITHUB_BASE_REF") or (
+            ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
+        )
+        return cls(
+            repository=repository,
+            token=token,
+            api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
+            server_url=(env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
+            run_id=env.get("GITHUB_RUN_ID") or "local",
+            event=_event(env.get("GITHUB_EVENT_PATH")),
+            base_branch=base or None,
+        )
+
+
+def _event(path: str | None) -> Mapping[str, Any]:
+    if not path:
+        return {}
+    try:
+        value = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise ApplyInputError(f"GITHUB_EVENT_PATH {path}: cannot read the event: {exc}") from None
+    return value if isinstance(value, dict) else {}

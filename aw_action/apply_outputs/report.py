@@ -1,0 +1,63 @@
+"""What the apply job reports: one JSON object on stdout, a step-summary table and step outputs.
+
+Outputs: ``created-urls`` (one per line), ``created-items`` (JSON list of ``{type, url, number}``),
+``applied-count`` and ``failed-count``. Every value passes the redactor first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from aw_action.github.outputs import write_outputs
+from aw_action.run.redact import Redactor
+
+OK_STATUSES = frozenset({"planned", "created", "exists", "applied", "noted"})
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ").replace("\r", " ")[:200]
+
+
+def summary_markdown(report: Mapping[str, Any]) -> str:
+    items: list[dict[str, Any]] = report["items"]
+    heading = "### Safe outputs (dry run)" if report.get("dry_run") else "### Safe outputs"
+    lines = [heading, "", f"Repository `{report['repository']}`, run {report['run_id']}.", ""]
+    if not items:
+        return "\n".join([*lines, "No records.", ""])
+    lines += ["| line | type | status | result |", "|---|---|---|---|"]
+    for item in items:
+        result = item.get("url") or item.get("error") or item.get("message") or item.get("title") or ""
+        lines.append(f"| {item.get('line')} | {_cell(item.get('type') or '?')} | {item['status']} | {_cell(result)} |")
+    return "\n".join([*lines, ""]) + "\n"
+
+
+def created_items(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"type": i["type"], "url": i["url"], "number": i.get("number")}
+        for i in report["items"]
+        if i["status"] in ("created", "exists") and i.get("url")
+    ]
+
+
+def publish(report: dict[str, Any], env: Mapping[str, str], redactor: Redactor, stdout: Any) -> None:
+    """Print the report and write the step summary and outputs (when the runner gave files)."""
+    safe: dict[str, Any] = redactor.obj(report)
+    stdout.write(json.dumps(safe, ensure_ascii=False) + "\n")
+    stdout.flush()
+    summary = env.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(Path(summary), "a", encoding="utf-8") as handle:
+            handle.write(summary_markdown(safe))
+    created = created_items(safe)
+    write_outputs(
+        env.get("GITHUB_OUTPUT"),
+        {
+            "created-urls": "\n".join(i["url"] for i in created),
+            "created-items": json.dumps(created),
+            "applied-count": str(sum(1 for i in safe["items"] if i["status"] in OK_STATUSES)),
+            "failed-count": str(sum(1 for i in safe["items"] if i["status"] not in OK_STATUSES)),
+        },
+    )

@@ -1,0 +1,108 @@
+"""``safe-outputs.jsonl``: the records file, one gh-aw record per line.
+
+Writers (the agent's tools, the bash CLI, possibly at once) take an exclusive ``flock`` on the
+records file itself, count what is already there, and append one complete line with a single
+``write`` followed by ``fsync``; a line that a killed writer left without its newline is closed
+first, so it stays one unreadable line and never glues itself to the next record. Readers
+therefore see whole lines only; ``read_records`` reports any line that is not a JSON object with
+a string ``type`` instead of failing the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+RECORDS_FILE = "safe-outputs.jsonl"
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+@dataclass(frozen=True)
+class RecordLine:
+    """Line ``number`` (1-based): the record, or why it cannot be one."""
+
+    number: int
+    record: dict[str, Any] | None
+    error: str | None = None
+
+    @property
+    def type(self) -> str | None:
+        return self.record["type"] if self.record is not None else None
+
+
+def normalise_type(value: str) -> str:
+    """gh-aw writes ``type`` in snake_case and converts dashes (``safe_outputs_append.cjs``)."""
+    return value.strip().replace("-", "_")
+
+
+def parse_line(number: int, raw: bytes) -> RecordLine:
+    try:
+        value = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return RecordLine(number, None, f"line {number}: not valid JSON ({type(exc).__name__})")
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        return RecordLine(number, None, f"line {number}: not a record (a JSON object with a string 'type')")
+    value["type"] = normalise_type(value["type"])
+    return RecordLine(number, value)
+
+
+def read_records(path: Path) -> list[RecordLine]:
+    """Every non-blank line of the file, in order; a missing file has none."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return []
+    return [parse_line(i, raw) for i, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()]
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    """One compact line, as gh-aw writes it (``JSON.stringify`` + newline)."""
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode("utf-8") + b"\n"
+
+
+class RecordLog:
+    """The records file in ``output_dir`` and its lock."""
+
+    def __init__(self, output_dir: Path) -> None:
+        self.output_dir = Path(output_dir)
+        self.path = self.output_dir / RECORDS_FILE
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Exclusive across threads and processes (``flock`` is per open file description)."""
+        self.output_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def count(self, record_type: str) -> int:
+        return sum(1 for line in read_records(self.path) if line.type == record_type)
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Append one record; call it while holding ``locked()``."""
+        line = encode(record)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line  # close a torn line left by a killed writer
+            view = memoryview(line)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)

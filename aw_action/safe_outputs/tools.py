@@ -1,0 +1,92 @@
+"""The safe-output tools the agent sees, and the factory the harness registers them with.
+
+``safe_output_tools(config, output_dir, workspace)`` returns one ``AgentTool`` per configured
+kind (none in gh-aw mode, ``GITHUB_AW=true``, where gh-aw's own ``safeoutputs`` command is the
+agent's path) and writes the config beside the records, so the artifact carries it. A refused
+call (bad field, over ``max``, label not allowed, no change to propose) raises ``ToolError``:
+the agent reads why, and nothing is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from aw_action.agent.tools import AgentTool, ToolContext, ToolError, ToolResult, UpdateCallback
+from aw_action.ai.types import AbortSignal
+from aw_action.safe_outputs.config import SafeOutputsConfig, parse_safe_outputs, write_config_file
+from aw_action.safe_outputs.recorder import Recorder
+from aw_action.safe_outputs.schemas import tool_definition
+from aw_action.safe_outputs.validate import RequestError
+
+
+def gh_aw_mode(env: Mapping[str, str]) -> bool:
+    """Inside a compiled gh-aw workflow (``GITHUB_AW=true``) gh-aw's safe-output machinery is used."""
+    return env.get("GITHUB_AW", "").strip().lower() == "true"
+
+
+class SafeOutputTool:
+    """One kind (``create_issue``, ``add_comment``, ...) as a tool; the name is the record type."""
+
+    def __init__(self, record_type: str, recorder: Recorder) -> None:
+        self._type = record_type
+        self._recorder = recorder
+        self._description, self._parameters = tool_definition(record_type, recorder.config)
+
+    @property
+    def name(self) -> str:
+        return self._type
+
+    @property
+    def description(self) -> str:
+        return self._description
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self._parameters
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal,
+        on_update: UpdateCallback,
+        ctx: ToolContext,
+    ) -> ToolResult:
+        if signal.aborted:
+            raise ToolError("Operation aborted")
+        try:
+            payload = await asyncio.to_thread(self._recorder.record, self._type, args)
+        except RequestError as exc:
+            raise ToolError(f"{self._type} refused: {exc}") from None
+        return ToolResult.text(json.dumps(payload, ensure_ascii=False), **payload)
+
+
+def safe_output_tools(
+    config: SafeOutputsConfig | Mapping[str, Any] | None,
+    output_dir: Path,
+    workspace: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    scrub: Callable[[str], str] | None = None,
+) -> list[AgentTool]:
+    """The tools for the configured kinds; ``[]`` in gh-aw mode or when nothing is configured.
+
+    ``config`` is the typed config or the raw ``safe-outputs`` mapping (``RunConfig.safe_outputs``);
+    a raw mapping that is invalid raises ``SafeOutputsConfigError`` (an invocation error, exit 2).
+    ``scrub`` is the run's redactor, applied to every recorded string.
+    """
+    environ = dict(os.environ if env is None else env)
+    if gh_aw_mode(environ):
+        return []
+    typed = config if isinstance(config, SafeOutputsConfig) else parse_safe_outputs(config)
+    kinds = typed.enabled()
+    if not kinds:
+        return []
+    write_config_file(Path(output_dir), typed)
+    recorder = Recorder(typed, Path(output_dir), Path(workspace), environ, scrub)
+    return [SafeOutputTool(kind, recorder) for kind in kinds]

@@ -1,0 +1,174 @@
+"""Parse and validate a final answer against the run's output schema.
+
+The answer is taken as JSON when the whole text is JSON, else from the first fenced block
+labelled ``json`` (then any fenced block), else from the outermost ``{...}``/``[...]`` span, the
+shapes models use. ``NaN``/``Infinity`` are not JSON and are refused. Errors are listed by
+their place in the answer (``$.items[0].name``), at most ``MAX_LISTED_ERRORS``, each cut to a
+readable length, so the corrective message stays small whatever the model sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.validators import validator_for
+
+STRUCTURED_OUTPUT_FILE = "structured-output.json"
+MAX_ANSWER_CHARS = 1_000_000
+MAX_LISTED_ERRORS = 10
+MAX_ERROR_CHARS = 300
+MAX_SCHEMA_IN_MESSAGE_CHARS = 8_000
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)\n?[ \t]*```", re.DOTALL)
+
+
+class OutputSchemaError(ValueError):
+    """An unusable ``output-schema`` (an invocation error); the message starts with the field."""
+
+
+class AnswerNotJson(ValueError):
+    """No JSON value could be read from the answer; the message says why."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def load_output_schema(spec: str | Mapping[str, Any], base_dir: Path | None = None) -> dict[str, Any]:
+    """The schema from a mapping, inline JSON text (starting with ``{``) or a file path
+    (relative to ``base_dir``); it must be a JSON object and a valid JSON Schema."""
+    if isinstance(spec, Mapping):
+        schema: Any = dict(spec)
+    elif spec.strip().startswith("{"):
+        try:
+            schema = _loads(spec)
+        except ValueError as exc:
+            raise OutputSchemaError(f"output-schema: inline schema is not valid JSON: {exc}") from None
+    else:
+        path = Path(spec.strip())
+        path = path if path.is_absolute() or base_dir is None else base_dir / path
+        try:
+            schema = _loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise OutputSchemaError(f"output-schema: cannot read {path}: {exc}") from None
+    if not isinstance(schema, dict):
+        raise OutputSchemaError("output-schema: must be a JSON object (a JSON Schema)")
+    try:
+        validator_for(schema, default=jsonschema.Draft202012Validator).check_schema(schema)
+    except SchemaError as exc:
+        where = "".join(f"/{p}" for p in exc.path) or "/"
+        raise OutputSchemaError(f"output-schema: not a valid JSON Schema at {where}: {_cut(exc.message)}") from None
+    return schema
+
+
+def _candidates(text: str) -> Iterator[str]:
+    yield text
+    fences = _FENCE.findall(text)
+    yield from (body for label, body in fences if label.lower() in ("json", "jsonc", "json5"))
+    yield from (body for label, body in fences if not label)
+    for open_, close in (("{", "}"), ("[", "]")):
+        start, end = text.find(open_), text.rfind(close)
+        if 0 <= start < end:
+            yield text[start : end + 1]
+
+
+def extract_json(text: str) -> Any:
+    """The JSON value the answer holds; ``AnswerNotJson`` when there is none."""
+    if len(text) > MAX_ANSWER_CHARS:
+        raise AnswerNotJson(f"the answer is {len(text):,} characters, over {MAX_ANSWER_CHARS:,}")
+    stripped = text.strip()
+    if not stripped:
+        raise AnswerNotJson("the answer is empty")
+    first_error = ""
+    for candidate in _candidates(stripped):
+        try:
+            return _loads(candidate.strip())
+        except ValueError as exc:
+            first_error = first_error or str(exc)
+    raise AnswerNotJson(f"it is not valid JSON ({_cut(first_error)})")
+
+
+def _cut(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _where(error: ValidationError) -> str:
+    out = "$"
+    for part in error.absolute_path:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+@dataclass(frozen=True)
+class AnswerCheck:
+    """The outcome: ``ok`` with the parsed ``value``, or the ``errors`` found."""
+
+    ok: bool
+    value: Any = None
+    errors: tuple[str, ...] = ()
+    schema: Mapping[str, Any] | None = None
+    not_json: bool = False
+
+    def corrective_message(self) -> str:
+        """What to send the model so its next answer validates (only for a failed check)."""
+        if self.not_json:
+            lead = f"Your final answer must be one JSON value that matches the output schema, but {self.errors[0]}."
+        else:
+            problems = "\n".join(f"- {e}" for e in self.errors)
+            lead = f"Your final answer does not match the output schema:\n{problems}"
+        schema = json.dumps(self.schema, indent=2, ensure_ascii=False) if self.schema is not None else ""
+        shown = (
+            f"\n\nThe schema:\n```json\n{schema}\n```"
+            if schema and len(schema) <= MAX_SCHEMA_IN_MESSAGE_CHARS
+            else "\n\n(The schema is too long to repeat; it is the one you were given.)"
+        )
+        return (
+            f"{lead}{shown}\n\nReply with only the corrected JSON value (a ```json block is fine), "
+            "no other text and no tool call."
+        )
+
+
+def check_final_answer(text: str, schema: Mapping[str, Any]) -> AnswerCheck:
+    """Parse ``text`` and validate it against ``schema`` (a schema ``load_output_schema`` accepted)."""
+    try:
+        value = extract_json(text)
+    except AnswerNotJson as exc:
+        return AnswerCheck(False, errors=(str(exc),), schema=schema, not_json=True)
+    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+    found = sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if not found:
+        return AnswerCheck(True, value=value, schema=schema)
+    errors = [f"at {_where(e)}: {_cut(e.message)}" for e in found[:MAX_LISTED_ERRORS]]
+    if len(found) > MAX_LISTED_ERRORS:
+        errors.append(f"... and {len(found) - MAX_LISTED_ERRORS} more")
+    return AnswerCheck(False, value=value, errors=tuple(errors), schema=schema)
+
+
+def write_structured_output(output_dir: Path, value: Any) -> Path:
+    """Save the validated value as ``structured-output.json`` (atomically)."""
+    output_dir.mkdir(parents=True, exist_ok=True)
+    target = output_dir / STRUCTURED_OUTPUT_FILE
+    fd, tmp = tempfile.mkstemp(dir=output_dir, prefix=".structured-output.")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(value, handle, indent=2, ensure_ascii=False, allow_nan=False)
+        handle.write("\n")
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, target)
+    return target

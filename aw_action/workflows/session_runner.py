@@ -1,0 +1,90 @@
+"""A ``StepRunner`` over one ``AgentSession``: every step is a prompt of the same session.
+
+``GuardedHooks`` wraps the session's hooks: it shows each assistant message's tool calls to the
+current step's guard and asks the guard last, after every other ``tool_call`` handler, so the
+arguments it approves are the arguments that run. ``SessionStepRunner`` narrows the active
+tools to the step's (plus its completion tool), installs the guard and prompts.
+
+Known limit until prompts get their own stop signal (issue 9): after an accepted completion the
+session keeps going until the model ends its turn; the guard refuses every further tool call
+meanwhile, so the model can no longer act, only spend a turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aw_action.agent.events import (
+    AgentEvent,
+    AnyMessage,
+    BeforeProviderRequestEvent,
+    MessageEnd,
+    ProviderRequestResult,
+    ToolCallEvent,
+    ToolCallResult,
+    ToolResultEvent,
+)
+from aw_action.agent.hooks import SessionHooks
+from aw_action.agent.session import AgentSession
+from aw_action.ai.types import AssistantMessage, Model, ToolResultMessage
+from aw_action.workflows.authorize import StepGuard
+from aw_action.workflows.completion import COMPLETION_TOOL
+from aw_action.workflows.driver import StepRequest, StepResult
+
+
+class GuardedHooks:
+    """``SessionHooks`` that put ``guard`` (when set) behind every ``tool_call`` handler."""
+
+    def __init__(self, inner: SessionHooks) -> None:
+        self.inner = inner
+        self.guard: StepGuard | None = None
+
+    async def emit(self, event: AgentEvent) -> None:
+        if self.guard is not None and isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
+            self.guard.observe_batch([(call.id, call.name) for call in event.message.tool_calls])
+        await self.inner.emit(event)
+
+    async def tool_call(self, event: ToolCallEvent) -> ToolCallResult:
+        result = await self.inner.tool_call(event)
+        if result.block or self.guard is None:
+            return result
+        decision = self.guard.authorize(event.tool_call_id, event.tool_name, event.input)
+        return result if decision.allowed else ToolCallResult(block=True, reason=decision.reason)
+
+    async def context(self, messages: list[AnyMessage]) -> list[AnyMessage]:
+        return await self.inner.context(messages)
+
+    async def tool_result(self, event: ToolResultEvent) -> ToolResultMessage:
+        return await self.inner.tool_result(event)
+
+    async def before_provider_request(self, event: BeforeProviderRequestEvent) -> ProviderRequestResult:
+        return await self.inner.before_provider_request(event)
+
+    async def before_provider_payload(self, payload: dict[str, Any], model: Model) -> dict[str, Any]:
+        return await self.inner.before_provider_payload(payload, model)
+
+    async def after_provider_response(self, status: int, headers: dict[str, str]) -> None:
+        await self.inner.after_provider_response(status, headers)
+
+
+class SessionStepRunner:
+    """Runs each step as one ``prompt`` of ``session`` (which must be idle between steps)."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self.session = session
+        self.hooks = GuardedHooks(session.hooks)
+        session.hooks = self.hooks
+        self._base_tools = [t for t in session.tools if t.name != COMPLETION_TOOL]
+
+    async def run_step(self, request: StepRequest) -> StepResult:
+        tools = [*self._base_tools, request.completion_tool]
+        present = {t.name for t in tools}
+        self.session.set_tools(tools, active=[name for name in request.tools if name in present])
+        self.hooks.guard = request.guard
+        try:
+            end = await self.session.prompt(request.prompt)
+        finally:
+            self.hooks.guard = None
+        if end.error:
+            return StepResult("failed", end.error)
+        return StepResult("stopped")

@@ -1,0 +1,312 @@
+"""A small in-memory GitHub REST server for the apply job's tests (PyGithub talks to it over HTTP).
+
+It keeps issues (pull requests are issues too, as on GitHub), comments, labels, git blobs,
+trees, commits and refs, and pull requests; records every request (method, path, query, JSON
+body, Authorization header) so tests can assert the exact calls; and can be told to fail the
+next matching requests with a status and headers (rate limits, 5xx). Blob hashes are real git
+hashes, so a tree seeded from a local repository matches the patches made from it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import subprocess
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlparse
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    authorization: str
+
+
+@dataclass
+class Failure:
+    method: str
+    pattern: str
+    status: int
+    headers: dict[str, str]
+    message: str
+    times: int
+    after: bool = False
+    """Do the work, then answer with the failure (a write that succeeded but answered 5xx)."""
+
+
+def git_blob_sha(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _sha(value: Any) -> str:
+    return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass
+class FakeGitHub:
+    owner: str = "octo"
+    name: str = "hello"
+    default_branch: str = "main"
+    requests: list[Request] = field(default_factory=list)
+    issues: dict[int, dict[str, Any]] = field(default_factory=dict)
+    comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    blobs: dict[str, bytes] = field(default_factory=dict)
+    trees: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
+    commits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    refs: dict[str, str] = field(default_factory=dict)
+    failures: list[Failure] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.lock = threading.Lock()
+        self._next_id = 1000
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _handle(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                parsed = urlparse(self.path)
+                query = {k: v[0] for k, v in parse_qs(parsed.query).items()}
+                body = json.loads(raw) if raw else None
+                auth = self.headers.get("Authorization", "")
+                status, payload, headers = fake.dispatch(Request(self.command, unquote(parsed.path), query, body, auth))
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _handle
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    # -- test controls
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    @property
+    def repo_path(self) -> str:
+        return f"/repos/{self.owner}/{self.name}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def fail(self, method: str, pattern: str, status: int, headers: dict[str, str] | None = None, **kw: Any) -> None:
+        """Fail the next ``times`` requests whose method matches and path matches ``pattern``."""
+        message = kw.get("message", "Server Error")
+        failure = Failure(method, pattern, status, headers or {}, message, kw.get("times", 1), kw.get("after", False))
+        self.failures.append(failure)
+
+    def calls(self, method: str | None = None, pattern: str = "") -> list[Request]:
+        return [r for r in self.requests if (method is None or r.method == method) and re.search(pattern, r.path)]
+
+    def add_issue(self, title: str = "Triggering issue", body: str = "", pull: bool = False) -> int:
+        with self.lock:
+            return self._new_issue({"title": title, "body": body, "labels": []}, pull=pull)["number"]
+
+    def seed_from_git(self, repo: Path) -> str:
+        """Copy the HEAD commit of a local repository (its files, modes and hash) as ``main``."""
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True)
+        listing = subprocess.run(["git", "ls-tree", "-r", "-z", "HEAD"], cwd=repo, capture_output=True, check=True)
+        entries: dict[str, tuple[str, str]] = {}
+        for item in listing.stdout.split(b"\0"):
+            if not item:
+                continue
+            meta, _, path = item.partition(b"\t")
+            mode, _kind, sha = meta.decode().split()
+            data = subprocess.run(["git", "cat-file", "blob", sha], cwd=repo, capture_output=True, check=True).stdout
+            self.blobs[sha] = data
+            entries[path.decode()] = (mode, sha)
+        tree = _sha(entries)
+        self.trees[tree] = entries
+        sha = head.stdout.strip()
+        self.commits[sha] = {"tree": tree, "parents": [], "message": "initial"}
+        self.refs[f"heads/{self.default_branch}"] = sha
+        return sha
+
+    def files_at(self, ref: str) -> dict[str, tuple[str, bytes]]:
+        """path -> (mode, content) of a branch's commit."""
+        entries = self.trees[self.commits[self.refs[f"heads/{ref}"]]["tree"]]
+        return {path: (mode, self.blobs[sha]) for path, (mode, sha) in entries.items()}
+
+    # -- the API
+
+    def _api(self, path: str) -> str:
+        return f"{self.url}{self.repo_path}{path}"
+
+    def _issue_json(self, issue: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in issue.items() if not k.startswith("_")}
+
+    def _new_issue(self, data: dict[str, Any], pull: bool = False) -> dict[str, Any]:
+        number = max([0, *self.issues]) + 1
+        kind = "pull" if pull else "issues"
+        issue = {
+            "number": number,
+            "title": data.get("title", ""),
+            "body": data.get("body"),
+            "state": "open",
+            "labels": [{"name": n} for n in data.get("labels", [])],
+            "url": self._api(f"/issues/{number}"),
+            "html_url": f"https://github.com/{self.owner}/{self.name}/{kind}/{number}",
+        }
+        if pull:
+            issue["pull_request"] = {"url": self._api(f"/pulls/{number}")}
+        self.issues[number] = issue
+        return issue
+
+    def _pull_json(self, issue: dict[str, Any]) -> dict[str, Any]:
+        return {
+            **self._issue_json(issue),
+            "url": self._api(f"/pulls/{issue['number']}"),
+            "issue_url": self._api(f"/issues/{issue['number']}"),
+            "head": {"ref": issue["_head"], "label": f"{self.owner}:{issue['_head']}"},
+            "base": {"ref": issue["_base"]},
+            "draft": issue["_draft"],
+        }
+
+    def _commit_json(self, sha: str) -> dict[str, Any]:
+        commit = self.commits[sha]
+        return {
+            "sha": sha,
+            "url": self._api(f"/git/commits/{sha}"),
+            "message": commit["message"],
+            "tree": {"sha": commit["tree"], "url": self._api(f"/git/trees/{commit['tree']}")},
+            "parents": [{"sha": p, "url": self._api(f"/git/commits/{p}")} for p in commit["parents"]],
+        }
+
+    def _tree_json(self, sha: str) -> dict[str, Any]:
+        items = [
+            {"path": p, "mode": m, "type": "commit" if m == "160000" else "blob", "sha": s}
+            for p, (m, s) in sorted(self.trees[sha].items())
+        ]
+        return {"sha": sha, "url": self._api(f"/git/trees/{sha}"), "tree": items, "truncated": False}
+
+    def _ref_json(self, ref: str) -> dict[str, Any]:
+        return {"ref": f"refs/{ref}", "url": self._api(f"/git/refs/{ref}"), "object": {"sha": self.refs[ref]}}
+
+    def dispatch(self, req: Request) -> tuple[int, Any, dict[str, str]]:
+        with self.lock:
+            self.requests.append(req)
+            for failure in self.failures:
+                if failure.times > 0 and failure.method == req.method and re.search(failure.pattern, req.path):
+                    failure.times -= 1
+                    if failure.after:
+                        self._answer(req)
+                    return failure.status, {"message": failure.message}, failure.headers
+            return self._answer(req)
+
+    def _answer(self, req: Request) -> tuple[int, Any, dict[str, str]]:
+        if not req.path.startswith(self.repo_path):
+            return 404, {"message": "Not Found"}, {}
+        try:
+            return self._route(req.method, req.path[len(self.repo_path) :], req)
+        except KeyError:
+            return 404, {"message": "Not Found"}, {}
+        except Exception as exc:  # a bug in the fake: make it loud, not a dropped connection
+            return 500, {"message": f"fake server bug: {exc!r}"}, {}
+
+    def _route(self, method: str, path: str, req: Request) -> tuple[int, Any, dict[str, str]]:
+        body = req.body or {}
+        if method == "GET" and path == "":
+            full = f"{self.owner}/{self.name}"
+            return 200, {"full_name": full, "default_branch": self.default_branch, "url": self._api("")}, {}
+        if path == "/issues":
+            if method == "POST":
+                return 201, self._issue_json(self._new_issue(body)), {}
+            newest = sorted(self.issues.values(), key=lambda i: -i["number"])
+            return 200, [self._issue_json(i) for i in newest], {}
+        if m := re.fullmatch(r"/issues/(\d+)/comments", path):
+            number = int(m.group(1))
+            if number not in self.issues:
+                raise KeyError(number)
+            comments = self.comments.setdefault(number, [])
+            if method == "POST":
+                self._next_id += 1
+                comment = {
+                    "id": self._next_id,
+                    "body": body["body"],
+                    "url": self._api(f"/issues/comments/{self._next_id}"),
+                    "html_url": f"{self.issues[number]['html_url']}#issuecomment-{self._next_id}",
+                }
+                comments.append(comment)
+                return 201, comment, {}
+            return 200, comments, {}
+        if (m := re.fullmatch(r"/issues/(\d+)/labels", path)) and method == "POST":
+            issue = self.issues[int(m.group(1))]
+            names = {label["name"] for label in issue["labels"]}
+            wanted = body["labels"] if isinstance(body, dict) else body  # GitHub takes both forms
+            issue["labels"] += [{"name": n} for n in wanted if n not in names]
+            return 200, issue["labels"], {}
+        if m := re.fullmatch(r"/git/commits/([0-9a-f]+)", path):
+            return 200, self._commit_json(m.group(1)), {}
+        if path == "/git/commits" and method == "POST":
+            commit = {"tree": body["tree"], "parents": body["parents"], "message": body["message"]}
+            sha = _sha([commit, len(self.commits)])
+            self.commits[sha] = commit
+            return 201, self._commit_json(sha), {}
+        if m := re.fullmatch(r"/git/trees/([0-9a-f]+)", path):
+            return 200, self._tree_json(m.group(1)), {}
+        if path == "/git/trees" and method == "POST":
+            entries = dict(self.trees[body["base_tree"]]) if body.get("base_tree") else {}
+            for item in body["tree"]:
+                if item.get("sha") is None:
+                    entries.pop(item["path"], None)
+                else:
+                    entries[item["path"]] = (item["mode"], item["sha"])
+            sha = _sha(entries)
+            self.trees[sha] = entries
+            return 201, self._tree_json(sha), {}
+        if m := re.fullmatch(r"/git/blobs/([0-9a-f]+)", path):
+            data = self.blobs[m.group(1)]
+            encoded = base64.encodebytes(data).decode()
+            return 200, {"sha": m.group(1), "content": encoded, "encoding": "base64", "size": len(data)}, {}
+        if path == "/git/blobs" and method == "POST":
+            data = base64.b64decode(body["content"]) if body["encoding"] == "base64" else body["content"].encode()
+            sha = git_blob_sha(data)
+            self.blobs[sha] = data
+            return 201, {"sha": sha, "url": self._api(f"/git/blobs/{sha}")}, {}
+        if path == "/git/refs" and method == "POST":
+            ref = body["ref"].removeprefix("refs/")
+            if ref in self.refs:
+                return 422, {"message": "Reference already exists"}, {}
+            self.refs[ref] = body["sha"]
+            return 201, self._ref_json(ref), {}
+        if (m := re.fullmatch(r"/git/ref/(.+)", path)) and method == "GET":
+            return 200, self._ref_json(m.group(1)), {}  # KeyError (404) when missing
+        if (m := re.fullmatch(r"/git/refs/(.+)", path)) and method == "PATCH":
+            if m.group(1) not in self.refs:
+                raise KeyError(m.group(1))
+            self.refs[m.group(1)] = body["sha"]
+            return 200, self._ref_json(m.group(1)), {}
+        if path == "/pulls":
+            if method == "POST":
+                if f"heads/{body['head']}" not in self.refs:
+                    return 422, {"message": "Validation Failed", "errors": [{"field": "head"}]}, {}
+                if any(i.get("_head") == body["head"] for i in self.issues.values()):
+                    return 422, {"message": "A pull request already exists"}, {}
+                issue = self._new_issue(body, pull=True)
+                issue.update(_head=body["head"], _base=body["base"], _draft=body.get("draft", False))
+                return 201, self._pull_json(issue), {}
+            head = req.query.get("head", "").split(":")[-1]
+            pulls = [self._pull_json(i) for i in self.issues.values() if "_head" in i and i["_head"] == head]
+            return 200, pulls, {}
+        return 404, {"message": "Not Found"}, {}
