@@ -2,5 +2,6 @@
 inert. See docs/security.md for the threat model and what each module guarantees.
 
 This package sits below the agent layer (the tool protocol names a ``ToolIdentity``) and above
-``ai``; it imports nothing else from aw_action, so every piece is usable and testable alone.
+``ai``, whose model catalog names the credential variables; it imports nothing else from
+aw_action, so every piece is usable and testable alone.
 """
