@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from aw_action.ai.types import AbortSignal, TextContent, ToolSpec
+from aw_action.security.identity import ToolIdentity
 
 
 class ToolError(Exception):
@@ -44,6 +45,9 @@ class ToolContext:
     scrub: Callable[[str], str] | None = None
     """The run's redactor: tools pass text they return or save under ``output_dir`` through it,
     so a secret a command prints (``env``, ``gh auth status``) lands in no artifact."""
+    identity: ToolIdentity | None = None
+    """The user tools act as (``security.identity``): bash runs as it, read/write/edit do their
+    file I/O as it (``security.fileio``). ``None``: the harness's own user."""
 
 
 class AgentTool(Protocol):

@@ -7,8 +7,8 @@ unknown, never zero; a steering entry without a string ``type`` and a numeric ``
 ignored; a line that is not a JSON object is skipped and counted.
 
 Hostile records are lines like any malformed one: a line over ``MAX_LINE_CHARS``, nested deeper
-than ``MAX_DEPTH``, or holding a non-finite number (``NaN``, ``Infinity``, ``1e400``) or an
-integer beyond 64 bits is skipped, counted, and its reason kept (``LineStats``), so that no
+than ``MAX_DEPTH``, or holding a non-finite number (``NaN``, ``Infinity``, ``1e400``) or a
+number beyond the 64-bit integer range is skipped, counted, and its reason kept (``LineStats``), so that no
 number in the report is infinite and nothing recurses without bound.
 """
 
@@ -76,9 +76,13 @@ class LineStats:
 
 
 def _finite(text: str) -> float:
+    """A float within the 64-bit integer range: records hold token counts and costs, so anything
+    larger is garbage, and sums of many such values must stay finite."""
     value = float(text)
     if not math.isfinite(value):
         raise ValueError(f"non-finite number {text}")
+    if abs(value) >= _INT_LIMIT:
+        raise ValueError("number out of range")
     return value
 
 

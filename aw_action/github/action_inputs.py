@@ -165,10 +165,16 @@ def _input_error(exc: ValidationError) -> ActionInputError:
     return ActionInputError(name, message)
 
 
+RUNTIME_SECRETS = ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
+
+
 def secret_values(env: dict[str, str]) -> list[str]:
     """Every secret the raw environment holds for this action, read without validation so it
     can be masked before anything (even an input error) is printed: the secret inputs, the
-    values inside ``otlp-headers`` (and their part after ``Bearer ``), and the runtime token."""
+    values inside ``otlp-headers`` (and their part after ``Bearer ``), the runtime and OIDC
+    request tokens. A multi-line value is returned whole; the masker and the redactor register
+    each of its lines. (Secrets on the step's ``env:`` are the runner's to mask; the log's
+    redactor learns them from the run's environment.)"""
     found: list[str] = []
     for name in SECRET_INPUTS:
         value = (env.get(env_name(name)) or "").strip()
@@ -178,5 +184,5 @@ def secret_values(env: dict[str, str]) -> list[str]:
         if name == "otlp-headers":
             for item in split_list(value):
                 found.extend(v for v in header_values(item) if len(v.strip()) >= MIN_SECRET_LENGTH)
-    found.append(env.get("ACTIONS_RUNTIME_TOKEN", ""))
+    found += [env.get(name, "") for name in RUNTIME_SECRETS]
     return [v for v in dict.fromkeys(found) if v.strip()]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import secrets
 
+from aw_action.run.redact import MIN_SECRET_LENGTH
+
 ANNOTATION_CAP = 10
 """GitHub keeps at most this many annotations of each kind (warning, error, notice) per step."""
 
@@ -39,13 +41,15 @@ def _camel(key: str) -> str:
 
 def mask_commands(value: str) -> list[str]:
     """``add-mask`` lines for a secret: the whole value, and each line of a multi-line value
-    (the runner masks line by line, so a multi-line secret needs every line registered)."""
+    (the runner masks line by line, so a multi-line secret needs every line registered) that is
+    at least ``MIN_SECRET_LENGTH`` long: masking ``==`` or ``}`` would garble the whole log."""
     value = value.strip()
     if not value:
         return []
     parts = [value]
     if "\n" in value or "\r" in value:
-        parts += [line.strip() for line in value.replace("\r", "\n").split("\n") if line.strip()]
+        lines = (line.strip() for line in value.replace("\r", "\n").split("\n"))
+        parts += [line for line in lines if len(line) >= MIN_SECRET_LENGTH]
     return [command("add-mask", part) for part in dict.fromkeys(parts)]
 
 

@@ -4,10 +4,19 @@ The secrets are the *values* of credential variables (found by name in the envir
 any value registered at run time (OTLP headers, action inputs). AWF's placeholder credentials
 (``ai/catalog.is_awf_placeholder``) are not secrets: the proxy holds the real key. Every sink
 passes text or JSON-able objects through ``Redactor`` before writing.
+
+What is masked, for each secret: the value itself; each line of a multi-line value (a PEM key)
+that is at least ``MIN_SECRET_LENGTH`` long (shorter lines, such as an empty line or ``==``,
+are not secrets and stay); and, for values of at least ``DERIVED_MIN_LENGTH`` characters, its
+encodings (``encoded_forms``): reversed, hex (either case) and base64 (standard and URL-safe,
+at each of the three byte alignments it can have inside a longer base64 text), the hex and
+base64 forms also when wrapped over lines (``base64`` wraps at 76 columns, ``xxd -p`` at 60).
+Redaction is the second line of defence: the first is that the agent cannot read the secret.
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -18,6 +27,8 @@ from aw_action.ai.catalog import is_awf_placeholder
 MASK = "***"
 MIN_SECRET_LENGTH = 6
 """Shorter values are not treated as secrets: masking them would garble ordinary text."""
+DERIVED_MIN_LENGTH = 8
+"""Shorter secrets get no encoded forms: short encodings could turn up in ordinary output."""
 
 _SECRET_NAME = re.compile(
     r"(API_KEY|APIKEY|TOKEN(?!S)|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|OTLP.*HEADERS|AUTHORIZATION)",
@@ -60,8 +71,42 @@ def header_values(spec: str) -> list[str]:
     return out
 
 
+def _wrapped(text: str) -> str:
+    """A regex for ``text`` that also matches it broken over lines at any point."""
+    return r"(?:\r?\n)?".join(re.escape(ch) for ch in text)
+
+
+def encoded_forms(secret: str) -> list[str]:
+    """Regex sources that match ``secret`` reversed, hex- or base64-encoded (see the module
+    docstring); empty for secrets shorter than ``DERIVED_MIN_LENGTH``.
+
+    Inside a longer base64 text (``env | base64``) a secret starts at a byte offset k (0, 1 or
+    2, modulo 3); for each k only the characters whose six bits all come from the secret are
+    certain, and those are what is matched."""
+    if len(secret) < DERIVED_MIN_LENGTH:
+        return []
+    data = secret.encode("utf-8")
+    forms = [re.escape(secret[::-1]), _wrapped(data.hex()), _wrapped(data.hex().upper())]
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        for k in range(3):
+            encoded = encode(b"\0" * k + data).decode("ascii")
+            core = encoded[-(-8 * k // 6) : 8 * (k + len(data)) // 6]
+            if len(core) >= DERIVED_MIN_LENGTH:
+                forms.append(_wrapped(core))
+    return list(dict.fromkeys(forms))
+
+
+def _with_lines(secret: str) -> list[str]:
+    """The secret, and each line of a multi-line secret long enough to be one."""
+    value = secret.strip()
+    found = [value] if len(value) >= MIN_SECRET_LENGTH else []
+    if "\n" in value or "\r" in value:
+        found += [line.strip() for line in value.splitlines() if len(line.strip()) >= MIN_SECRET_LENGTH]
+    return found
+
+
 class Redactor:
-    """Replaces every known secret value with ``***``; longest secrets first."""
+    """Replaces every known secret value, and its encodings, with ``***``; longest first."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._secrets: set[str] = set()
@@ -69,11 +114,12 @@ class Redactor:
         self.add(*secrets)
 
     def add(self, *secrets: str) -> None:
-        fresh = {s.strip() for s in secrets if s and len(s.strip()) >= MIN_SECRET_LENGTH}
+        fresh = {value for s in secrets if s for value in _with_lines(s)}
         if fresh - self._secrets:
             self._secrets |= fresh
-            ordered = sorted(self._secrets, key=len, reverse=True)
-            self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
+            literals = [re.escape(s) for s in sorted(self._secrets, key=len, reverse=True)]
+            derived = sorted({f for s in self._secrets for f in encoded_forms(s)}, key=len, reverse=True)
+            self._pattern = re.compile("|".join(literals + derived))
 
     @property
     def secrets(self) -> frozenset[str]:

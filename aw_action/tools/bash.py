@@ -301,6 +301,7 @@ class _Run:
                 cwd=self.ctx.cwd,
                 env=prepare_command_env(self.ctx.env or dict(os.environ), self.token),
                 start_new_session=True,
+                **(self.ctx.identity.popen_kwargs() if self.ctx.identity else {}),
             )
         except OSError as exc:
             transport.close()

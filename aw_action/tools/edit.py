@@ -29,6 +29,7 @@ from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.security.identity import ToolIdentity
 from aw_action.tools.fs import open_for_read, open_for_write, write_all
 from aw_action.tools.read import resolve_path
 from aw_action.tools.truncate import format_size
@@ -227,16 +228,16 @@ class EditTool:
         edits = _parse_edits(args)
         absolute = resolve_path(path, ctx.cwd)
         async with path_lock(absolute):
-            diff, first = await asyncio.to_thread(_edit_file, path, absolute, edits)
+            diff, first = await asyncio.to_thread(_edit_file, path, absolute, edits, ctx.identity)
         return ToolResult.text(
             f"Successfully replaced {len(edits)} block(s) in {path}.", diff=diff, first_changed_line=first
         )
 
 
-def _load(path: str, absolute: Path) -> bytes:
+def _load(path: str, absolute: Path, identity: ToolIdentity | None) -> bytes:
     """The file's bytes; refused when it is not a regular file or over ``MAX_EDIT_BYTES``
     (never more than the cap is read, whatever the file claims its size is)."""
-    fd = open_for_read(absolute, path)
+    fd = open_for_read(absolute, path, identity)
     try:
         if os.fstat(fd).st_size > MAX_EDIT_BYTES:
             raise _too_large(path)
@@ -261,8 +262,8 @@ def _too_large(path: str) -> ToolError:
     )
 
 
-def _edit_file(path: str, absolute: Path, edits: list[Edit]) -> tuple[str, int]:
-    raw = _load(path, absolute)
+def _edit_file(path: str, absolute: Path, edits: list[Edit], identity: ToolIdentity | None = None) -> tuple[str, int]:
+    raw = _load(path, absolute, identity)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -274,7 +275,7 @@ def _edit_file(path: str, absolute: Path, edits: list[Edit]) -> tuple[str, int]:
     base = normalize_to_lf(body)
     updated = apply_edits(base, edits, path)
     final = updated.replace("\n", "\r\n") if ending == "\r\n" else updated
-    fd = open_for_write(absolute, path)
+    fd = open_for_write(absolute, path, identity)
     try:
         write_all(fd, (bom + final).encode("utf-8", "replace"))
     except OSError as exc:

@@ -10,6 +10,10 @@ a terminal, a block device. The tools only read and write regular files:
 - ``open_for_write`` refuses an existing target that is not a regular file *before* anything is
   written or truncated (a FIFO without a reader, a socket, a device), then truncates.
 
+With a tool identity (the tools run as another user, ``security/identity.py``), the open itself
+is done by that user (``security/fileio.open_as``): the kernel checks that user's rights, and
+files and folders it creates are that user's. Reading and writing then use the descriptor.
+
 Errors are ``ToolError`` texts naming the path and what it is.
 """
 
@@ -22,6 +26,8 @@ import stat
 from pathlib import Path
 
 from aw_action.agent.tools import ToolError
+from aw_action.security.fileio import open_as
+from aw_action.security.identity import ToolIdentity
 
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
@@ -50,10 +56,18 @@ def _refuse(display: str, what: str, verb: str) -> ToolError:
     return ToolError(f"Cannot {verb} {display}: it is {what}, not a regular file.")
 
 
-def open_for_read(path: Path, display: str) -> int:
+def _open(path: Path, flags: int, identity: ToolIdentity | None, make_parents: bool = False) -> int:
+    if identity is not None:
+        return open_as(path, flags, 0o666, identity, make_parents=make_parents)
+    if make_parents:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return os.open(path, flags, 0o666)
+
+
+def open_for_read(path: Path, display: str, identity: ToolIdentity | None = None) -> int:
     """A read-only descriptor on the regular file ``path``; ``ToolError`` for anything else."""
     try:
-        fd = os.open(path, _READ_FLAGS)
+        fd = _open(path, _READ_FLAGS, identity)
     except FileNotFoundError:
         raise ToolError(f"File not found: {display}") from None
     except OSError as exc:
@@ -67,11 +81,14 @@ def open_for_read(path: Path, display: str) -> int:
     return fd
 
 
-def open_for_write(path: Path, display: str) -> int:
-    """A write descriptor on ``path``, created if missing and truncated; ``ToolError`` if it
-    exists and is not a regular file (nothing is written or truncated then)."""
+def open_for_write(
+    path: Path, display: str, identity: ToolIdentity | None = None, *, make_parents: bool = False
+) -> int:
+    """A write descriptor on ``path``, created if missing (with its parent folders when
+    ``make_parents``) and truncated; ``ToolError`` if it exists and is not a regular file
+    (nothing is written or truncated then)."""
     try:
-        fd = os.open(path, _WRITE_FLAGS, 0o666)
+        fd = _open(path, _WRITE_FLAGS, identity, make_parents)
     except IsADirectoryError:
         raise _refuse(display, "a directory", "write") from None
     except OSError as exc:

@@ -24,6 +24,7 @@ from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.security.identity import ToolIdentity
 from aw_action.tools.fs import open_for_read
 from aw_action.tools.lines import LineReader, Stopped
 from aw_action.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
@@ -90,6 +91,7 @@ class ReadTool:
             None if offset is None else int(offset),
             None if limit is None else int(limit),
             lambda: signal.aborted,
+            ctx.identity,
         )
 
 
@@ -123,8 +125,15 @@ def _scan(reader: LineReader, start: int, limit: int | None) -> _Window:
     return _Window(lines, start + len(lines) + rest, complete)
 
 
-def _read(path: str, absolute: Path, offset: int | None, limit: int | None, stop: Callable[[], bool]) -> ToolResult:
-    fd = open_for_read(absolute, path)
+def _read(
+    path: str,
+    absolute: Path,
+    offset: int | None,
+    limit: int | None,
+    stop: Callable[[], bool],
+    identity: ToolIdentity | None = None,
+) -> ToolResult:
+    fd = open_for_read(absolute, path, identity)
     try:
         reader = LineReader(fd, stop)
         if b"\x00" in reader.head(BINARY_SNIFF):

@@ -15,6 +15,7 @@ from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.security.identity import ToolIdentity
 from aw_action.tools.fs import open_for_write, write_all
 from aw_action.tools.read import resolve_path
 
@@ -73,16 +74,12 @@ class WriteTool:
         data = args["content"].encode("utf-8", errors="replace")
         absolute = resolve_path(path, ctx.cwd)
         async with path_lock(absolute):
-            await asyncio.to_thread(_write, path, absolute, data)
+            await asyncio.to_thread(_write, path, absolute, data, ctx.identity)
         return ToolResult.text(f"Successfully wrote {len(data)} bytes to {path}", bytes=len(data))
 
 
-def _write(path: str, absolute: Path, data: bytes) -> None:
-    try:
-        absolute.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ToolError(f"Could not write {path}: {exc.strerror or exc}") from None
-    fd = open_for_write(absolute, path)
+def _write(path: str, absolute: Path, data: bytes, identity: ToolIdentity | None = None) -> None:
+    fd = open_for_write(absolute, path, identity, make_parents=True)
     try:
         write_all(fd, data)
     except OSError as exc:

@@ -12,6 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.servers.http_server import LocalHTTPServer
+
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"}
 
 
@@ -28,7 +30,7 @@ class ForwardProxy:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def __enter__(self) -> ForwardProxy:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = LocalHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
         return self

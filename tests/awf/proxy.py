@@ -28,6 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.servers.http_server import LocalHTTPServer
 from tests.servers.wire import WireServer
 
 PLACEHOLDERS = {
@@ -89,7 +90,7 @@ class AwfProxy:
 
     def start(self) -> AwfProxy:
         for route in self.routes.values():
-            route.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self, route))
+            route.server = LocalHTTPServer(("127.0.0.1", 0), _handler(self, route))
             route.server.daemon_threads = True
             threading.Thread(target=route.server.serve_forever, args=(0.05,), daemon=True).start()
         return self

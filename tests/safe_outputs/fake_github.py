@@ -16,10 +16,12 @@ import re
 import subprocess
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
+
+from tests.servers.http_server import LocalHTTPServer
 
 
 @dataclass
@@ -93,7 +95,7 @@ class FakeGitHub:
 
             do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _handle
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = LocalHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     # -- test controls

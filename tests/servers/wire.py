@@ -25,8 +25,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.servers.http_server import LocalHTTPServer
 
 
 @dataclass(frozen=True)
@@ -73,9 +75,7 @@ class Reply:
 Responder = Reply | Callable[[ReceivedRequest], Reply]
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-
+class _HTTPServer(LocalHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], ConnectionError):
             return  # the client went away (an aborted request): expected in these tests
@@ -91,7 +91,7 @@ class WireServer:
         self._script: deque[Responder] = deque()
         self._lock = threading.Lock()
         self._port = port
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: LocalHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     @property

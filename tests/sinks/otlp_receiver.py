@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -13,6 +13,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+from tests.servers.http_server import LocalHTTPServer
 
 
 def plain(value: AnyValue) -> Any:
@@ -87,7 +89,7 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
 def serve(status: int = 200) -> Iterator[Receiver]:
     """Generator for a pytest fixture: yields a running receiver, stops it afterwards."""
     receiver = Receiver(url="", status=status)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(receiver))
+    server = LocalHTTPServer(("127.0.0.1", 0), _handler(receiver))
     receiver.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

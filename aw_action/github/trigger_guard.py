@@ -1,0 +1,154 @@
+"""Strangers cannot start paid runs: check who triggered an event-driven run before any model
+request.
+
+Events anyone can cause on a public repository (``GUARDED_EVENTS``: a comment, an issue, a
+review comment, a fork's PR through ``pull_request_target``, a discussion) are checked; other
+events pass (``push``, ``schedule`` and ``workflow_dispatch`` need write access already, and a
+fork's ``pull_request`` run gets no secrets).
+
+The actor is the event's ``sender`` (who wrote the comment or opened the issue), else
+``GITHUB_ACTOR``. Rules, in order:
+1. a bot (login ending in ``[bot]`` or ``sender.type == "Bot"``) is allowed only when
+   ``allowed_bots`` names it (with or without ``[bot]``, any case) or is ``*``; bots are not
+   looked up (they are not collaborators);
+2. anyone else is looked up with PyGithub (``GITHUB_API_URL``, ``GITHUB_TOKEN``): their role on
+   the repository (``admin``, ``maintain``, ``write``, ``triage``, ``read`` or a custom role's
+   name) must be in ``allowed_roles`` (default write, maintain, admin); a custom role is also
+   judged by the base permission it maps to;
+3. no token, no actor, or the API failing (down, timing out, an error status) refuses: a check
+   that cannot be made is a check that failed.
+A refusal is not an error: the caller ends the run with conclusion ``skipped``, a notice with
+``reason``, exit 0, outputs written and no model request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+GUARDED_EVENTS = frozenset(
+    {
+        "issue_comment",
+        "issues",
+        "pull_request_review_comment",
+        "pull_request_target",
+        "discussion",
+        "discussion_comment",
+    }
+)
+BASE_ROLES = ("admin", "maintain", "write", "triage", "read")
+DEFAULT_ROLES = frozenset({"admin", "maintain", "write"})
+DEFAULT_API_URL = "https://api.github.com"
+TIMEOUT_S = 10
+_ROLE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _-]*$")
+
+
+@dataclass(frozen=True)
+class TriggerDecision:
+    allowed: bool
+    reason: str
+    actor: str | None = None
+    role: str | None = None
+
+
+def parse_roles(text: str | None) -> frozenset[str]:
+    """The ``allowed-actor-roles`` input: names separated by commas or new lines; empty means
+    the default. Raises ``ValueError`` naming a malformed entry."""
+    items = [item.strip() for item in re.split(r"[\n,]", text or "") if item.strip()]
+    for item in items:
+        if not _ROLE_NAME.match(item):
+            raise ValueError(f"not a role name: {item!r} (use {', '.join(BASE_ROLES)} or a custom role's name)")
+    return frozenset(item.lower() for item in items) or DEFAULT_ROLES
+
+
+def parse_bots(text: str | None) -> frozenset[str]:
+    """The ``allowed-bots`` input: bot logins (``[bot]`` optional) or ``*``; empty allows none."""
+    return frozenset(_bot_name(item) for item in re.split(r"[\n,]", text or "") if item.strip())
+
+
+def _bot_name(login: str) -> str:
+    return login.strip().lower().removesuffix("[bot]")
+
+
+def _actor(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str | None, bool]:
+    sender = event.get("sender")
+    if isinstance(sender, Mapping) and isinstance(sender.get("login"), str) and sender["login"]:
+        login = str(sender["login"])
+        return login, login.endswith("[bot]") or sender.get("type") == "Bot"
+    actor = env.get("GITHUB_ACTOR") or None
+    return actor, bool(actor and actor.endswith("[bot]"))
+
+
+def _repository(event: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
+    if env.get("GITHUB_REPOSITORY"):
+        return env["GITHUB_REPOSITORY"]
+    repo = event.get("repository")
+    name = repo.get("full_name") if isinstance(repo, Mapping) else None
+    return name if isinstance(name, str) and name else None
+
+
+def default_client(api_url: str, token: str) -> Any:
+    """A PyGithub client that fails fast: a short timeout and two retries on 5xx or resets."""
+    from github import Auth, Github
+    from urllib3.util.retry import Retry
+
+    retry = Retry(total=2, backoff_factor=0.2, status_forcelist=(500, 502, 503, 504), allowed_methods=("GET",))
+    return Github(base_url=api_url, auth=Auth.Token(token), timeout=TIMEOUT_S, retry=retry, lazy=True)
+
+
+def check_trigger(
+    event_name: str,
+    event: Mapping[str, Any],
+    env: Mapping[str, str],
+    *,
+    allowed_roles: Iterable[str] = DEFAULT_ROLES,
+    allowed_bots: Iterable[str] = (),
+    client: Callable[[str, str], Any] = default_client,
+) -> TriggerDecision:
+    """Apply the module's rules; never raises."""
+    if event_name not in GUARDED_EVENTS:
+        return TriggerDecision(True, f"event '{event_name or 'unknown'}' is not one strangers can cause")
+    actor, is_bot = _actor(event, env)
+    if not actor:
+        return TriggerDecision(False, f"event '{event_name}' names no actor (no sender, no GITHUB_ACTOR)")
+    if is_bot:
+        bots = {_bot_name(b) for b in allowed_bots}
+        if "*" in bots or _bot_name(actor) in bots:
+            return TriggerDecision(True, f"bot {actor} is in allowed-bots", actor, "bot")
+        return TriggerDecision(False, f"bot {actor} is not in allowed-bots", actor, "bot")
+    repository, token = _repository(event, env), env.get("GITHUB_TOKEN", "")
+    if not repository or not token:
+        missing = "GITHUB_REPOSITORY" if not repository else "GitHub token"
+        return TriggerDecision(False, f"cannot check {actor}'s permission: no {missing}", actor)
+    roles = {r.lower() for r in allowed_roles}
+    try:
+        return _judge(client(env.get("GITHUB_API_URL") or DEFAULT_API_URL, token), repository, actor, roles)
+    except Exception as exc:  # the API down, a timeout, an error status: refuse, say why
+        return TriggerDecision(False, f"cannot check {actor}'s permission on {repository}: {_describe(exc)}", actor)
+
+
+def _judge(gh: Any, repository: str, actor: str, roles: set[str]) -> TriggerDecision:
+    repo = gh.get_repo(repository)  # lazy: no request until the permission call
+    role = str(repo.get_collaborator_role_name(actor)).lower()
+    judged = role
+    if role not in BASE_ROLES and role not in roles:
+        judged = str(repo.get_collaborator_permission(actor)).lower()  # a custom role's base permission
+    allowed = judged in roles or role in roles
+    wanted = ", ".join(sorted(roles))
+    verdict = "is allowed" if allowed else "is not allowed"
+    shown = role if judged == role else f"{role} (base permission {judged})"
+    return TriggerDecision(
+        allowed, f"{actor} has role {shown} on {repository}: {verdict} (allowed: {wanted})", actor, role
+    )
+
+
+def _describe(exc: Exception) -> str:
+    status = getattr(exc, "status", None)
+    if status == 404:
+        return "GitHub answered 404 (not a user, or the token cannot see the repository)"
+    if isinstance(status, int):
+        return f"GitHub answered {status}"
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"GitHub API unreachable ({type(exc).__name__}{': ' + text[:200] if text else ''})"

@@ -1,0 +1,7 @@
+"""Keeping credentials and the run's records out of the agent's reach; keeping strangers' text
+inert. See docs/security.md for the threat model and what each module guarantees.
+
+This package sits below the agent layer (the tool protocol names a ``ToolIdentity``) and above
+``ai``, whose model catalog names the credential variables; it imports nothing else from
+aw_action, so every piece is usable and testable alone.
+"""

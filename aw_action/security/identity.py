@@ -1,0 +1,149 @@
+"""Who the agent's tools run as: the one decision that puts the harness's /proc out of reach.
+
+Rules of ``decide_tool_identity`` (the harness calls it once, before any tool runs):
+
+1. Not Linux, or the harness is not root: tools run as the harness's own user (it cannot switch).
+   Non-dumpable (``process_guard``) is then what protects the harness's /proc entries.
+2. Root, and the workspace belongs to another user (GitHub's runners check out as uid 1001):
+   tools run as that uid, so files the agent creates stay owned by the runner's user after the
+   job. The group is the workspace's, unless that group is a *privileged* one (gid 0, or the
+   group owning the Docker socket: on GitHub-hosted runners the runner's primary group is
+   ``docker``, and ``/var/run/docker.sock`` is mounted into the container): then ``nogroup``.
+3. Root, and the workspace is root's: tools run as the image's unprivileged user
+   (``AGENT_USER``, created by the Dockerfile). The workspace must then be handed over
+   (``hand_over_workspace``) for the agent to be able to edit it.
+4. Root, root's workspace, and no such user: tools run as root, with a reason that says so; the
+   caller should report it (the credentials in the harness's /proc are then within reach).
+
+Tools never keep root's supplementary groups (``extra_groups=[]``).
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+AGENT_USER = "aw-agent"
+"""The unprivileged user the image names for tools when the workspace is root's."""
+DOCKER_SOCKETS = ("/var/run/docker.sock", "/run/docker.sock")
+NOGROUP = 65534
+
+
+@dataclass(frozen=True)
+class ToolIdentity:
+    """A user the harness (as root) switches to when it starts a tool's process."""
+
+    uid: int
+    gid: int
+    name: str
+    home: str
+
+    def popen_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``subprocess.Popen`` / ``asyncio.create_subprocess_exec``."""
+        return {"user": self.uid, "group": self.gid, "extra_groups": []}
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        """``env`` with ``HOME``, ``USER`` and ``LOGNAME`` naming this user."""
+        return {**env, "HOME": self.home, "USER": self.name, "LOGNAME": self.name}
+
+
+@dataclass(frozen=True)
+class IdentityDecision:
+    identity: ToolIdentity | None
+    """``None``: tools run as the harness's own user."""
+    reason: str
+    hand_over_workspace: bool = False
+    """True when the workspace is root's and must be given to ``identity`` to be editable."""
+    protected: bool = False
+    """True when tools run as a different uid than the harness (its /proc is out of reach)."""
+
+
+def privileged_gids(sockets: tuple[str, ...] = DOCKER_SOCKETS) -> set[int]:
+    """Groups a tool must never hold: root's, and every Docker socket's."""
+    gids = {0}
+    for sock in sockets:
+        try:
+            gids.add(os.stat(sock).st_gid)
+        except OSError:
+            continue
+    return gids
+
+
+def _home_for(uid: int, env_home: str | None, fallback: str) -> str:
+    """The user's passwd home; else ``env_home`` when that user owns it; else ``fallback``."""
+    try:
+        return pwd.getpwuid(uid).pw_dir
+    except KeyError:
+        pass
+    if env_home:
+        try:
+            if os.stat(env_home).st_uid == uid:
+                return env_home
+        except OSError:
+            pass
+    return fallback
+
+
+def _name_for(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def decide_tool_identity(
+    workspace: Path,
+    *,
+    env_home: str | None = None,
+    agent_user: str = AGENT_USER,
+    euid: int | None = None,
+    privileged: set[int] | None = None,
+    getpwnam: Callable[[str], pwd.struct_passwd] = pwd.getpwnam,
+) -> IdentityDecision:
+    """Apply the module's rules. ``euid``/``privileged``/``getpwnam`` exist for tests."""
+    euid = os.geteuid() if euid is None else euid
+    if not sys.platform.startswith("linux"):
+        return IdentityDecision(None, f"not Linux ({sys.platform}): tools run as the harness's user")
+    if euid != 0:
+        return IdentityDecision(None, f"the harness runs as uid {euid}, not root: tools run as the same user")
+    try:
+        st = workspace.stat()
+    except OSError as exc:
+        return IdentityDecision(None, f"workspace {workspace} cannot be inspected ({exc.strerror}): tools run as root")
+    bad_groups = privileged_gids() if privileged is None else privileged
+    if st.st_uid != 0:
+        gid = NOGROUP if st.st_gid in bad_groups else st.st_gid
+        identity = ToolIdentity(st.st_uid, gid, _name_for(st.st_uid), _home_for(st.st_uid, env_home, "/tmp"))
+        why = f"the workspace belongs to uid {st.st_uid}: tools run as uid {st.st_uid}, gid {gid}"
+        return IdentityDecision(identity, why, protected=True)
+    try:
+        entry = getpwnam(agent_user)
+    except KeyError:
+        return IdentityDecision(
+            None, f"the workspace is root's and the image has no user '{agent_user}': tools run as root (unprotected)"
+        )
+    gid = NOGROUP if entry.pw_gid in bad_groups else entry.pw_gid
+    identity = ToolIdentity(entry.pw_uid, gid, entry.pw_name, entry.pw_dir or "/tmp")
+    why = f"the workspace is root's: tools run as '{agent_user}' (uid {entry.pw_uid}); the workspace is handed over"
+    return IdentityDecision(identity, why, hand_over_workspace=True, protected=True)
+
+
+def hand_over_workspace(workspace: Path, identity: ToolIdentity) -> int:
+    """Give every entry under ``workspace`` (itself included) to ``identity``; symlinks are
+    re-owned, never followed. Returns how many entries changed owner.
+
+    Only for rule 3: a root-owned workspace (a root runner, a job container) that the agent must
+    edit. Files stay owned by that user after the run; root can still do anything with them.
+    """
+    changed = 0
+    for root, dirs, files in os.walk(workspace, followlinks=False):
+        for name in [*dirs, *files]:
+            os.lchown(os.path.join(root, name), identity.uid, identity.gid)
+            changed += 1
+    os.lchown(workspace, identity.uid, identity.gid)
+    return changed + 1

@@ -1,0 +1,96 @@
+"""Who tools run as: the decision rules, and handing a root-owned workspace over."""
+
+from __future__ import annotations
+
+import os
+import pwd
+from pathlib import Path
+
+import pytest
+
+from aw_action.security.identity import (
+    NOGROUP,
+    ToolIdentity,
+    decide_tool_identity,
+    hand_over_workspace,
+    privileged_gids,
+)
+from tests.security.conftest import TEST_USER
+
+
+def test_a_non_root_harness_keeps_its_own_user(tmp_path: Path) -> None:
+    decision = decide_tool_identity(tmp_path, euid=1000)
+    assert decision.identity is None
+    assert not decision.protected
+    assert "uid 1000, not root" in decision.reason
+
+
+def test_root_with_a_runner_owned_workspace_runs_tools_as_the_workspace_owner(
+    user_dir: Path, tool_user: ToolIdentity
+) -> None:
+    decision = decide_tool_identity(user_dir, privileged={0})
+    assert decision.identity is not None
+    assert (decision.identity.uid, decision.identity.gid) == (tool_user.uid, tool_user.gid)
+    assert decision.protected and not decision.hand_over_workspace
+    assert decision.identity.popen_kwargs() == {"user": tool_user.uid, "group": tool_user.gid, "extra_groups": []}
+
+
+def test_the_docker_socket_group_is_never_given_to_tools(user_dir: Path, tool_user: ToolIdentity) -> None:
+    """On GitHub-hosted runners the runner's primary group is ``docker``: the workspace's group
+    would open /var/run/docker.sock (root on the host) to the agent."""
+    sock = user_dir / "docker.sock"
+    sock.write_text("")
+    os.chown(sock, 0, tool_user.gid)
+    assert tool_user.gid in privileged_gids((str(sock),))
+    decision = decide_tool_identity(user_dir, privileged=privileged_gids((str(sock),)))
+    assert decision.identity is not None
+    assert decision.identity.uid == tool_user.uid
+    assert decision.identity.gid == NOGROUP
+
+
+def test_a_uid_without_passwd_entry_gets_its_number_and_a_home_it_owns(shared_tmp: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("chown to another uid needs root")
+    uid = 54321
+    with pytest.raises(KeyError):
+        pwd.getpwuid(uid)
+    work, home = shared_tmp / "ws", shared_tmp / "home"
+    work.mkdir()
+    home.mkdir()
+    os.chown(work, uid, uid)
+    os.chown(home, uid, uid)
+    decision = decide_tool_identity(work, env_home=str(home), privileged={0})
+    assert decision.identity == ToolIdentity(uid, uid, str(uid), str(home))
+    env = decision.identity.environment({"HOME": "/github/home", "PATH": "/bin"})
+    assert env == {"HOME": str(home), "USER": str(uid), "LOGNAME": str(uid), "PATH": "/bin"}
+
+
+def test_a_root_owned_workspace_goes_to_the_image_user(shared_tmp: Path, tool_user: ToolIdentity) -> None:
+    work = shared_tmp / "ws"
+    work.mkdir()
+    decision = decide_tool_identity(work, agent_user=TEST_USER, privileged={0})
+    assert decision.identity is not None and decision.identity.name == TEST_USER
+    assert decision.hand_over_workspace and decision.protected
+
+
+def test_no_image_user_means_root_tools_and_a_reason_that_says_unprotected(shared_tmp: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the root rules need root")
+    decision = decide_tool_identity(shared_tmp, agent_user="no-such-user-aw")
+    assert decision.identity is None and not decision.protected
+    assert "unprotected" in decision.reason
+
+
+def test_hand_over_changes_owners_without_following_symlinks(shared_tmp: Path, tool_user: ToolIdentity) -> None:
+    work = shared_tmp / "ws"
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "a.py").write_text("x = 1\n")
+    outside = shared_tmp / "root-only.txt"
+    outside.write_text("root's\n")
+    (work / "link").symlink_to(outside)
+    changed = hand_over_workspace(work, tool_user)
+    assert changed == 4
+    for path in (work, work / "src", work / "src" / "a.py"):
+        assert path.stat().st_uid == tool_user.uid
+    assert (work / "link").lstat().st_uid == tool_user.uid
+    assert outside.stat().st_uid == 0, "the symlink's target is not re-owned"
