@@ -3,6 +3,7 @@ the recorded requests."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -73,7 +74,7 @@ def stable_prefix_share(requests: list[Seen]) -> float:
     and messages unchanged, byte for byte once serialised, with cache marks set aside (they move
     by design and are not part of the cached content)."""
     stable = 0
-    for prev, cur in zip(requests, requests[1:], strict=False):
+    for prev, cur in itertools.pairwise(requests):
         a, b = _strip_marks(prev.data), _strip_marks(cur.data)
         head = [json.dumps(a.get(k), sort_keys=True) for k in ("system", "tools")]
         same_head = head == [json.dumps(b.get(k), sort_keys=True) for k in ("system", "tools")]

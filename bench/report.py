@@ -92,15 +92,18 @@ def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> 
     if wire == "anthropic":
         reqs_aw = [r.requests for s in ("turns", "big") for r in aw[s]]
         reqs_pi = [r.requests for s in ("turns", "big") for r in pi[s]]
-        for label, fn in (("requests with cache_control", cache_marked_share), ("prefix byte-stable", stable_prefix_share)):
+        checks = (("requests with cache_control", cache_marked_share), ("prefix byte-stable", stable_prefix_share))
+        for label, fn in checks:
             a, p = median([fn(x) for x in reqs_aw]), median([fn(x) for x in reqs_pi])
             met = ("yes" if a == 1.0 else "**no**") if "cache" in label else ""
             lines.append(f"| {label} | {a:.0%} | {p:.0%} | | {'100 %' if met else ''} | {met} |")
     start = med(aw, "start", "first_request_s")
     sdk = median(imports)
     met = "yes" if start - sdk <= START_BUDGET_S else "**no**"
-    lines.append(f"| `import {'anthropic' if wire == 'anthropic' else 'openai'}` alone (process spawn to exit) "
-                 f"| {sdk:.3f} s | | | | |")
+    lines.append(
+        f"| `import {'anthropic' if wire == 'anthropic' else 'openai'}` alone (process spawn to exit) "
+        f"| {sdk:.3f} s | | | | |"
+    )
     lines.append(f"| start to first request minus SDK import | {(start - sdk) * 1000:.0f} ms | | | ≤ 150 ms | {met} |")
     if "image" in records:
         img = med(records["image"], "start", "first_request_s")

@@ -64,7 +64,8 @@ def aw_harness(root: Path, wire: str, base_url: str) -> Launch:
         "AW_OUTPUT_DIR": str(root / "out"),
         "GITHUB_WORKSPACE": str(workspace),
     }
-    argv = [sys.executable, "-m", "aw_action", "--config", str(root / "config.json"), "--prompt", str(root / "prompt.txt")]
+    config, prompt = str(root / "config.json"), str(root / "prompt.txt")
+    argv = [sys.executable, "-m", "aw_action", "--config", config, "--prompt", prompt]
     return Launch(argv, env, workspace)
 
 

@@ -6,10 +6,14 @@ Contract:
   ``/dev/null``; stdout and stderr share one pipe, so they interleave as a terminal shows them.
 - The call ends when the shell exits. Output still arriving from background jobs is collected
   for ``DRAIN_GRACE_S`` more, then the pipe is closed; background jobs are not killed.
-- The result keeps the TAIL of the output (``DEFAULT_MAX_LINES`` / ``DEFAULT_MAX_BYTES``). When
-  output is cut, the full output is saved as ``ctx.output_dir/bash-<16 hex>.log`` and a footer
-  says which lines are shown. Memory stays bounded: only a rolling tail is held, the rest goes
-  straight to that file.
+- The result keeps the HEAD and the TAIL of the output, 256 lines / 10 KiB in all (Codex's
+  limits; ``bash_output``). When output is cut, the full output is saved as
+  ``ctx.output_dir/bash-<16 hex>.log`` and a footer says which lines are shown and where the file
+  is. Memory stays bounded: only the head and a rolling tail are held, the rest goes straight to
+  that file.
+- No repeated output: a cut output identical to one an earlier call of this tool instance (one
+  per session) returned is not sent again; the result says which call it repeats and where its
+  full copy is.
 - Failures raise ``ToolError`` whose text is the (truncated) output followed by
   ``Command exited with code N``, ``Command timed out after N seconds`` or ``Command aborted``.
   A timeout or abort SIGKILLs the process group; so does the cancellation of ``execute``.
@@ -24,21 +28,15 @@ import contextlib
 import logging
 import math
 import os
-import secrets
 import signal as signals
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
-from aw_action.tools.truncate import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_LINES,
-    Truncation,
-    format_size,
-    truncate_tail,
-)
+from aw_action.tools.bash_output import CommandOutput
+from aw_action.tools.truncate import HEAD_TAIL_MAX_BYTES, HEAD_TAIL_MAX_LINES
 
 log = logging.getLogger(__name__)
 
@@ -51,104 +49,6 @@ _READ_CHUNK = 64 * 1024
 
 def _format_seconds(seconds: float) -> str:
     return str(int(seconds)) if float(seconds).is_integer() else f"{seconds:g}"
-
-
-class _Output:
-    """Accumulates command output: a rolling tail in memory, everything else spilled to a file.
-
-    Holds at most ``2 * max_bytes`` bytes; once more arrives, the full output so far goes to a
-    log file in ``output_dir`` and every later chunk is appended to it. Counts total bytes and
-    newlines so that line numbers in the footer refer to the whole output.
-    """
-
-    def __init__(
-        self, output_dir: Path, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
-    ) -> None:
-        self.output_dir = output_dir
-        self.max_lines = max_lines
-        self.max_bytes = max_bytes
-        self.tail = bytearray()
-        self.total_bytes = 0
-        self.newlines = 0
-        self.current_line_bytes = 0  # bytes after the last newline
-        self.previous_line_bytes = 0  # length of the last complete line
-        self.path: Path | None = None
-        self._file: IO[bytes] | None = None
-
-    def feed(self, data: bytes) -> None:
-        self.total_bytes += len(data)
-        self.newlines += data.count(b"\n")
-        last = data.rfind(b"\n")
-        if last < 0:
-            self.current_line_bytes += len(data)
-        else:
-            before = data.rfind(b"\n", 0, last)
-            self.previous_line_bytes = self.current_line_bytes + last if before < 0 else last - before - 1
-            self.current_line_bytes = len(data) - last - 1
-        self.tail += data
-        excess = len(self.tail) - 2 * self.max_bytes
-        if excess > 0:
-            if self._file is None:
-                self._file = self._open()
-                self._file.write(self.tail)
-            else:
-                self._file.write(data)
-            del self.tail[:excess]
-        elif self._file is not None:
-            self._file.write(data)
-
-    def _open(self) -> IO[bytes]:
-        self.output_dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.output_dir / f"bash-{secrets.token_hex(8)}.log"
-        return self.path.open("wb")
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-    def _text(self) -> str:
-        text = self.tail.decode("utf-8", errors="replace")
-        return text[:-1] if text.endswith("\n") else text  # a final newline ends the last line
-
-    def snapshot(self) -> Truncation:
-        return truncate_tail(self._text(), max_lines=self.max_lines, max_bytes=self.max_bytes)
-
-    def finish(self) -> tuple[str, dict[str, Any]]:
-        """Close the spill file and return the text for the model ("" if there was no output)
-        plus result details.
-
-        Spills the in-memory output to a file if truncation happened without a spill (many
-        short lines), so the footer always names a file holding the complete output.
-        """
-        truncation = self.snapshot()
-        truncated = truncation.truncated or self.path is not None
-        if truncated and self.path is None:
-            with self._open() as spill:
-                spill.write(self.tail)
-        self.close()
-        text = truncation.content
-        details: dict[str, Any] = {
-            "truncated": truncated,
-            "full_output_path": str(self.path) if self.path else None,
-        }
-        if not truncated:
-            return text, details
-
-        ends_with_newline = self.tail.endswith(b"\n")
-        total = self.newlines if ends_with_newline else self.newlines + 1
-        first, last = total - truncation.output_lines + 1, total
-        if truncation.last_line_partial:
-            line_size = self.previous_line_bytes if ends_with_newline else self.current_line_bytes
-            notice = (
-                f"Showing last {format_size(truncation.output_bytes)} of line {last} (line is {format_size(line_size)})"
-            )
-        elif truncation.truncated_by == "lines":
-            notice = f"Showing lines {first}-{last} of {total}"
-        else:
-            notice = f"Showing lines {first}-{last} of {total} ({format_size(self.max_bytes)} limit)"
-        details.update(total_lines=total, total_bytes=self.total_bytes)
-        return f"{text}\n\n[{notice}. Full output: {self.path}]", details
 
 
 _PARAMETERS: dict[str, Any] = {
@@ -175,13 +75,15 @@ class BashTool:
             raise ValueError("need 0 < default_timeout_s <= max_timeout_s")
         self.default_timeout_s = default_timeout_s
         self.max_timeout_s = max_timeout_s
+        self._cut_outputs: dict[str, str] = {}
+        """SHA-256 of each output that was cut -> the id of the call that returned it."""
 
     @property
     def description(self) -> str:
         return (
             "Execute a bash command in the current working directory. Returns stdout and stderr. "
-            f"Output is truncated to last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB "
-            "(whichever is hit first). If truncated, full output is saved to a file. Optionally provide "
+            f"Output over {HEAD_TAIL_MAX_LINES} lines or {HEAD_TAIL_MAX_BYTES // 1024}KB keeps its first and "
+            "last lines; the full output is then saved to a file whose path is given. Optionally provide "
             f"a timeout in seconds (default {_format_seconds(self.default_timeout_s)}, "
             f"max {_format_seconds(self.max_timeout_s)}). Background processes must redirect their "
             "output (e.g. `cmd > out.log 2>&1 &`)."
@@ -212,21 +114,30 @@ class BashTool:
             raise ToolError("Command aborted")
         if not ctx.cwd.is_dir():
             raise ToolError(f"Working directory does not exist: {ctx.cwd}\nCannot execute bash commands.")
-        return await _Run(args["command"], timeout, signal, on_update, ctx).run()
+        return await _Run(args["command"], timeout, signal, on_update, ctx, self._cut_outputs, tool_call_id).run()
 
 
 class _Run:
     """One command execution: process, output pump, update throttle and the outcome race."""
 
     def __init__(
-        self, command: str, timeout: float, signal: AbortSignal, on_update: UpdateCallback, ctx: ToolContext
+        self,
+        command: str,
+        timeout: float,
+        signal: AbortSignal,
+        on_update: UpdateCallback,
+        ctx: ToolContext,
+        cut_outputs: dict[str, str],
+        call_id: str,
     ) -> None:
+        self.cut_outputs = cut_outputs
+        self.call_id = call_id
         self.command = command
         self.timeout = timeout
         self.signal = signal
         self.on_update = on_update
         self.ctx = ctx
-        self.output = _Output(ctx.output_dir)
+        self.output = CommandOutput(ctx.output_dir)
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
 
@@ -284,6 +195,12 @@ class _Run:
             self.output.close()
 
         text, details = self.output.finish()
+        if details["truncated"]:
+            digest = self.output.digest.hexdigest()
+            earlier = self.cut_outputs.setdefault(digest, self.call_id)
+            if earlier != self.call_id:
+                text = self.output.repeat_notice(earlier)
+                details["repeats_call"] = earlier
         if self.ctx.scrub is not None:
             text = self.ctx.scrub(text)
             if self.output.path is not None:
