@@ -9,6 +9,7 @@ import os
 import re
 import statistics
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -28,24 +29,34 @@ class RunRecord:
     requests: list[Seen]
 
 
-def run_once(server: BenchServer, script: Script, launch: Launch, log: Path, timeout_s: float = 600) -> RunRecord:
-    """Start ``launch`` with the server set to ``script``; peak RSS is the largest process of the
-    tree (``wait4``), wall time is from spawn to exit."""
+LAUNCHER = Path(__file__).with_name("rss_launcher.py")
+
+
+def run_once(
+    server: BenchServer, script: Script, launch: Launch, log: Path, *, rss: bool = False, timeout_s: float = 600
+) -> RunRecord:
+    """Start ``launch`` with the server set to ``script``; wall time is from spawn to exit. With
+    ``rss``, the run goes through ``rss_launcher.py`` (a fresh ~10 MB process, see there) and the
+    peak RSS is the harness's; without, ``peak_rss_kb`` is 0 and nothing stands between the
+    bench and the harness's start."""
     server.reset(script)
+    rss_file = log.with_suffix(".rss")
+    argv = [sys.executable, str(LAUNCHER), str(rss_file), *launch.argv] if rss else launch.argv
     with log.open("w") as sink:
         started = time.monotonic()
-        proc = subprocess.Popen(launch.argv, env=launch.env, cwd=launch.cwd, stdout=sink, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(argv, env=launch.env, cwd=launch.cwd, stdout=sink, stderr=subprocess.STDOUT)
         killer = threading.Timer(timeout_s, proc.kill)
         killer.start()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            _, status, _usage = os.wait4(proc.pid, 0)
         finally:
             killer.cancel()
         wall = time.monotonic() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
     seen = list(server.seen)
     first = seen[0].at - started if seen else None
-    return RunRecord(proc.returncode, wall, first, usage.ru_maxrss, seen)
+    peak = int(rss_file.read_text()) if rss and rss_file.is_file() else 0
+    return RunRecord(proc.returncode, wall, first, peak, seen)
 
 
 def median(values: list[float]) -> float:

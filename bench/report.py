@@ -64,7 +64,7 @@ def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> 
         return median([float(v) for v in values if v is not None])
 
     def overhead(side: dict[str, list[RunRecord]]) -> float:
-        return (med(side, "turns", "wall_s") - med(side, "start", "wall_s")) / 200
+        return median([(r.wall_s - (r.first_request_s or 0.0)) / 200 for r in side["turns"]])
 
     def per_run(side: dict[str, list[RunRecord]], scenario: str, fn) -> float:  # type: ignore[no-untyped-def]
         return median([float(fn(r.requests)) for r in side[scenario]])
@@ -101,8 +101,7 @@ def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> 
     sdk = median(imports)
     met = "yes" if start - sdk <= START_BUDGET_S else "**no**"
     lines.append(
-        f"| `import {'anthropic' if wire == 'anthropic' else 'openai'}` alone (process spawn to exit) "
-        f"| {sdk:.3f} s | | | | |"
+        f"| `import {'anthropic' if wire == 'anthropic' else 'openai'}` alone (spawn to done) | {sdk:.3f} s | | | | |"
     )
     lines.append(f"| start to first request minus SDK import | {(start - sdk) * 1000:.0f} ms | | | ≤ 150 ms | {met} |")
     if "image" in records:

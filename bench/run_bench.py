@@ -8,14 +8,14 @@ noise falls on both; figures are medians:
 
 - ``start``: a one-request session. Start to first request, and wall time.
 - ``turns``: 200 tool turns (``echo ok``) then a final answer. Wall time, per-turn overhead
-  ((wall - wall of ``start``) / 200), peak RSS.
+  ((exit - first request) / 200, within the same run), peak RSS.
 - ``big``: 20 tool turns, each printing about 1.3 MB (a different ``seq`` each turn). Bytes sent to
   the model over the session, peak RSS, whether the full output is on disk where the model is told.
 - Anthropic wire: share of requests with ``cache_control`` and of requests whose prefix repeats the
   previous request unchanged (over all requests of ``turns`` and ``big``).
 - ``--image TAG``: ``docker run`` of the action image to its first request (Anthropic wire).
-- the SDK's own import (``python -c "import anthropic"``, spawn to exit), the floor for aw-harness's
-  start to first request.
+- the SDK's own import (a process that imports ``anthropic``/``openai``, from spawn to the moment it
+  says it is done), the floor for aw-harness's start to first request.
 
 ``--write`` puts the report, with the machine's description, into bench/RESULTS.md.
 """
@@ -48,12 +48,16 @@ Subject = Callable[[Path, str, str], Launch]
 
 
 def sdk_import_s(wire: str, runs: int) -> list[float]:
+    """Spawn of a process that imports the SDK to the moment it says so (its exit not counted)."""
     module = "anthropic" if wire == "anthropic" else "openai"
+    code = f"import sys, {module}; sys.stdout.write('x'); sys.stdout.flush()"
     times = []
     for _ in range(runs):
         started = time.monotonic()
-        subprocess.run([sys.executable, "-c", f"import {module}"], check=True)
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stdout.read(1) == b"x"
         times.append(time.monotonic() - started)
+        proc.wait()
     return times
 
 
@@ -71,7 +75,8 @@ def bench_wire(wire: str, runs: int, tag: str | None, root: Path) -> dict[str, d
                         continue
                     folder = root / wire / scenario / f"{name}-{i}"
                     launch = subject(folder, wire, server.base_url)
-                    record = run_once(server, script, launch, folder / "log.txt")
+                    rss = scenario != "start" and name != "image"
+                    record = run_once(server, script, launch, folder / "log.txt", rss=rss)
                     if record.exit_code != 0:
                         tail = (folder / "log.txt").read_text()[-2000:]
                         raise SystemExit(f"{name} {wire}/{scenario} run {i} exited {record.exit_code}:\n{tail}")
