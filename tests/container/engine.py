@@ -3,8 +3,8 @@
 The image is ``AW_CONTAINER_IMAGE`` when set (``.ci/run`` and CI build it first); otherwise it is
 built here from the repository's Dockerfile as ``aw-harness:test`` (Docker's layer cache makes a
 rebuild cheap). Without an engine every container test skips with the reason ``docker info``
-gave; ``AW_REQUIRE_DOCKER=1`` (GitHub CI, where the runner has Docker) turns that skip into a
-failure, so the tests cannot silently stop running there.
+gave (or ``AW_CONTAINER_SKIP`` says); ``AW_REQUIRE_DOCKER=1`` (GitHub CI, where the runner has
+Docker) turns that skip into a failure, so the tests cannot silently stop running there.
 """
 
 from __future__ import annotations
@@ -30,7 +30,10 @@ def docker(*args: str, timeout: float = 60, check: bool = True) -> subprocess.Co
 
 @cache
 def engine_problem() -> str | None:
-    """None when a Docker engine answers, else why not (one line)."""
+    """None when a Docker engine answers, else why not (one line). ``AW_CONTAINER_SKIP`` is a reason
+    given by the caller (.ci/run, when the local engine could not be set up)."""
+    if os.environ.get("AW_CONTAINER_SKIP"):
+        return os.environ["AW_CONTAINER_SKIP"]
     if shutil.which("docker") is None:
         return "no docker CLI on PATH"
     try:
