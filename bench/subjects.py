@@ -69,6 +69,24 @@ def aw_harness(root: Path, wire: str, base_url: str) -> Launch:
     return Launch(argv, env, workspace)
 
 
+_FLOOR = {
+    "anthropic": "import anthropic\n"
+    "anthropic.Anthropic(max_retries=0).messages.create(model='{model}', max_tokens=64, "
+    "messages=[{{'role': 'user', 'content': 'hi'}}])",
+    "openai": "import openai\n"
+    "openai.OpenAI(max_retries=0).chat.completions.create(model='{model}', "
+    "messages=[{{'role': 'user', 'content': 'hi'}}])",
+}
+
+
+def sdk_floor(root: Path, wire: str, base_url: str) -> Launch:
+    """The least a Python harness on this SDK does before its first request: import the SDK, make
+    a client, send one message."""
+    home, workspace = _folders(root)
+    env = {**_base_env(home), **_aw_env(wire, base_url)}
+    return Launch([sys.executable, "-c", _FLOOR[wire].format(model=MODELS[wire])], env, workspace)
+
+
 def pi_version() -> str:
     return str(json.loads(PI_PACKAGE.read_text())["version"]) if PI_PACKAGE.is_file() else "not installed"
 
