@@ -135,4 +135,27 @@ def render(results: dict[str, tuple[Records, list[float]]], runs: int, tag: str 
     ]
     for wire, (records, imports) in results.items():
         lines += wire_table(wire, records, imports, runs)
+    lines += NOTES
     return "\n".join(lines)
+
+
+NOTES = [
+    "### Reading these numbers",
+    "",
+    "- Medians of interleaved runs (aw, Pi, then the probes, round by round) on a machine shared with",
+    "  other work: start-up rows move by tens of milliseconds from one bench run to the next, so a",
+    "  start-up margin smaller than that is not a reliable pass.",
+    "- Per-turn overhead is (exit - first request) / 200 in one run: the harness's own work per turn,",
+    "  the bash tool included (`echo ok`), with a model that answers at once.",
+    "- Peak RSS is the largest process of the harness's tree, measured through a fresh launcher",
+    "  (bench/rss_launcher.py) so the bench's own memory does not leak into it.",
+    "- Bytes: every request body of the session summed; each turn's tool prints a different 1.33 MB",
+    "  (so the repeated-output rule of the bash tool does not apply: this is head-and-tail truncation",
+    "  alone). Pi keeps the last 2000 lines / 50 KB of each output, aw-harness 128 lines from each end",
+    "  within 10 KiB.",
+    "- Prefix byte-stable: each request repeats the previous one's system prompt, tools and messages",
+    "  unchanged (cache marks aside); this is what lets the provider's prompt cache hit.",
+    "- The SDK import is the target's reference; the bare SDK script (import, client, one message) is",
+    "  the least any Python harness on that SDK does before its first request.",
+    "",
+]
