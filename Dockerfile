@@ -1,4 +1,5 @@
-# The aw-harness container action. Built by the runner from this file (runs.image: Dockerfile).
+# The aw-harness container action. Published by .github/workflows/release.yml as ghcr.io/org/aw-harness:<version>
+# (action.yml); built by the runner from this file when a workflow uses from-source/action.yml (forks).
 #
 # Runner facts it is shaped by (actions/runner ContainerActionHandler; docs "Dockerfile support"):
 # - no USER: the action runs as the image's default user (root) so it can write the mounted
@@ -8,18 +9,22 @@
 #   Python, which handles them; the exec-form ENTRYPOINT never goes through /bin/sh (dash would
 #   drop the INPUT_* variables whose names contain hyphens).
 
-# ---- build: a virtual environment from the hash-locked requirements, then the package itself
+# ---- build: a virtual environment from the hash-locked requirements, then the package's wheel, built with
+# hash-locked build dependencies (hatchling) and no build isolation, so nothing unpinned is fetched
 FROM python:3.11.13-slim-bookworm AS build
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
 WORKDIR /build
-COPY requirements.lock /build/requirements.lock
+COPY requirements.lock requirements-build.lock /build/
 RUN python -m venv /opt/aw \
-    && /opt/aw/bin/pip install --no-cache-dir --require-hashes --only-binary=:all: -r /build/requirements.lock
+    && /opt/aw/bin/pip install --no-cache-dir --require-hashes --only-binary=:all: -r /build/requirements.lock \
+    && python -m venv /opt/build \
+    && /opt/build/bin/pip install --no-cache-dir --require-hashes --only-binary=:all: -r /build/requirements-build.lock
 COPY pyproject.toml README.md /build/src/
 COPY aw_action /build/src/aw_action
-RUN /opt/aw/bin/pip install --no-cache-dir --no-deps /build/src \
+RUN /opt/build/bin/pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /build/dist /build/src \
+    && /opt/aw/bin/pip install --no-cache-dir --no-deps --no-index /build/dist/aw_harness-*.whl \
     && /opt/aw/bin/python -m compileall -q -j 0 /opt/aw/lib
 
 # ---- runtime: Python plus the tools the agent's shell may use (git, gh, jq, ripgrep)

@@ -27,6 +27,7 @@ from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, secret_values
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import result_outputs, write_outputs
+from aw_action.github.paths import visible_path
 from aw_action.github.plan import RunPlan, build_plan
 from aw_action.github.upload import upload_run_artifacts
 from aw_action.harness.context import TRANSCRIPT_FILE
@@ -93,7 +94,7 @@ async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: Stop
         log.redactor.add(*harness.redactor.secrets)  # and any an extension registered while running
         payload = log.redactor.obj(result.to_json())
         log.write(json.dumps(payload, ensure_ascii=False) + "\n")
-        _outputs(env, result_outputs(payload, _session_file(harness, plan)), log)
+        _outputs(env, result_outputs(payload, _session_file(harness, plan, env)), log)
         written.append(True)
         artifact_id = ""
         if plan.upload:
@@ -109,16 +110,10 @@ async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: Stop
     return result.exit_code
 
 
-def _session_file(harness: Harness, plan: RunPlan) -> str:
-    """The transcript's path as a later step sees it: relative to the workspace when inside it
-    (later steps start there), else the absolute path inside the container."""
+def _session_file(harness: Harness, plan: RunPlan, env: dict[str, str]) -> str:
+    """The transcript's path as a later step sees it (``paths.visible_path``)."""
     path = harness.output_dir / TRANSCRIPT_FILE
-    if not path.is_file():
-        return ""
-    try:
-        return path.resolve().relative_to(plan.workspace.resolve()).as_posix()
-    except ValueError:
-        return str(path)
+    return visible_path(path, env, plan.workspace) if path.is_file() else ""
 
 
 def _outputs(env: dict[str, str], outputs: dict[str, str], log: WorkflowLog) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.measure import REPO, measure
+from bench.process_stats import REPO, measure
 
 TOOL = """
 import asyncio, sys

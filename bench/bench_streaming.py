@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.measure import REPO, Measured, measure
+from bench.process_stats import REPO, Measured, measure
 from tests.servers import anthropic as wire
 from tests.servers.wire import Reply, WireServer
 

@@ -8,7 +8,9 @@ Prompt caching: ``cache_control`` breakpoints on the system block, the last tool
 block of the two latest user turns (4, Anthropic's maximum). Each request then writes the cache
 at its newest turn and reads the previous request's entry, because everything before that point
 is serialised exactly as in the previous request. Housekeeping calls (``purpose`` other than
-``agent``) carry no breakpoints.
+``agent``, e.g. a compaction summary) mark only their system prompt and last tool: those repeat
+from one such call to the next, while their one-off messages would cost a cache write (25 % over
+the input price) that nothing ever reads. So every request carries marks.
 
 Stream: ``message_start`` (id, model, usage) ... blocks ... ``message_delta`` (stop reason,
 cumulative usage) then ``message_stop``, the terminal event.
@@ -100,12 +102,15 @@ def convert_messages(messages: list[UserMessage | AssistantMessage | ToolResultM
     return out
 
 
-def add_cache_breakpoints(body: dict[str, Any]) -> None:
-    """Mark the stable prefix: system, last tool, last block of the two latest user turns."""
+def add_cache_breakpoints(body: dict[str, Any], *, messages: bool = True) -> None:
+    """Mark the stable prefix: system, last tool, and (``messages``) the last block of the two
+    latest user turns."""
     if body.get("system"):
         body["system"][-1]["cache_control"] = dict(EPHEMERAL)
     if body.get("tools"):
         body["tools"][-1]["cache_control"] = dict(EPHEMERAL)
+    if not messages:
+        return
     user_turns = [m for m in body["messages"] if m["role"] == "user"]
     for turn in user_turns[-2:]:
         turn["content"][-1]["cache_control"] = dict(EPHEMERAL)
@@ -134,8 +139,7 @@ class AnthropicWire:
             body["temperature"] = opts.temperature
         if "user_id" in opts.metadata:
             body["metadata"] = {"user_id": opts.metadata["user_id"]}
-        if request.purpose == "agent":
-            add_cache_breakpoints(body)
+        add_cache_breakpoints(body, messages=request.purpose == "agent")
         return body
 
     def types(self, sdk: Any) -> tuple[Any, Any]:

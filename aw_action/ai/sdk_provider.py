@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from aw_action.ai.errors import Classified, IncompleteStreamError, ProviderError, classify
-from aw_action.ai.pricing import cost_usd
+from aw_action.ai.pricing import cost_usd, warm_up
 from aw_action.ai.retry import RetryPolicy, run_with_retries
 from aw_action.ai.stream_state import StreamState
 from aw_action.ai.types import (
@@ -181,6 +181,7 @@ class SdkProvider:
     ) -> None:
         try:
             self.ensure_sdk()
+            warm_up()  # the price catalog loads while this request waits for the model
             wire = self.wire_for(request.model)
             body = wire.body(request, self.streaming)
 

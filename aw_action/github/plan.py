@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, parse_headers, split_list
+from aw_action.github.paths import default_output_dir, keep_out_of_git
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import describe_validation_error, read_json_file
@@ -149,13 +150,12 @@ def prompt_path(inputs: ActionInputs, workspace: Path, temp_root: str | None) ->
 
 
 def output_dir(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> Path:
-    """``output-dir`` (relative to the workspace), else ``$RUNNER_TEMP/aw-harness`` (the same
-    folder is ``${{ runner.temp }}/aw-harness`` for later steps), else ``AW_OUTPUT_DIR``."""
+    """``output-dir`` (relative to the workspace), else a folder later steps see too
+    (``paths.default_output_dir``: ``$RUNNER_TEMP/aw-harness`` or the workspace's
+    ``.aw-harness``), else ``AW_OUTPUT_DIR``."""
     if inputs.output_dir:
         return _resolve(workspace, inputs.output_dir)
-    if env.get("RUNNER_TEMP"):
-        return Path(env["RUNNER_TEMP"]) / "aw-harness"
-    return Path(env.get("AW_OUTPUT_DIR") or DEFAULT_OUTPUT_DIR)
+    return default_output_dir(env, workspace) or Path(env.get("AW_OUTPUT_DIR") or DEFAULT_OUTPUT_DIR)
 
 
 def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, workspace: Path) -> dict[str, str]:
@@ -180,6 +180,7 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path) -> RunPl
     out_dir = output_dir(inputs, env, workspace)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
+        keep_out_of_git(out_dir, workspace)
     except OSError as exc:
         raise ActionInputError("output-dir", f"cannot create {out_dir}: {exc.strerror or exc}") from None
     return RunPlan(

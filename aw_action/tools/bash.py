@@ -9,11 +9,15 @@ Contract:
   for ``DRAIN_GRACE_S`` more, then the pipe is closed; background jobs are not killed (an agent
   may start a server in one call and use it in the next). They end with the run:
   ``processes.kill_all_agent_processes()``.
-- The result keeps the TAIL of the output (``DEFAULT_MAX_LINES`` / ``DEFAULT_MAX_BYTES``). When
-  output is cut, the full output is saved as ``ctx.output_dir/bash-<16 hex>.log`` and a footer
-  says which lines are shown. Memory stays bounded: only a rolling tail is held, the rest goes
-  straight to that file, which keeps at most ``MAX_LOG_BYTES`` (the footer then says so), so a
+- The result keeps the HEAD and the TAIL of the output, 256 lines / 10 KiB in all (Codex's
+  limits; ``bash_output``). When output is cut, the full output is saved as
+  ``ctx.output_dir/bash-<16 hex>.log`` and a footer says which lines are shown and where the file
+  is. Memory stays bounded: only the head and a rolling tail are held, the rest goes straight to
+  that file, which keeps at most ``bash_output.MAX_LOG_BYTES`` (the footer then says so), so a
   command printing gigabytes fills neither memory nor the disk.
+- No repeated output: a cut output identical to one an earlier call of this tool instance (one
+  per session) returned is not sent again; the result says which call it repeats and where its
+  full copy is.
 - Failures raise ``ToolError`` whose text is the (truncated) output followed by
   ``Command exited with code N``, ``Command timed out after N seconds`` or ``Command aborted``.
   A timeout, an abort or the cancellation of ``execute`` SIGKILLs every process of the call:
@@ -34,18 +38,13 @@ import secrets
 import signal as signals
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.tools.bash_output import CommandOutput
 from aw_action.tools.processes import kill_call, prepare_command_env, shell_finished, shell_started
-from aw_action.tools.truncate import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_LINES,
-    Truncation,
-    format_size,
-    truncate_tail,
-)
+from aw_action.tools.truncate import HEAD_TAIL_MAX_BYTES, HEAD_TAIL_MAX_LINES
 
 log = logging.getLogger(__name__)
 
@@ -54,152 +53,12 @@ MAX_TIMEOUT_S = 600.0
 UPDATE_INTERVAL_S = 0.1
 DRAIN_GRACE_S = 0.5
 _READ_CHUNK = 64 * 1024
-MAX_LOG_BYTES = 32 * 1024 * 1024
-"""The saved output log keeps the first this many bytes of a command's output."""
 _SCRUB_PIECE = 1024 * 1024
 _SCRUB_RUN_LIMIT = 4 * 1024 * 1024
 
 
 def _format_seconds(seconds: float) -> str:
     return str(int(seconds)) if float(seconds).is_integer() else f"{seconds:g}"
-
-
-class _Output:
-    """Accumulates command output: a rolling tail in memory, everything else spilled to a file.
-
-    Holds at most ``2 * max_bytes`` bytes; once more arrives, the full output so far goes to a
-    log file in ``output_dir`` and every later chunk is appended to it. Counts total bytes and
-    newlines so that line numbers in the footer refer to the whole output.
-    """
-
-    def __init__(
-        self, output_dir: Path, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
-    ) -> None:
-        self.output_dir = output_dir
-        self.max_lines = max_lines
-        self.max_bytes = max_bytes
-        self.tail = bytearray()
-        self.total_bytes = 0
-        self.newlines = 0
-        self.current_line_bytes = 0  # bytes after the last newline
-        self.previous_line_bytes = 0  # length of the last complete line
-        self.path: Path | None = None
-        self._file: IO[bytes] | None = None
-        self.logged = 0
-        self.log_error: str | None = None
-        """Why the output log stopped (disk full, unwritable dir); the command still runs."""
-
-    def feed(self, data: bytes) -> None:
-        self.total_bytes += len(data)
-        self.newlines += data.count(b"\n")
-        last = data.rfind(b"\n")
-        if last < 0:
-            self.current_line_bytes += len(data)
-        else:
-            before = data.rfind(b"\n", 0, last)
-            self.previous_line_bytes = self.current_line_bytes + last if before < 0 else last - before - 1
-            self.current_line_bytes = len(data) - last - 1
-        self.tail += data
-        excess = len(self.tail) - 2 * self.max_bytes
-        if excess > 0:
-            if self._file is None and self.log_error is None:
-                self._file = self._open()
-                self._log(bytes(self.tail))
-            else:
-                self._log(data)
-            del self.tail[:excess]
-        elif self._file is not None:
-            self._log(data)
-
-    def _log(self, data: bytes) -> None:
-        room = MAX_LOG_BYTES - self.logged
-        if self._file is None or room <= 0:
-            return
-        try:
-            self._file.write(data[:room])
-        except OSError as exc:  # disk full, quota: the log stops, the command goes on
-            self._fail(exc)
-            return
-        self.logged += min(room, len(data))
-
-    def _fail(self, exc: OSError) -> None:
-        self.log_error = exc.strerror or str(exc)
-        if self._file is not None:
-            with contextlib.suppress(OSError):
-                self._file.close()
-            self._file = None
-
-    @property
-    def log_truncated(self) -> bool:
-        return self.total_bytes > self.logged and self.path is not None
-
-    def _open(self) -> IO[bytes] | None:
-        try:
-            self.output_dir.mkdir(parents=True, exist_ok=True)
-            self.path = self.output_dir / f"bash-{secrets.token_hex(8)}.log"
-            return self.path.open("wb")
-        except OSError as exc:
-            self._fail(exc)
-            return None
-
-    def close(self) -> None:
-        if self._file is not None:
-            try:
-                self._file.close()
-            except OSError as exc:  # the last buffered bytes did not fit
-                self._fail(exc)
-            self._file = None
-
-    def _text(self) -> str:
-        text = self.tail.decode("utf-8", errors="replace")
-        return text[:-1] if text.endswith("\n") else text  # a final newline ends the last line
-
-    def snapshot(self) -> Truncation:
-        return truncate_tail(self._text(), max_lines=self.max_lines, max_bytes=self.max_bytes)
-
-    def finish(self) -> tuple[str, dict[str, Any]]:
-        """Close the spill file and return the text for the model ("" if there was no output)
-        plus result details.
-
-        Spills the in-memory output to a file if truncation happened without a spill (many
-        short lines), so the footer always names a file holding the complete output.
-        """
-        truncation = self.snapshot()
-        truncated = truncation.truncated or self.path is not None
-        if truncated and self.path is None and self.log_error is None:
-            self._file = self._open()
-            self._log(bytes(self.tail))
-        self.close()
-        text = truncation.content
-        details: dict[str, Any] = {
-            "truncated": truncated,
-            "full_output_path": str(self.path) if self.path else None,
-        }
-        if not truncated:
-            return text, details
-
-        ends_with_newline = self.tail.endswith(b"\n")
-        total = self.newlines if ends_with_newline else self.newlines + 1
-        first, last = total - truncation.output_lines + 1, total
-        if truncation.last_line_partial:
-            line_size = self.previous_line_bytes if ends_with_newline else self.current_line_bytes
-            notice = (
-                f"Showing last {format_size(truncation.output_bytes)} of line {last} (line is {format_size(line_size)})"
-            )
-        elif truncation.truncated_by == "lines":
-            notice = f"Showing lines {first}-{last} of {total}"
-        else:
-            notice = f"Showing lines {first}-{last} of {total} ({format_size(self.max_bytes)} limit)"
-        details.update(total_lines=total, total_bytes=self.total_bytes)
-        if self.log_error is not None:
-            details["log_error"] = self.log_error
-            where = f": {self.path}" if self.path is not None and self.logged else ""
-            return f"{text}\n\n[{notice}. Output log incomplete ({self.log_error}){where}]", details
-        if self.log_truncated:
-            details["log_truncated"] = True
-            kept = f"first {format_size(self.logged)} of {format_size(self.total_bytes)}"
-            return f"{text}\n\n[{notice}. Output log ({kept}): {self.path}]", details
-        return f"{text}\n\n[{notice}. Full output: {self.path}]", details
 
 
 _PARAMETERS: dict[str, Any] = {
@@ -226,13 +85,15 @@ class BashTool:
             raise ValueError("need 0 < default_timeout_s <= max_timeout_s")
         self.default_timeout_s = default_timeout_s
         self.max_timeout_s = max_timeout_s
+        self._cut_outputs: dict[str, str] = {}
+        """SHA-256 of each output that was cut -> the id of the call that returned it."""
 
     @property
     def description(self) -> str:
         return (
             "Execute a bash command in the current working directory. Returns stdout and stderr. "
-            f"Output is truncated to last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB "
-            "(whichever is hit first). If truncated, full output is saved to a file. Optionally provide "
+            f"Output over {HEAD_TAIL_MAX_LINES} lines or {HEAD_TAIL_MAX_BYTES // 1024}KB keeps its first and "
+            "last lines; the full output is then saved to a file whose path is given. Optionally provide "
             f"a timeout in seconds (default {_format_seconds(self.default_timeout_s)}, "
             f"max {_format_seconds(self.max_timeout_s)}). Background processes must redirect their "
             "output (e.g. `cmd > out.log 2>&1 &`)."
@@ -263,21 +124,30 @@ class BashTool:
             raise ToolError("Command aborted")
         if not ctx.cwd.is_dir():
             raise ToolError(f"Working directory does not exist: {ctx.cwd}\nCannot execute bash commands.")
-        return await _Run(args["command"], timeout, signal, on_update, ctx).run()
+        return await _Run(args["command"], timeout, signal, on_update, ctx, self._cut_outputs, tool_call_id).run()
 
 
 class _Run:
     """One command execution: process, output pump, update throttle and the outcome race."""
 
     def __init__(
-        self, command: str, timeout: float, signal: AbortSignal, on_update: UpdateCallback, ctx: ToolContext
+        self,
+        command: str,
+        timeout: float,
+        signal: AbortSignal,
+        on_update: UpdateCallback,
+        ctx: ToolContext,
+        cut_outputs: dict[str, str],
+        call_id: str,
     ) -> None:
+        self.cut_outputs = cut_outputs
+        self.call_id = call_id
         self.command = command
         self.timeout = timeout
         self.signal = signal
         self.on_update = on_update
         self.ctx = ctx
-        self.output = _Output(ctx.output_dir)
+        self.output = CommandOutput(ctx.output_dir)
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
         self.token = secrets.token_hex(6)
@@ -339,6 +209,12 @@ class _Run:
             self.output.close()
 
         text, details = self.output.finish()
+        if details["truncated"]:
+            digest = self.output.digest.hexdigest()
+            earlier = self.cut_outputs.setdefault(digest, self.call_id)
+            if earlier != self.call_id:
+                text = self.output.repeat_notice(earlier)
+                details["repeats_call"] = earlier
         if self.ctx.scrub is not None:
             text = self.ctx.scrub(text)
             if self.output.path is not None:

@@ -143,3 +143,89 @@ def truncate_tail(text: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: i
         content, True, by, len(lines), total_bytes, len(kept), used, max_lines, max_bytes,
         last_line_partial=partial,
     )  # fmt: skip
+
+
+HEAD_TAIL_MAX_LINES = 256
+HEAD_TAIL_MAX_BYTES = 10 * 1024
+"""Command output limits, as Codex's model-format limits: 256 lines / 10 KiB in all, half of each
+for the head; the tail gets what the head left. A model needs both ends of a command's output (the
+command's own header and the first error near the top; the result and exit status at the bottom),
+and a smaller cut keeps every later request smaller, since each one repeats the history."""
+
+
+@dataclass(frozen=True)
+class HeadTail:
+    """The start and the end of a text, each made of whole lines unless marked partial.
+
+    ``head_partial``: ``head`` is the start of line 1, which alone is over the head's byte share.
+    ``tail_partial``: ``tail`` is the end of the last line, which alone is over what is left.
+    """
+
+    head: str
+    tail: str
+    truncated: bool
+    total_lines: int
+    total_bytes: int
+    head_lines: int
+    tail_lines: int
+    head_partial: bool = False
+    tail_partial: bool = False
+
+    @property
+    def omitted_lines(self) -> int:
+        """Lines of which nothing is shown (a partly shown line counts as shown)."""
+        shown = self.head_lines + self.tail_lines
+        if self.head_partial and self.tail_partial and self.total_lines == 1:
+            shown = 1  # the start and the end of one line
+        return max(0, self.total_lines - shown)
+
+    @property
+    def omitted_bytes(self) -> int:
+        """About how much is not shown (newlines at the cut are not counted exactly)."""
+        return max(0, self.total_bytes - _utf8_len(self.head) - _utf8_len(self.tail))
+
+
+def _utf8_prefix(text: str, max_bytes: int) -> str:
+    """The longest prefix of ``text`` that is at most ``max_bytes`` UTF-8 bytes."""
+    data = text.encode("utf-8", "surrogatepass")[:max_bytes]
+    return data.decode("utf-8", "ignore")
+
+
+def head_tail_of(
+    head_text: str,
+    tail_text: str,
+    total_lines: int,
+    total_bytes: int,
+    *,
+    max_lines: int = HEAD_TAIL_MAX_LINES,
+    max_bytes: int = HEAD_TAIL_MAX_BYTES,
+) -> HeadTail:
+    """Cut from a text known only by its start (``head_text``: whole lines, at least
+    ``max_bytes // 2`` bytes of them unless line 1 is longer) and its end (``tail_text``, at least
+    ``max_bytes``), which must not meet: the caller has dropped the middle."""
+    head = truncate_head(head_text, max_lines=max_lines // 2, max_bytes=max_bytes // 2)
+    partial = head.first_line_exceeds_limit
+    head_content = _utf8_prefix(head_text.split("\n", 1)[0], max_bytes // 2) if partial else head.content
+    head_lines = 1 if partial else head.output_lines
+    used = _utf8_len(head_content)
+    tail = truncate_tail(tail_text, max_lines=max(1, max_lines - head_lines), max_bytes=max(1, max_bytes - used))
+    return HeadTail(
+        head_content, tail.content, True, total_lines, total_bytes, head_lines, tail.output_lines,
+        head_partial=partial, tail_partial=tail.last_line_partial,
+    )  # fmt: skip
+
+
+def truncate_head_tail(
+    text: str, *, max_lines: int = HEAD_TAIL_MAX_LINES, max_bytes: int = HEAD_TAIL_MAX_BYTES
+) -> HeadTail:
+    """Keep the first and the last lines of ``text`` within both limits, the middle cut out."""
+    total_bytes = _utf8_len(text)
+    lines = text.split("\n")
+    if len(lines) <= max_lines and total_bytes <= max_bytes:
+        return HeadTail(text, "", False, len(lines), total_bytes, len(lines), 0)
+    head = truncate_head(text, max_lines=max_lines // 2, max_bytes=max_bytes // 2)
+    if head.first_line_exceeds_limit:
+        rest = "\n".join(lines[1:]) if len(lines) > 1 else lines[0]
+        return head_tail_of(text, rest, len(lines), total_bytes, max_lines=max_lines, max_bytes=max_bytes)
+    rest = "\n".join(lines[head.output_lines :])
+    return head_tail_of(head.content, rest, len(lines), total_bytes, max_lines=max_lines, max_bytes=max_bytes)

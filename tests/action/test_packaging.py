@@ -48,9 +48,18 @@ def test_action_outputs_are_exactly_what_the_action_writes() -> None:
     assert all(spec.get("description") for spec in ACTION["outputs"].values())
 
 
-def test_action_runs_the_dockerfile() -> None:
-    assert ACTION["runs"] == {"using": "docker", "image": "Dockerfile"}
+def test_action_runs_the_published_image_of_this_version() -> None:
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert ACTION["runs"] == {"using": "docker", "image": f"docker://ghcr.io/org/aw-harness:{version}"}
     assert {"icon", "color"} <= set(ACTION["branding"])
+
+
+def test_from_source_action_is_the_same_action_built_from_the_dockerfile() -> None:
+    """Forks and unreleased commits use from-source/action.yml; only ``runs`` may differ."""
+    from_source = YAML(typ="safe").load((REPO / "from-source" / "action.yml").read_text())
+    assert from_source["runs"] == {"using": "docker", "image": "../Dockerfile"}
+    assert (REPO / "from-source" / from_source["runs"]["image"]).resolve() == REPO / "Dockerfile"
+    assert {k: v for k, v in from_source.items() if k != "runs"} == {k: v for k, v in ACTION.items() if k != "runs"}
 
 
 def test_reference_documents_every_input_and_output() -> None:
@@ -89,9 +98,34 @@ def test_final_stage_sets_no_user_and_no_workdir_and_base_images_are_pinned() ->
 
 
 def test_image_installs_from_the_hash_locked_requirements() -> None:
-    runs = " ".join(args for word, args in _instructions() if word == "RUN")
-    assert "--require-hashes" in runs and "-r /build/requirements.lock" in runs
-    assert "--no-deps /build/src" in runs and "compileall" in runs
+    runs = [args for word, args in _instructions() if word == "RUN"]
+    installs = [part for run in runs for part in run.split("&&") if "pip install " in part]
+    assert installs, "the image pip-installs something"
+    for part in installs:  # every install is hash-locked, or offline from the wheel built here
+        assert ("--require-hashes" in part and " -r /build/" in part) or "--no-index" in part, part
+    joined = " ".join(runs)
+    assert "-r /build/requirements.lock" in joined and "-r /build/requirements-build.lock" in joined
+    assert "--no-build-isolation" in joined and "compileall" in joined
+
+
+def _pins(lock: str) -> dict[str, str]:
+    return {
+        m.group(1).lower().replace("_", "-"): m.group(2)
+        for m in re.finditer(r"^([A-Za-z0-9_.-]+)==(\S+)", lock, re.MULTILINE)
+    }
+
+
+def test_build_dependencies_are_pinned_and_hashed() -> None:
+    """pyproject's build backend is pinned exactly and locked with hashes, with its dependencies."""
+    requires = tomllib.loads((REPO / "pyproject.toml").read_text())["build-system"]["requires"]
+    lock = (REPO / "requirements-build.lock").read_text()
+    pins = _pins(lock)
+    for requirement in requires:
+        name, _, version = requirement.partition("==")
+        assert version, f"{requirement}: build requirements are pinned with =="
+        assert pins.get(name.lower()) == version, f"{requirement}: requirements-build.lock differs"
+    hashed = re.findall(r"^[A-Za-z0-9_.-]+==\S+ \\\n    --hash=sha256:[0-9a-f]{64}", lock, re.MULTILINE)
+    assert len(hashed) == len(pins) > len(requires), "every pin (the backend's own dependencies too) has hashes"
 
 
 def test_lock_file_pins_every_dependency_with_hashes() -> None:
@@ -109,7 +143,7 @@ def test_lock_file_pins_every_dependency_with_hashes() -> None:
     "command",
     [
         ["hadolint", "Dockerfile"],
-        ["check-jsonschema", "--builtin-schema", "vendor.github-actions", "action.yml"],
+        ["check-jsonschema", "--builtin-schema", "vendor.github-actions", "action.yml", "from-source/action.yml"],
         ["check-jsonschema", "--builtin-schema", "vendor.github-workflows", "--glob-workflows"],
     ],
     ids=["hadolint", "action-schema", "workflow-schema"],

@@ -145,10 +145,17 @@ async def test_cache_breakpoints_extend_the_previous_requests_prefix(server: Wir
         assert tail in _marked(nxt["messages"]), "the previous request's tail stays a breakpoint"
 
 
-async def test_housekeeping_requests_carry_no_cache_markers(server: WireServer) -> None:
-    server.script(wire.stream_reply(text="summary"))
-    await collect(anthropic_provider(server), request("sonnet", purpose="compaction"))
-    assert "cache_control" not in json.dumps(server.requests[0].json)
+async def test_housekeeping_requests_mark_only_their_system_prompt_and_tools(server: WireServer) -> None:
+    """Every request is cache-marked; a one-off summary's messages are not (a write nobody reads)."""
+    server.script(wire.stream_reply(text="summary"), wire.stream_reply(text="summary"))
+    provider = anthropic_provider(server)
+    await collect(provider, request("sonnet", purpose="compaction", tools=[]))
+    await collect(provider, request("sonnet", purpose="compaction"))
+    without_tools, with_tools = (r.json for r in server.requests)
+    assert without_tools["system"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert with_tools["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+    for body in (without_tools, with_tools):
+        assert "cache_control" not in json.dumps(body["messages"])
 
 
 async def test_stop_reasons_are_mapped(server: WireServer) -> None:

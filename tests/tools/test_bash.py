@@ -220,47 +220,81 @@ async def test_background_job_holding_the_pipe_does_not_block(ctx: ToolContext) 
     os.kill(pid, 9)
 
 
-async def test_tail_truncation_by_lines_saves_full_output(ctx: ToolContext) -> None:
+async def test_long_output_keeps_head_and_tail_and_saves_the_full_output(ctx: ToolContext) -> None:
     result = await run(ctx, "seq 3000")
     text = text_of(result)
     path = Path(result.details["full_output_path"])
     assert result.details["truncated"] is True
+    assert (result.details["total_lines"], result.details["total_bytes"]) == (3000, 13893)
     assert path.parent == ctx.output_dir and re.fullmatch(r"bash-[0-9a-f]{16}\.log", path.name)
-    assert text == "\n".join(str(i) for i in range(1001, 3001)) + (
-        f"\n\n[Showing lines 1001-3000 of 3000. Full output: {path}]"
+    head = "\n".join(str(i) for i in range(1, 129))
+    tail = "\n".join(str(i) for i in range(2873, 3001))
+    assert text == (
+        f"{head}\n[... 2744 lines (12.5KB) omitted ...]\n{tail}\n\n"
+        f"[Showing lines 1-128 and 2873-3000 of 3000. Full output: {path}]"
     )
     assert path.read_text() == "".join(f"{i}\n" for i in range(1, 3001))
 
 
-async def test_tail_truncation_by_bytes_spills_large_output(ctx: ToolContext) -> None:
+async def test_byte_limit_splits_between_head_and_tail_and_spills_large_output(ctx: ToolContext) -> None:
     # 3000 lines of 100 digits (101 bytes with the newline): 303,000 bytes, well over the rolling buffer.
     result = await run(ctx, "seq 3000 | awk '{printf \"%0100d\\n\", $1}'")
     lines = [f"{i:0100d}" for i in range(1, 3001)]
     body, footer = text_of(result).split("\n\n")
     kept = body.split("\n")
-    assert len(kept) == 506  # 506 * 101 - 1 bytes fit in 50KB, 507 lines do not
-    assert kept == lines[-506:]
+    marker = kept.index(next(line for line in kept if line.startswith("[... ")))
+    head, tail = kept[:marker], kept[marker + 1 :]
+    assert head == lines[:50]  # 50 * 101 - 1 bytes fit in 5 KiB, 51 lines do not
+    assert tail == lines[-51:]  # the tail gets the rest of the 10 KiB: 51 more lines
+    assert kept[marker] == "[... 2899 lines (285.9KB) omitted ...]"
     path = Path(result.details["full_output_path"])
-    assert footer == f"[Showing lines 2495-3000 of 3000 (50.0KB limit). Full output: {path}]"
+    assert footer == f"[Showing lines 1-50 and 2950-3000 of 3000. Full output: {path}]"
     assert path.read_text() == "".join(f"{line}\n" for line in lines)
 
 
-async def test_single_huge_line_keeps_its_end(ctx: ToolContext) -> None:
-    result = await run(ctx, "head -c 200000 /dev/zero | tr '\\0' a; echo END")
+async def test_single_huge_line_keeps_its_start_and_end(ctx: ToolContext) -> None:
+    result = await run(ctx, "printf START; head -c 200000 /dev/zero | tr '\\0' a; echo END")
     text = text_of(result)
     path = result.details["full_output_path"]
-    assert text.endswith(f"aaaEND\n\n[Showing last 50.0KB of line 1 (line is 195.3KB). Full output: {path}]")
-    assert Path(path).stat().st_size == 200_004
+    assert text.startswith("STARTaaa") and "\n[... 185.3KB omitted ...]\naaa" in text
+    footer = f"[Showing the first 5.0KB and the last 5.0KB of line 1 (195.3KB). Full output: {path}]"
+    assert text.endswith(f"aaaEND\n\n{footer}")
+    assert Path(path).stat().st_size == 200_009
 
 
-async def test_truncated_failure_keeps_tail_and_footer(ctx: ToolContext) -> None:
+async def test_output_cut_mid_character_stays_valid_text(ctx: ToolContext) -> None:
+    # 3-byte characters in one long line: both cuts fall inside characters unless they are moved.
+    result = await run(ctx, "python3 -c \"print('€' * 40000)\"")
+    text = text_of(result)
+    assert "\ufffd" not in text
+    head = text.split("\n", 1)[0]
+    assert set(head) == {"€"} and len(head.encode()) <= 5 * 1024
+
+
+async def test_truncated_failure_keeps_head_tail_and_footer(ctx: ToolContext) -> None:
     with pytest.raises(ToolError) as err:
         await run(ctx, "seq 2500; exit 2")
     message = str(err.value)
-    assert message.startswith("501\n")
+    assert message.startswith("1\n2\n")
     assert re.search(
-        r"\[Showing lines 501-2500 of 2500\. Full output: .*\.log\]\n\nCommand exited with code 2$", message
+        r"\[Showing lines 1-128 and 2373-2500 of 2500\. Full output: .*\.log\]\n\nCommand exited with code 2$", message
     )
+
+
+async def test_a_repeated_long_output_is_not_sent_again(ctx: ToolContext) -> None:
+    tool = BashTool()
+    first = await tool.execute("call-a", {"command": "seq 5000"}, AbortSignal(), Updates(), ctx)
+    again = await tool.execute("call-b", {"command": "seq 5000"}, AbortSignal(), Updates(), ctx)
+    other = await tool.execute("call-c", {"command": "seq 5001"}, AbortSignal(), Updates(), ctx)
+    short = [await tool.execute(f"s{i}", {"command": "echo same"}, AbortSignal(), Updates(), ctx) for i in range(2)]
+    assert "[... " in text_of(first) and "[... " in text_of(other)
+    path = again.details["full_output_path"]
+    assert text_of(again) == (
+        f"[Output identical to that of bash call call-a: 5000 lines, 23.3KB. Full output: {path}]"
+    )
+    assert again.details["repeats_call"] == "call-a"
+    assert Path(path).read_text() == Path(first.details["full_output_path"]).read_text()
+    assert [text_of(r) for r in short] == ["same", "same"], "short outputs are always sent"
 
 
 def test_schema_and_description() -> None:

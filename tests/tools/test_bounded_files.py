@@ -19,7 +19,7 @@ import pytest
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult
 from aw_action.ai.types import AbortSignal
-from aw_action.tools import bash
+from aw_action.tools import bash, bash_output
 from aw_action.tools.bash import BashTool
 from aw_action.tools.edit import MAX_EDIT_BYTES, EditTool
 from aw_action.tools.read import ReadTool
@@ -168,13 +168,13 @@ async def test_edit_refuses_fifos_devices_and_oversize_files(ctx: ToolContext) -
 
 
 async def test_bash_log_of_a_flood_is_capped(ctx: ToolContext, monkeypatch: Any) -> None:
-    monkeypatch.setattr(bash, "MAX_LOG_BYTES", 1024 * 1024)
+    monkeypatch.setattr(bash_output, "MAX_LOG_BYTES", 1024 * 1024)
     result = await asyncio.wait_for(
         BashTool().execute("c", {"command": "head -c 5000000 /dev/zero | tr '\\0' 'y'"}, AbortSignal(), _ignore, ctx),
         GUARD_S,
     )
     text = result.content[0].text
-    assert "[Showing last 50.0KB of line 1 (line is 4.8MB). Output log (first 1.0MB of 4.8MB): " in text
+    assert "[Showing the first 5.0KB and the last 5.0KB of line 1 (4.8MB). Output log (first 1.0MB of 4.8MB): " in text
     assert result.details["log_truncated"] is True
     assert Path(result.details["full_output_path"]).stat().st_size == 1024 * 1024
 

@@ -7,6 +7,7 @@ from aw_action.tools.truncate import (
     DEFAULT_MAX_LINES,
     format_size,
     truncate_head,
+    truncate_head_tail,
     truncate_tail,
 )
 
@@ -82,3 +83,40 @@ def test_summary_is_json_ready_and_omits_content() -> None:
     summary = truncate_tail("a\nb\nc", max_lines=1).summary()
     assert "content" not in summary
     assert summary["truncated"] is True and summary["output_lines"] == 1
+
+
+def test_head_tail_leaves_output_within_both_limits_alone() -> None:
+    text = "\n".join(["x" * 30] * 256)  # 256 lines, 7935 bytes
+    cut = truncate_head_tail(text)
+    assert (cut.truncated, cut.head, cut.tail, cut.omitted_lines) == (False, text, "", 0)
+
+
+def test_head_tail_by_lines_keeps_half_the_lines_at_each_end() -> None:
+    cut = truncate_head_tail("\n".join(str(i) for i in range(1, 1001)))
+    assert cut.head.split("\n") == [str(i) for i in range(1, 129)]
+    assert cut.tail.split("\n") == [str(i) for i in range(873, 1001)]
+    assert (cut.total_lines, cut.head_lines, cut.tail_lines, cut.omitted_lines) == (1000, 128, 128, 744)
+
+
+def test_head_tail_by_bytes_gives_the_tail_what_the_head_left() -> None:
+    lines = [f"{i:099d}" for i in range(300)]  # 100 bytes per line with its newline
+    cut = truncate_head_tail("\n".join(lines), max_lines=256, max_bytes=1000)
+    assert cut.head.split("\n") == lines[:5]  # 5 * 100 - 1 bytes <= 500
+    assert cut.tail.split("\n") == lines[-5:]  # 1000 - 499 bytes left: 5 more lines
+    assert len(cut.head.encode()) + len(cut.tail.encode()) <= 1000
+
+
+def test_head_tail_of_a_long_first_line_keeps_its_start() -> None:
+    text = "€" * 4000 + "\n" + "\n".join(["y"] * 10)
+    cut = truncate_head_tail(text, max_bytes=1024)
+    assert cut.head_partial and cut.head == "€" * 170  # 510 bytes: a whole character less than 512
+    assert cut.tail.split("\n") == ["y"] * 10 and not cut.tail_partial
+
+
+def test_head_tail_of_one_huge_line_keeps_both_ends_on_character_boundaries() -> None:
+    text = "a" + "€" * 10000 + "z"
+    cut = truncate_head_tail(text, max_bytes=1000)
+    assert cut.head_partial and cut.tail_partial and cut.omitted_lines == 0
+    assert cut.head.startswith("a€") and set(cut.head[1:]) == {"€"}
+    assert cut.tail.endswith("€z") and set(cut.tail[:-1]) == {"€"}
+    assert len(cut.head.encode()) <= 500 and len(cut.tail.encode()) <= 1000 - len(cut.head.encode())

@@ -1,0 +1,91 @@
+"""Where the action writes its files, and how a later step of the job finds them.
+
+A container action sees the runner's folders under other names, and only some of them at all
+(actions/runner ``ContainerActionHandler``): the workspace is ``/github/workspace``; since runner
+2.328 (PR #4011) the runner temp folder is mounted at ``/github/runner_temp`` and ``RUNNER_TEMP``
+says so. Older runners leave ``RUNNER_TEMP`` as a host path the container cannot see, and act
+sets ``RUNNER_TEMP=/tmp``, the action container's own; files written there vanish with the
+container. So:
+
+- the default output folder is ``$RUNNER_TEMP/aw-harness`` when ``RUNNER_TEMP`` is the runner's
+  mount or when the action runs on the host itself (the CLI, tests), else ``.aw-harness`` in the
+  workspace, which every step sees (it holds a ``.gitignore`` of ``*``, so a later
+  ``git add -A`` leaves it out);
+- a path given in an output is one a later step can open: relative to the workspace when inside
+  it (steps start there), the host path of the runner temp folder when under its mount (the
+  runner keeps ``RUNNER_WORKSPACE`` as a host path, and its temp folder is the sibling ``_temp``
+  of that folder: ``HostContext`` ``WellKnownDirectory.Temp`` is ``<work>/_temp`` and
+  ``runner.workspace`` is ``<work>/<repository>``), else as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+RUNNER_TEMP_MOUNT = "/github/runner_temp"
+"""Where the runner (>= 2.328) mounts its temp folder in a container action."""
+CONTAINER_WORKSPACE = "/github/workspace"
+"""The workspace as every runner mounts it in a container action."""
+WORKSPACE_OUTPUT_DIR = ".aw-harness"
+"""The default output folder, in the workspace, when the runner temp folder is not shared."""
+OUTPUT_SUBDIR = "aw-harness"
+
+
+def runner_temp_is_shared(env: Mapping[str, str]) -> bool:
+    """True when ``RUNNER_TEMP`` is a folder later steps of the job see as well.
+
+    It is not in a container action on a runner older than 2.328 (the workspace is mounted, the
+    temp folder is not) nor under act (``ACT=true``; ``RUNNER_TEMP`` is ``/tmp`` in the action's
+    own container).
+    """
+    temp = env.get("RUNNER_TEMP")
+    if not temp:
+        return False
+    if temp == RUNNER_TEMP_MOUNT:
+        return True
+    return env.get("ACT") != "true" and env.get("GITHUB_WORKSPACE") != CONTAINER_WORKSPACE
+
+
+def default_output_dir(env: Mapping[str, str], workspace: Path) -> Path | None:
+    """The output folder when the ``output-dir`` input is empty; None outside any runner."""
+    if runner_temp_is_shared(env):
+        return Path(env["RUNNER_TEMP"]) / OUTPUT_SUBDIR
+    if env.get("RUNNER_TEMP") or env.get("GITHUB_ACTIONS") == "true":
+        return workspace / WORKSPACE_OUTPUT_DIR
+    return None
+
+
+def keep_out_of_git(folder: Path, workspace: Path) -> None:
+    """A folder the action made inside the workspace gets a ``.gitignore`` of ``*``."""
+    if folder.name != WORKSPACE_OUTPUT_DIR or folder.parent != workspace:
+        return
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# written by aw-harness: its run files are not part of the repository\n*\n")
+
+
+def host_runner_temp(env: Mapping[str, str]) -> PurePosixPath | None:
+    """The runner temp folder's path on the runner host, when it can be known from inside."""
+    if env.get("RUNNER_TEMP") != RUNNER_TEMP_MOUNT:
+        return None
+    workspace = env.get("RUNNER_WORKSPACE", "")
+    if not workspace.startswith("/") or workspace.rstrip("/") in ("", "/"):
+        return None
+    return PurePosixPath(workspace.rstrip("/")).parent / "_temp"
+
+
+def visible_path(path: Path, env: Mapping[str, str], workspace: Path) -> str:
+    """``path`` as a later step of the job can open it (see the module docstring)."""
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to(workspace.resolve()).as_posix()
+    except ValueError:
+        pass
+    host_temp = host_runner_temp(env)
+    if host_temp is not None:
+        try:
+            return str(host_temp / resolved.relative_to(RUNNER_TEMP_MOUNT))
+        except ValueError:
+            pass
+    return str(path)

@@ -1,0 +1,161 @@
+"""The bench's report: one Markdown table per wire format with aw-harness, Pi, the ratio and the
+target, plus the machine it ran on."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.measure import (
+    RunRecord,
+    bytes_sent,
+    cache_marked_share,
+    full_output_on_disk,
+    median,
+    stable_prefix_share,
+)
+from bench.subjects import pi_version
+
+Records = dict[str, dict[str, list[RunRecord]]]
+START_BUDGET_S = 0.150
+"""aw-harness's start to first request may exceed the SDK's own import time by this much."""
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def machine() -> list[str]:
+    cpu = next(
+        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+         if line.startswith("model name")),
+        platform.processor() or "unknown",
+    )  # fmt: skip
+    mem_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if "MemTotal" in line)
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    return [
+        f"- date: {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"- machine: {platform.system()} {platform.release()} {platform.machine()}, {cpu}, "
+        f"{os.cpu_count()} cores, {mem_kb / 1024 / 1024:.0f} GB RAM (shared with other workloads)",
+        f"- Python {platform.python_version()} ({sys.executable}), Node {node}, Pi {pi_version()}",
+    ]
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b else "n/a"
+
+
+def _row(name: str, aw: float, pi: float, unit: str, target: float | None, scale: float = 1.0) -> str:
+    fmt = {"s": "{:.3f} s", "ms": "{:.1f} ms", "MB": "{:.1f} MB"}[unit]
+    met = "" if target is None else ("yes" if aw <= pi * target else "**no**")
+    goal = "" if target is None else f"≤ {target:g}x"
+    return f"| {name} | {fmt.format(aw * scale)} | {fmt.format(pi * scale)} | {_ratio(aw, pi)} | {goal} | {met} |"
+
+
+def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> list[str]:
+    aw, pi = records["aw"], records["pi"]
+
+    def med(side: dict[str, list[RunRecord]], scenario: str, field: str) -> float:
+        values = [getattr(r, field) for r in side[scenario]]
+        return median([float(v) for v in values if v is not None])
+
+    def overhead(side: dict[str, list[RunRecord]]) -> float:
+        return median([(r.wall_s - (r.first_request_s or 0.0)) / 200 for r in side["turns"]])
+
+    def per_run(side: dict[str, list[RunRecord]], scenario: str, fn) -> float:  # type: ignore[no-untyped-def]
+        return median([float(fn(r.requests)) for r in side[scenario]])
+
+    lines = [
+        f"### {wire} wire format (medians of {runs} runs)",
+        "",
+        "| metric | aw-harness | Pi | aw / Pi | target | met |",
+        "| --- | --: | --: | --: | --: | :-: |",
+        _row("start to first request", med(aw, "start", "first_request_s"), med(pi, "start", "first_request_s"),
+             "s", None),
+        _row("wall time, 1 request", med(aw, "start", "wall_s"), med(pi, "start", "wall_s"), "s", None),
+        _row("wall time, 200 tool turns", med(aw, "turns", "wall_s"), med(pi, "turns", "wall_s"), "s", None),
+        _row("per-turn overhead (200 turns)", overhead(aw), overhead(pi), "ms", 1.0, 1000),
+        _row("peak RSS, 200 tool turns", med(aw, "turns", "peak_rss_kb"), med(pi, "turns", "peak_rss_kb"),
+             "MB", 0.7, 1 / 1024),
+        _row("peak RSS, 20 turns of 1.3 MB", med(aw, "big", "peak_rss_kb"), med(pi, "big", "peak_rss_kb"),
+             "MB", 0.7, 1 / 1024),
+        _row("bytes sent, 20 turns of 1.3 MB", per_run(aw, "big", bytes_sent), per_run(pi, "big", bytes_sent),
+             "MB", 0.5, 1 / 1e6),
+    ]  # fmt: skip
+    disk = [full_output_on_disk(r.requests, 1_000_000) for r in aw["big"]]
+    disk_pi = [full_output_on_disk(r.requests, 1_000_000) for r in pi["big"]]
+    lines.append(f"| full 1.3 MB output on disk, path given to the model | {_yes(disk)} | {_yes(disk_pi)} | | | |")
+    if wire == "anthropic":
+        reqs_aw = [r.requests for s in ("turns", "big") for r in aw[s]]
+        reqs_pi = [r.requests for s in ("turns", "big") for r in pi[s]]
+        checks = (("requests with cache_control", cache_marked_share), ("prefix byte-stable", stable_prefix_share))
+        for label, fn in checks:
+            a, p = median([fn(x) for x in reqs_aw]), median([fn(x) for x in reqs_pi])
+            met = ("yes" if a == 1.0 else "**no**") if "cache" in label else ""
+            lines.append(f"| {label} | {a:.0%} | {p:.0%} | | {'100 %' if met else ''} | {met} |")
+    start = med(aw, "start", "first_request_s")
+    sdk = median(imports)
+    met = "yes" if start - sdk <= START_BUDGET_S else "**no**"
+    lines.append(
+        f"| `import {'anthropic' if wire == 'anthropic' else 'openai'}` alone (spawn to done) | {sdk:.3f} s | | | | |"
+    )
+    lines.append(f"| start to first request minus SDK import | {(start - sdk) * 1000:.0f} ms | | | ≤ 150 ms | {met} |")
+    floor = med(records["sdk"], "start", "first_request_s")
+    lines.append(f"| bare SDK script (import, client, one request): start to first request | {floor:.3f} s | | | | |")
+    lines.append(f"| start to first request minus the bare SDK script's | {(start - floor) * 1000:.0f} ms | | | | |")
+    if "image" in records:
+        img = med(records["image"], "start", "first_request_s")
+        lines.append(f"| image: `docker run` to first request | {img:.3f} s | | | | |")
+    return [*lines, ""]
+
+
+def _yes(values: list[bool | None]) -> str:
+    if all(v is True for v in values):
+        return "yes"
+    if all(v is None for v in values):
+        return "not named"
+    return "no" if not any(values) else "partly"
+
+
+def render(results: dict[str, tuple[Records, list[float]]], runs: int, tag: str | None, before: str, after: str) -> str:
+    lines = [
+        "# aw-harness vs Pi",
+        "",
+        "Produced by `.venv/bin/python -m bench.run_bench --write` (see bench/run_bench.py for what each row",
+        "measures). Both harnesses talk to the same scripted model server (tests/servers wire formats) on",
+        "loopback; the server reports 10 input tokens per request, so neither compacts.",
+        "",
+        *machine(),
+        f"- load average before / after: {before} / {after}" + (f"; image `{tag}`" if tag else ""),
+        "",
+    ]
+    for wire, (records, imports) in results.items():
+        lines += wire_table(wire, records, imports, runs)
+    lines += NOTES
+    return "\n".join(lines)
+
+
+NOTES = [
+    "### Reading these numbers",
+    "",
+    "- Medians of interleaved runs (aw, Pi, then the probes, round by round) on a machine shared with",
+    "  other work: start-up rows move by tens of milliseconds from one bench run to the next, so a",
+    "  start-up margin smaller than that is not a reliable pass.",
+    "- Per-turn overhead is (exit - first request) / 200 in one run: the harness's own work per turn,",
+    "  the bash tool included (`echo ok`), with a model that answers at once.",
+    "- Peak RSS is the largest process of the harness's tree, measured through a fresh launcher",
+    "  (bench/rss_launcher.py) so the bench's own memory does not leak into it.",
+    "- Bytes: every request body of the session summed; each turn's tool prints a different 1.33 MB",
+    "  (so the repeated-output rule of the bash tool does not apply: this is head-and-tail truncation",
+    "  alone). Pi keeps the last 2000 lines / 50 KB of each output, aw-harness 128 lines from each end",
+    "  within 10 KiB.",
+    "- Prefix byte-stable: each request repeats the previous one's system prompt, tools and messages",
+    "  unchanged (cache marks aside); this is what lets the provider's prompt cache hit.",
+    "- The SDK import is the target's reference; the bare SDK script (import, client, one message) is",
+    "  the least any Python harness on that SDK does before its first request.",
+    "",
+]
