@@ -6,9 +6,11 @@ written to ``GITHUB_ENV`` would run the agent's script in every later ``run:`` s
 steps' secrets. Ownership cannot fix it (the runner must still create and delete files in that
 folder), so the harness restores the files instead, once the agent can no longer write:
 
-1. ``become_subreaper()`` early: processes the tools daemonise (``setsid``, double fork) are
-   re-parented to the harness instead of escaping to PID 1;
-2. at the end of the session, ``kill_descendants()`` SIGKILLs every remaining descendant;
+1. the harness is a child subreaper from the start (``tools/processes.enable_subreaper``):
+   processes the tools daemonise (``setsid``, double fork) are re-parented to the harness
+   instead of escaping to PID 1;
+2. at the end of the session ``tools/processes.kill_all_agent_processes()`` SIGKILLs every
+   remaining descendant (the harness does it before sealing the run: ``harness/guards.py``);
 3. then ``FileCommandGuard.restore()`` puts ``GITHUB_ENV``, ``GITHUB_PATH``, ``GITHUB_STATE``,
    ``GITHUB_OUTPUT`` and ``GITHUB_STEP_SUMMARY`` back to what they held when ``snapshot`` was
    taken (before any tool ran) and names those that were changed (a degraded run);
@@ -18,68 +20,12 @@ folder), so the harness restores the files instead, once the agent can no longer
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
-import signal
-import sys
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 FILE_COMMANDS = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
-PR_SET_CHILD_SUBREAPER = 36
-
-
-def become_subreaper() -> bool:
-    """Make orphaned descendants re-parent to this process (Linux >= 3.4); False elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return False
-    libc = ctypes.CDLL(None, use_errno=True)
-    return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
-
-
-def _parents() -> dict[int, int]:
-    out: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
-                stat = fh.read()
-            out[int(entry)] = int(stat[stat.rindex(")") + 2 :].split()[1])
-    return out
-
-
-def descendants(pid: int | None = None) -> set[int]:
-    """Every live descendant of ``pid`` (default: this process)."""
-    root = os.getpid() if pid is None else pid
-    parents = _parents()
-    found: set[int] = set()
-    frontier = {root}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier and child not in found}
-        found |= frontier
-    return found
-
-
-def kill_descendants(rounds: int = 5, pause_s: float = 0.05) -> int:
-    """SIGKILL every descendant, repeatedly (a dying shell may have forked once more), and reap
-    the zombies re-parented to us. Returns how many processes were signalled."""
-    signalled = 0
-    for _ in range(rounds):
-        alive = descendants()
-        if not alive:
-            break
-        for pid in alive:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-                signalled += 1
-        time.sleep(pause_s)
-        with contextlib.suppress(ChildProcessError):
-            while os.waitpid(-1, os.WNOHANG)[0] > 0:
-                pass
-    return signalled
 
 
 @dataclass(frozen=True)

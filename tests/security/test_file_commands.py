@@ -58,9 +58,28 @@ def test_a_symlink_planted_in_place_of_a_file_is_not_followed(tmp_path: Path) ->
 
 HARNESS = r"""
 import json, os, subprocess, sys, time
-from aw_action.security.file_commands import FileCommandGuard, become_subreaper, descendants, kill_descendants
+from aw_action.security.file_commands import FileCommandGuard
+from aw_action.tools.processes import enable_subreaper, kill_all_agent_processes
+
+def descendants():
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if fields[0] != "Z":
+                parents[int(entry)] = int(fields[1])
+    found, frontier = set(), {os.getpid()}
+    while frontier:
+        frontier = {c for c, p in parents.items() if p in frontier and c not in found}
+        found |= frontier
+    return found
+
 env = json.loads(sys.argv[1]); uid = int(sys.argv[2])
-subreaper = become_subreaper()
+subreaper = enable_subreaper()
 guard = FileCommandGuard.snapshot(env)
 # the agent daemonises a writer that outlives its bash call, then exits
 loop = "sleep 0.5; while true; do echo BASH_ENV=/tmp/x >> $GITHUB_ENV; sleep 0.1; done"
@@ -69,7 +88,7 @@ kw = {"user": uid, "extra_groups": []} if uid else {}
 subprocess.run(["bash", "-c", script], env={"PATH": "/usr/bin:/bin", "GITHUB_ENV": env["GITHUB_ENV"]}, **kw)
 time.sleep(1.0)
 escaped = len(descendants())
-killed = kill_descendants()
+killed = kill_all_agent_processes()
 changed = guard.restore()
 time.sleep(0.5)
 print(json.dumps({"subreaper": subreaper, "escaped": escaped, "killed": killed, "changed": changed,
