@@ -31,6 +31,7 @@ from aw_action.github.paths import visible_path
 from aw_action.github.plan import RunPlan, build_plan
 from aw_action.github.upload import upload_run_artifacts
 from aw_action.harness.context import TRANSCRIPT_FILE
+from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import exit_soon, stuck_result, supervise
 from aw_action.run.cancel import CancelClock, StopSignals
@@ -47,6 +48,7 @@ whatever still blocks."""
 
 
 def main(argv: list[str]) -> int:
+    harden_process()
     log = WorkflowLog(sys.stdout)
     env = dict(os.environ)
     for secret in secret_values(env):

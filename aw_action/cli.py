@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import run_and_print, stop_signals
 
@@ -61,6 +62,7 @@ def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
         return run_subcommand(args[0], args[1:])
+    harden_process()
     stops = stop_signals()
     parsed = run_parser().parse_args(args)
     return run_and_print(Harness(parsed.config, parsed.prompt), stops, guard_exit=guard_exit)

@@ -49,6 +49,9 @@ class RunRecord:
     final_message: str = ""
     summary_written: bool = False
     """Set by whoever appended this run's step summary, so a last-words path writes none twice."""
+    security_notes: list[str] = field(default_factory=list)
+    """What the agent could reach that a reader must know (GitHub access granted, tools left
+    unprotected); the step summary shows them (``harness/guards.py`` writes them)."""
 
     @property
     def elapsed_ms(self) -> int:

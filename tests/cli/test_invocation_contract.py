@@ -201,7 +201,8 @@ def test_long_command_output_saved_in_output_dir_is_redacted(tmp_path: Path) -> 
     secret = "ghp_plantedTOKENvalue0123456789abcdef"
     command = 'for i in $(seq 1 3000); do echo "line $i $GITHUB_TOKEN"; done'
     script = [{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "ok"}]
-    c, p = write_run_files(tmp_path, cfg(), script=script)
+    config = {**cfg(), "tools": {"github": {"toolsets": ["repos"]}}}  # grants the tools GITHUB_TOKEN
+    c, p = write_run_files(tmp_path, config, script=script)
     run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path, GITHUB_TOKEN=secret))
     assert run.returncode == 0, run.stderr
     logs = list(run.output_dir.glob("bash-*.log"))
