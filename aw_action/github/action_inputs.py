@@ -14,9 +14,10 @@ import re
 from typing import TYPE_CHECKING, Any, Literal, Self
 from urllib.parse import unquote
 
-from pydantic import AliasChoices, Field, ValidationError, create_model, field_validator
+from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, create_model, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from aw_action.github.trigger_guard import parse_roles
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.redact import MIN_SECRET_LENGTH, header_values
 
@@ -90,18 +91,21 @@ class _Inputs(BaseSettings):
     output_dir: str | None = _input("output-dir")
     upload_artifacts: bool = _input("upload-artifacts", True)
     artifact_name: str | None = _input("artifact-name")
+    allowed_actor_roles: str | None = _input("allowed-actor-roles")
+    allowed_bots: str | None = _input("allowed-bots")
+    event_context: bool = _input("event-context", False)
 
     @field_validator("*", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("upload_artifacts", mode="before")
+    @field_validator("upload_artifacts", "event_context", mode="before")
     @classmethod
-    def _strict_bool(cls, value: Any) -> Any:
+    def _strict_bool(cls, value: Any, info: ValidationInfo) -> Any:
         """The YAML 1.2 core-schema booleans, as @actions/core ``getBooleanInput`` accepts."""
         if value is None or (isinstance(value, str) and not value.strip()):
-            return True
+            return info.field_name == "upload_artifacts"
         if isinstance(value, bool):
             return value
         text = str(value).strip()
@@ -117,6 +121,12 @@ class _Inputs(BaseSettings):
         bad = sorted(INVALID_ARTIFACT_CHARS & set(value or ""))
         if bad:
             raise ValueError(f"contains characters artifact names may not hold: {' '.join(map(repr, bad))}")
+        return value
+
+    @field_validator("allowed_actor_roles")
+    @classmethod
+    def _roles(cls, value: str | None) -> str | None:
+        parse_roles(value)  # raises ValueError naming the entry
         return value
 
     @classmethod

@@ -39,6 +39,8 @@ from aw_action.tools.processes import enable_subreaper
 _process: dict[str, GuardReport] = {}
 """The entry point's ``harden_process`` report; empty when no entry point hardened this process
 (a test assembling runs in-process): then the initial environment is left alone."""
+ISOLATION_CHECK = "tool-isolation"
+"""The ``check`` field of the warning that says tools are not isolated from the harness."""
 RECORDS_HINT = "the run's records were changed by something other than the harness: do not trust them"
 FILE_COMMANDS_HINT = "the agent wrote the job's file commands; they were restored, review what it ran"
 
@@ -117,7 +119,7 @@ def guard_run(
     if decision.protected:
         protect_output_dir(output_dir)
     else:
-        journal.warn(_unprotected(decision))
+        journal.warn(_unprotected(decision), check=ISOLATION_CHECK)
         if os.geteuid() == 0:
             record.security_notes.append(f"Unprotected: {decision.reason}.")
     github = github_grant(config)

@@ -43,10 +43,10 @@ def attacks(out: Path, oidc_url: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-def script(calls: list[tuple[str, dict[str, Any]]]) -> list[Reply]:
+def script(calls: list[tuple[str, dict[str, Any]]], final: str = "Done.") -> list[Reply]:
     """One assistant turn per call, then a final answer."""
     replies = [wire.stream_reply(text="Looking.", tool_calls=[call], use=wire.usage(50, 10)) for call in calls]
-    return [*replies, wire.stream_reply(text="Done.", use=wire.usage(50, 5))]
+    return [*replies, wire.stream_reply(text=final, use=wire.usage(50, 5))]
 
 
 def tool_results(transcript: Path) -> list[str]:

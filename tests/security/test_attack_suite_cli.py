@@ -92,7 +92,7 @@ def test_the_attacks_were_refused_by_the_kernel_not_just_redacted(
     tmp_path: Path, user_dir: Path, shared_tmp: Path, tool_user: ToolIdentity
 ) -> None:
     out = shared_tmp / "out"
-    run, _, offered, calls = hostile_run(tmp_path, user_dir, out)
+    _, _, offered, calls = hostile_run(tmp_path, user_dir, out)
     results = by_command(calls, tool_results(out / "session.jsonl"))
     get = lambda fragment: next(text for key, text in results.items() if fragment in key)  # noqa: E731
     assert "Permission denied" in get("cat /proc/$PPID/environ")
