@@ -157,7 +157,7 @@ def pr_checkout(tmp_path: Path) -> tuple[Path, str]:
 
 
 def fork_run(tmp_path: Path, **inputs: str) -> tuple[ActionRun, Path]:
-    ws, base = pr_checkout(tmp_path)
+    _, base = pr_checkout(tmp_path)
     mark = tmp_path / "mark"
     (tmp_path / "script.json").write_text(json.dumps({"turns": [{"text": "reviewed"}]}))
     extra = {
@@ -232,7 +232,7 @@ def test_event_context_adds_the_comment_fenced_and_stripped(tmp_path: Path, api:
 
 
 def test_without_event_context_the_comment_stays_out(tmp_path: Path, api: WireServer) -> None:
-    run, model = gated_run(tmp_path, "issue_comment", comment_by("octo-writer"), api.url)
+    _, model = gated_run(tmp_path, "issue_comment", comment_by("octo-writer"), api.url)
     assert (
         "untrusted-data" not in model.requests[0].body.decode() and "please fix" not in model.requests[0].body.decode()
     )
