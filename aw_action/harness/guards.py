@@ -94,6 +94,13 @@ class RunGuards:
         if self.sealed:
             return
         self.sealed = True
+        try:
+            self._seal(journal)
+        except Exception as exc:  # a check that fails must not lose the run's result
+            journal.warn(f"could not check the run's records and file commands: {type(exc).__name__}: {exc}")
+            journal.degrade("records", f"not checked: {exc}", RECORDS_HINT)
+
+    def _seal(self, journal: Journal) -> None:
         changed = self.file_commands.restore()
         if changed:
             detail = f"the agent changed {', '.join(changed)}; restored to what they held before the run"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,25 @@ FILE_COMMANDS = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_OUTPUT", "
 @dataclass(frozen=True)
 class _Snapshot:
     path: Path
-    content: bytes
+    content: bytes | None
+    """``None``: there was no file."""
+
+
+def _read(path: Path) -> bytes | None:
+    """The file's bytes; ``None`` when there is no regular file there (a symlink is not one)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
+
+
+def _present(path: Path) -> bool:
+    return os.path.lexists(path)
 
 
 class FileCommandGuard:
@@ -47,32 +66,33 @@ class FileCommandGuard:
             if not value:
                 continue
             path = Path(value)
-            try:
-                content = path.read_bytes()
-            except FileNotFoundError:
-                content = b""
-            except OSError:
-                continue
+            content = _read(path)
+            if content is None and _present(path):
+                continue  # not a regular file even now: not ours to judge
             snaps[name] = _Snapshot(path, content)
         return cls(snaps)
 
     def restore(self) -> list[str]:
-        """Put every file back as snapshotted; returns the names of those that had changed."""
+        """Put every file back as snapshotted (a file that did not exist is removed again);
+        returns the names of those that had changed. Never raises: a file that cannot be put
+        back is still named."""
         changed: list[str] = []
         for name, snap in self._snapshots.items():
-            try:
-                if snap.path.is_symlink() or not snap.path.is_file():
-                    raise FileNotFoundError
-                current = snap.path.read_bytes()
-            except OSError:
-                current = None
-            if current == snap.content:
+            current = _read(snap.path)
+            if current == snap.content and (current is not None or not _present(snap.path)):
                 continue
             changed.append(name)
-            with contextlib.suppress(FileNotFoundError):
-                if snap.path.is_symlink() or not snap.path.is_file():
-                    snap.path.unlink()
-            fd = os.open(snap.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(snap.content)
+            with contextlib.suppress(OSError):
+                self._put_back(snap, current)
         return changed
+
+    @staticmethod
+    def _put_back(snap: _Snapshot, current: bytes | None) -> None:
+        if current is None and _present(snap.path):
+            snap.path.unlink()  # a symlink or another planted entry; a directory raises (named anyway)
+        if snap.content is None:
+            snap.path.unlink(missing_ok=True)
+            return
+        fd = os.open(snap.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(snap.content)

@@ -115,3 +115,20 @@ def test_daemonised_writers_are_reaped_then_the_files_restored(shared_tmp: Path,
     assert report["killed"] >= 1 and report["left"] == 0
     assert report["changed"] == ["GITHUB_ENV"]
     assert report["after"] == "", "nothing written after the restore"
+
+
+def test_a_file_that_did_not_exist_is_not_a_change_and_one_the_agent_created_goes(tmp_path: Path) -> None:
+    env = {"GITHUB_STEP_SUMMARY": str(tmp_path / "summary"), "GITHUB_ENV": str(tmp_path / "env")}
+    guard = FileCommandGuard.snapshot(env)
+    assert guard.restore() == []
+    Path(env["GITHUB_ENV"]).write_text("BASH_ENV=/tmp/x\n")
+    assert guard.restore() == ["GITHUB_ENV"]
+    assert not Path(env["GITHUB_ENV"]).exists() and not Path(env["GITHUB_STEP_SUMMARY"]).exists()
+
+
+def test_a_directory_planted_in_place_of_a_file_is_named_and_restore_does_not_raise(tmp_path: Path) -> None:
+    env = file_commands(tmp_path / "fc")
+    guard = FileCommandGuard.snapshot(env)
+    Path(env["GITHUB_PATH"]).unlink()
+    Path(env["GITHUB_PATH"]).mkdir()
+    assert guard.restore() == ["GITHUB_PATH"]
