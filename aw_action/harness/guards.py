@@ -29,6 +29,7 @@ from pathlib import Path
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
 from aw_action.run.record import RunRecord
+from aw_action.safe_outputs.records import RECORDS_FILE
 from aw_action.security.file_commands import FileCommandGuard
 from aw_action.security.identity import IdentityDecision, ToolIdentity, decide_tool_identity, hand_over_workspace
 from aw_action.security.process_guard import GuardReport, make_non_dumpable, wipe_initial_environ
@@ -123,8 +124,14 @@ def guard_run(
     decision = decide_tool_identity(workspace, env_home=env.get("HOME"))
     if decision.hand_over_workspace and decision.identity is not None:
         hand_over_workspace(workspace, decision.identity)
-    if decision.protected:
+    contains_workspace = workspace.resolve().is_relative_to(output_dir.resolve())
+    if decision.protected and contains_workspace:
+        journal.warn(f"the output dir {output_dir} holds the workspace: not protected (choose another output-dir)")
+        record.security_notes.append("Unprotected records: the output dir holds the workspace.")
+    elif decision.protected:
         protect_output_dir(output_dir)
+        if config.safe_outputs and decision.identity is not None:
+            _agent_records_file(output_dir / RECORDS_FILE, decision.identity)
     else:
         journal.warn(_unprotected(decision), check=ISOLATION_CHECK)
         if os.geteuid() == 0:
@@ -133,6 +140,17 @@ def guard_run(
     if github.granted:
         record.security_notes.append(f"GitHub access granted: {github.reason}.")
     return RunGuards(decision, github, RecordLedger(output_dir), FileCommandGuard.snapshot(env))
+
+
+def _agent_records_file(path: Path, identity: ToolIdentity) -> None:
+    """``safe-outputs.jsonl`` holds the agent's proposals (checked when applied, never trusted):
+    the tools' user may append to it with ``aw-harness safe-output``, so it is created theirs.
+    It is not a record of the harness (not in the ledger); nothing else in the dir is theirs."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        os.fchown(fd, identity.uid, identity.gid)
+    finally:
+        os.close(fd)
 
 
 def _named(tamper: Tamper, directory: Path) -> str:
