@@ -129,7 +129,9 @@ cfg = RunConfig.model_validate({"engine": {"model": "faux/scripted"}})
 out = Path(sys.argv[2])
 guards = guard_run(cfg, env=dict(os.environ), workspace=out, output_dir=out, record=state.record, journal=state.journal)
 guards.wipe([])
+from aw_action.security.process_guard import is_dumpable
 print(open("/proc/self/environ", "rb").read().decode(errors="replace"))
+print("DUMPABLE", is_dumpable())
 print("PYTHON-SEES", os.environ["ANTHROPIC_API_KEY"])
 """
 
@@ -143,6 +145,8 @@ def test_the_initial_environment_is_wiped_only_in_an_entry_point_process(tmp_pat
     )
     assert proc.returncode == 0, proc.stderr
     environ, python_sees = proc.stdout.rsplit("PYTHON-SEES ", 1)
+    environ, dumpable = environ.rsplit("DUMPABLE ", 1)
+    assert dumpable.strip() == str(mode != "entry"), "an entry point makes the process non-dumpable"
     assert python_sees.strip() == ENV["ANTHROPIC_API_KEY"], "os.environ keeps its copy for the SDKs"
     assert "KEEP_ME=visible-setting" in environ and "PATH=/usr/bin:/bin" in environ
     for name in ("ANTHROPIC_API_KEY", "GITHUB_TOKEN"):
