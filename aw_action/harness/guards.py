@@ -121,7 +121,7 @@ def guard_run(
     report = _process.get("dumpable")
     if report is not None and not report.applied:
         journal.warn(f"the harness stays dumpable: {report.detail}")
-    decision = decide_tool_identity(workspace, env_home=env.get("HOME"))
+    decision = _reachable(decide_tool_identity(workspace, env_home=env.get("HOME")), workspace)
     if decision.hand_over_workspace and decision.identity is not None:
         hand_over_workspace(workspace, decision.identity)
     contains_workspace = workspace.resolve().is_relative_to(output_dir.resolve())
@@ -140,6 +140,29 @@ def guard_run(
     if github.granted:
         record.security_notes.append(f"GitHub access granted: {github.reason}.")
     return RunGuards(decision, github, RecordLedger(output_dir), FileCommandGuard.snapshot(env))
+
+
+def _can_traverse(path: Path, identity: ToolIdentity) -> bool:
+    """Whether ``identity`` may search every folder above ``path`` (a workspace under root's
+    0700 home is out of its reach: switching to it would leave bash without a working dir)."""
+    for parent in path.resolve().parents:
+        try:
+            st = parent.stat()
+        except OSError:
+            return False
+        bit = 0o100 if st.st_uid == identity.uid else 0o010 if st.st_gid == identity.gid else 0o001
+        if not st.st_mode & bit:
+            return False
+    return True
+
+
+def _reachable(decision: IdentityDecision, workspace: Path) -> IdentityDecision:
+    identity = decision.identity
+    if identity is None or _can_traverse(workspace, identity):
+        return decision
+    closed = "a folder above it is closed"
+    why = f"{decision.reason}; but uid {identity.uid} cannot reach {workspace} ({closed}): tools run as root"
+    return IdentityDecision(None, why)
 
 
 def _agent_records_file(path: Path, identity: ToolIdentity) -> None:

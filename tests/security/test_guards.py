@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -151,3 +152,15 @@ def test_the_initial_environment_is_wiped_only_in_an_entry_point_process(tmp_pat
     assert "KEEP_ME=visible-setting" in environ and "PATH=/usr/bin:/bin" in environ
     for name in ("ANTHROPIC_API_KEY", "GITHUB_TOKEN"):
         assert (ENV[name] in environ) is (mode != "entry"), name
+
+
+def test_a_workspace_the_tools_user_cannot_reach_keeps_tools_as_root(tmp_path: Path, tool_user: ToolIdentity) -> None:
+    """pytest's tmp_path lies under a 0700 folder: the user could not even start bash there."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    os.chown(ws, tool_user.uid, tool_user.gid)
+    state = RunState.for_model("faux/scripted")
+    (tmp_path / "out").mkdir()
+    guards = guard_run(config(), env=ENV, workspace=ws, output_dir=tmp_path / "out", **_run(state))
+    assert guards.identity is None and not guards.decision.protected
+    assert "cannot reach" in guards.decision.reason and any("cannot reach" in w for w in state.journal.warnings)
