@@ -22,6 +22,7 @@ import stat
 from pathlib import Path
 
 from aw_action.exits import InvocationError
+from aw_action.tools.fs import kind_of
 
 MAX_INPUT_BYTES = 10 * 1024 * 1024
 """The largest config, prompt or import file the harness reads (10 MiB)."""
@@ -37,20 +38,6 @@ def checked_path(value: str | Path, what: str) -> Path:
     if "\x00" in str(text):
         raise InvocationError(f"{what}: the path holds a NUL character: {str(text)!r}")
     return Path(text)
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    return "not a regular file"
 
 
 class InputFileProblem(Exception):
@@ -71,7 +58,7 @@ def read_text_or_problem(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise InputFileProblem(f"is {_kind(mode)}, not a regular file")
+            raise InputFileProblem(f"is {kind_of(mode)}, not a regular file")
         chunks: list[bytes] = []
         size = 0
         while size <= max_bytes and (chunk := os.read(fd, min(1 << 20, max_bytes + 1 - size))):
