@@ -144,6 +144,20 @@ class AnswerCheck:
         )
 
 
+def answer_instructions(schema: Mapping[str, Any]) -> str:
+    """What the task prompt gains when the run has an output schema: the answer's shape, up front."""
+    text = json.dumps(schema, indent=2, ensure_ascii=False)
+    shown = (
+        f"```json\n{text}\n```"
+        if len(text) <= MAX_SCHEMA_IN_MESSAGE_CHARS
+        else f"```json\n{json.dumps(schema, separators=(',', ':'), ensure_ascii=False)}\n```"
+    )
+    return (
+        "Your final answer (your last message, once the task is done) must be one JSON value that "
+        f"validates against this JSON Schema, and nothing else:\n{shown}"
+    )
+
+
 def check_final_answer(text: str, schema: Mapping[str, Any]) -> AnswerCheck:
     """Parse ``text`` and validate it against ``schema`` (a schema ``load_output_schema`` accepted)."""
     try:
