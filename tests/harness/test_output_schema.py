@@ -134,3 +134,20 @@ def test_without_a_schema_the_result_has_no_structured_output_key(tmp_path: Path
     c, p = write_run_files(tmp_path, {"engine": {"id": "aw", "model": "faux/scripted"}}, script=[{"text": GOOD}])
     done = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path))
     assert done.returncode == 0 and "structured_output" not in done.result
+
+
+async def test_a_hostile_answer_ends_the_run_cleanly(tmp_path: Path) -> None:
+    deep = "[" * 900 + "]" * 900
+    result, stderr = await run(tmp_path, [{"text": deep}, {"text": deep}, {"text": "x" * 1_100_000}], config({}))
+    assert result.stop_reason == "invalid_output" and result.exit_code == 1
+    assert "the answer is 1,100,000 characters, over 1,000,000" in (result.error or "")
+    assert stderr.count("nested deeper than 64 levels") == 2, "one warning per corrective prompt"
+
+
+async def test_a_secret_in_the_answer_never_reaches_the_structured_output(tmp_path: Path) -> None:
+    token = "ghs_StructuredSecret0123456789abcdef"
+    c, p = write_run_files(tmp_path, config({"type": "object"}), script=[{"text": f'{{"leak": "{token}"}}'}])
+    result = await Harness(c, p, base_env(tmp_path, GITHUB_TOKEN=token), stderr=io.StringIO()).run()
+    assert result.exit_code == 0
+    assert result.to_json()["structured_output"] == {"leak": "***"}
+    assert token not in (tmp_path / "out" / STRUCTURED_OUTPUT_FILE).read_text()
