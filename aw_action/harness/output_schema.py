@@ -35,6 +35,7 @@ from aw_action.structured import (
 MAX_CORRECTIONS = 2
 STOP_REASON = "invalid_output"
 SOURCE = "output-schema"
+FILE_HINT = "check that the output dir (AW_OUTPUT_DIR) is writable and has free space"
 
 
 def configured_schema(config: RunConfig, config_dir: Path) -> dict[str, Any] | None:
@@ -68,8 +69,12 @@ async def enforce_output_schema(context: RunContext, schema: Mapping[str, Any]) 
         check = check_final_answer(final_answer(context), schema)
         if check.ok:
             value = context.redactor.obj(check.value)  # a secret the model echoed stays out
-            record.add_file(write_structured_output(context.output_dir, value))
             record.structured_output = StructuredOutput(True, value, corrections)
+            try:
+                record.add_file(write_structured_output(context.output_dir, value))
+            except OSError as exc:  # the value still reaches the result and the outputs
+                detail = f"{STRUCTURED_OUTPUT_FILE} could not be written: {exc.strerror or exc}"
+                context.state.journal.degrade("structured-output", detail, FILE_HINT)
             record.summary_sections.append(_section(True, corrections))
             return
         problems = "; ".join(check.errors)

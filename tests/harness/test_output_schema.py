@@ -151,3 +151,18 @@ async def test_a_secret_in_the_answer_never_reaches_the_structured_output(tmp_pa
     assert result.exit_code == 0
     assert result.to_json()["structured_output"] == {"leak": "***"}
     assert token not in (tmp_path / "out" / STRUCTURED_OUTPUT_FILE).read_text()
+
+
+async def test_a_file_that_cannot_be_written_degrades_the_run_but_keeps_the_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aw_action.harness import output_schema
+
+    def full(output_dir: Path, value: Any) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(output_schema, "write_structured_output", full)
+    result, _ = await run(tmp_path, [{"text": GOOD}])
+    assert result.exit_code == 0 and result.to_json()["structured_output"] == {"verdict": "bug", "score": 3}
+    assert result.record().degraded == ["structured-output"]
+    assert "No space left on device" in (tmp_path / "summary.md").read_text()
