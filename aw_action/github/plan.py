@@ -30,7 +30,6 @@ from aw_action.github.paths import default_output_dir, keep_out_of_git
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import describe_validation_error, read_json_file
-from aw_action.structured import OutputSchemaError, load_output_schema
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
 RUNNER_CREDENTIALS = (
@@ -94,6 +93,8 @@ def _output_schema(value: str | None, workspace: Path) -> dict[str, Any] | None:
     """Inline JSON or a file relative to the workspace, checked now so a bad one names the input."""
     if value is None:
         return None
+    from aw_action.structured import OutputSchemaError, load_output_schema  # jsonschema: only when used
+
     try:
         return load_output_schema(value, workspace)
     except OutputSchemaError as exc:

@@ -23,16 +23,13 @@ from aw_action.exits import InvocationError
 from aw_action.harness.context import RunContext
 from aw_action.run.config import RunConfig
 from aw_action.run.record import StructuredOutput
-from aw_action.structured import (
-    STRUCTURED_OUTPUT_FILE,
-    OutputSchemaError,
-    answer_instructions,
-    check_final_answer,
-    load_output_schema,
-    write_structured_output,
-)
+
+# ``aw_action.structured`` (jsonschema, ~35 ms) is imported only by a run that has a schema: the
+# others must not pay for it before their first request (bench/).
 
 MAX_CORRECTIONS = 2
+STRUCTURED_OUTPUT_FILE = "structured-output.json"
+"""``structured.STRUCTURED_OUTPUT_FILE`` (a test keeps them equal)."""
 STOP_REASON = "invalid_output"
 SOURCE = "output-schema"
 FILE_HINT = "check that the output dir (AW_OUTPUT_DIR) is writable and has free space"
@@ -44,6 +41,8 @@ def configured_schema(config: RunConfig, config_dir: Path) -> dict[str, Any] | N
     spec = config.harness.output_schema
     if spec is None:
         return None
+    from aw_action.structured import OutputSchemaError, load_output_schema
+
     try:
         return load_output_schema(spec, config_dir)
     except OutputSchemaError as exc:
@@ -51,7 +50,11 @@ def configured_schema(config: RunConfig, config_dir: Path) -> dict[str, Any] | N
 
 
 def with_instructions(prompt: str, schema: Mapping[str, Any] | None) -> str:
-    return prompt if schema is None else f"{prompt.rstrip()}\n\n{answer_instructions(schema)}"
+    if schema is None:
+        return prompt
+    from aw_action.structured import answer_instructions
+
+    return f"{prompt.rstrip()}\n\n{answer_instructions(schema)}"
 
 
 def final_answer(context: RunContext) -> str:
@@ -61,6 +64,8 @@ def final_answer(context: RunContext) -> str:
 
 async def enforce_output_schema(context: RunContext, schema: Mapping[str, Any]) -> None:
     """Check the run's final answer, correcting it up to ``MAX_CORRECTIONS`` times (module docstring)."""
+    from aw_action.structured import check_final_answer, write_structured_output
+
     record = context.state.record
     record.structured_output = StructuredOutput(False)
     for corrections in range(MAX_CORRECTIONS + 1):

@@ -156,13 +156,19 @@ async def test_a_secret_in_the_answer_never_reaches_the_structured_output(tmp_pa
 async def test_a_file_that_cannot_be_written_degrades_the_run_but_keeps_the_value(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from aw_action.harness import output_schema
+    import aw_action.structured
 
     def full(output_dir: Path, value: Any) -> Path:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(output_schema, "write_structured_output", full)
+    monkeypatch.setattr(aw_action.structured, "write_structured_output", full)
     result, _ = await run(tmp_path, [{"text": GOOD}])
     assert result.exit_code == 0 and result.to_json()["structured_output"] == {"verdict": "bug", "score": 3}
     assert result.record().degraded == ["structured-output"]
     assert "No space left on device" in (tmp_path / "summary.md").read_text()
+
+
+def test_the_file_name_is_the_structured_modules(tmp_path: Path) -> None:
+    from aw_action.harness import output_schema
+
+    assert output_schema.STRUCTURED_OUTPUT_FILE == STRUCTURED_OUTPUT_FILE
