@@ -105,6 +105,11 @@ class RunContext:
         self._cancelled = self._cancelled or reason
         self.session.cancel_pending(reason)
 
+    def fail(self, stop_reason: str, error: str) -> None:
+        """End the run with ``stop_reason`` after its prompts completed (a check of their result
+        failed, e.g. ``invalid_output``); no further prompt starts. An earlier stop stands."""
+        self._failed = self._failed or PromptOutcome(self.state.record.current_prompt, stop_reason, error)
+
     @property
     def stop_reason(self) -> str | None:
         """Why the run can prompt no more, if it cannot."""
