@@ -91,21 +91,26 @@ class _Inputs(BaseSettings):
     output_dir: str | None = _input("output-dir")
     upload_artifacts: bool = _input("upload-artifacts", True)
     artifact_name: str | None = _input("artifact-name")
+    output_schema: str | None = _input("output-schema")
+    mode: Literal["run", "apply"] = _input("mode", "run")
+    safe_outputs_path: str | None = _input("safe-outputs-path")
+    dry_run: bool = _input("dry-run", False)
     allowed_actor_roles: str | None = _input("allowed-actor-roles")
     allowed_bots: str | None = _input("allowed-bots")
     event_context: bool = _input("event-context", False)
 
     @field_validator("*", mode="before")
     @classmethod
-    def _blank_is_unset(cls, value: Any) -> Any:
-        return None if isinstance(value, str) and not value.strip() else value
+    def _blank_is_unset(cls, value: Any, info: ValidationInfo) -> Any:
+        blank = value is None or (isinstance(value, str) and not value.strip())
+        return cls.model_fields[str(info.field_name)].default if blank else value
 
-    @field_validator("upload_artifacts", "event_context", mode="before")
+    @field_validator("upload_artifacts", "dry_run", "event_context", mode="before")
     @classmethod
     def _strict_bool(cls, value: Any, info: ValidationInfo) -> Any:
         """The YAML 1.2 core-schema booleans, as @actions/core ``getBooleanInput`` accepts."""
         if value is None or (isinstance(value, str) and not value.strip()):
-            return info.field_name == "upload_artifacts"
+            return cls.model_fields[str(info.field_name)].default
         if isinstance(value, bool):
             return value
         text = str(value).strip()

@@ -5,9 +5,9 @@ the base commit (``fork_guard``), never from the PR head checked out in the work
 - ``file(path, input_name)``: a workspace file (the ``config``, the ``prompt-file``) as it is on
   the base commit, copied into a private folder (mode 0700, outside the workspace) the harness
   reads instead; a path outside the workspace is returned unchanged;
-- ``pin(config)``: the config's path extensions point at base copies, and its path imports
-  carry the base content inline (inline content, written by the compiler, is already the
-  base's: the config itself came from the base).
+- ``pin(config, config_dir)``: the config's path extensions and a path ``output-schema`` point
+  at base copies, and its path imports carry the base content inline (inline content, written
+  by the compiler, is already the base's: the config itself came from the base).
 A file that cannot be taken from the base (the fork added it, the commit is not in a shallow
 checkout and the contents API cannot serve it, a symlink) is refused: ``ActionInputError``
 naming the input and the path (exit 2), before anything runs. Only the named files come from the
@@ -62,10 +62,15 @@ class ForkFiles:
         except UntrustedSourceError as exc:
             raise ActionInputError(input_name, f"{self.check.reason}; {exc}") from None
 
-    def pin(self, config: RunConfig) -> RunConfig:
+    def pin(self, config: RunConfig, config_dir: Path) -> RunConfig:
+        """``config_dir``: the folder of the config file as the workspace has it (a relative
+        ``output-schema`` is relative to it)."""
         extensions = [self._extension(ref) for ref in config.harness.extensions]
         imports = [self._import(entry) for entry in config.imports]
-        harness = config.harness.model_copy(update={"extensions": extensions})
+        schema = config.harness.output_schema
+        if isinstance(schema, str) and not schema.strip().startswith("{"):
+            schema = str(self.file(config_dir / schema.strip(), "config"))
+        harness = config.harness.model_copy(update={"extensions": extensions, "output_schema": schema})
         return config.model_copy(update={"harness": harness, "imports": imports})
 
     def _extension(self, ref: str) -> str:

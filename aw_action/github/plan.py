@@ -54,6 +54,7 @@ _OVERRIDES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("imports", ("imports",)),
     ("otlp-endpoint", ("observability", "otlp", "endpoint")),
     ("otlp-headers", ("observability", "otlp", "headers")),
+    ("output-schema", ("harness", "output-schema")),
 )
 """Input name -> the config.json field it overrides (kebab-case keys, as in spec §6.1)."""
 
@@ -80,7 +81,7 @@ def _resolve(workspace: Path, value: str) -> Path:
     return path if path.is_absolute() else workspace / path
 
 
-def override_values(inputs: ActionInputs) -> dict[str, Any]:
+def override_values(inputs: ActionInputs, workspace: Path, fork: ForkFiles | None = None) -> dict[str, Any]:
     """The inputs that are set, by input name, as config.json values."""
     values: dict[str, Any] = {
         "model": inputs.model,
@@ -90,8 +91,24 @@ def override_values(inputs: ActionInputs) -> dict[str, Any]:
         "imports": split_list(inputs.imports) or None,
         "otlp-endpoint": inputs.otlp_endpoint,
         "otlp-headers": parse_headers(inputs.otlp_headers) or None,
+        "output-schema": _output_schema(inputs.output_schema, workspace, fork),
     }
     return {name: value for name, value in values.items() if value is not None}
+
+
+def _output_schema(value: str | None, workspace: Path, fork: ForkFiles | None = None) -> dict[str, Any] | None:
+    """Inline JSON or a file relative to the workspace (a fork PR's base version), checked now so a
+    bad one names the input."""
+    if value is None:
+        return None
+    if fork is not None and not value.strip().startswith("{"):
+        value = str(fork.file(_resolve(workspace, value.strip()), "output-schema"))
+    from aw_action.structured import OutputSchemaError, load_output_schema  # jsonschema: only when used
+
+    try:
+        return load_output_schema(value, workspace)
+    except OutputSchemaError as exc:
+        raise ActionInputError("output-schema", str(exc).removeprefix("output-schema: ")) from None
 
 
 def _whole(kind: BudgetKind, value: float | None) -> float | int | None:
@@ -110,8 +127,8 @@ def _set(data: dict[str, Any], keys: tuple[str, ...], value: Any, input_name: st
 
 def build_config(inputs: ActionInputs, workspace: Path, fork: ForkFiles | None = None) -> tuple[RunConfig, Path]:
     if inputs.config:
-        path = _resolve(workspace, inputs.config)
-        path = fork.file(path, "config") if fork is not None else path
+        original = _resolve(workspace, inputs.config)
+        path = fork.file(original, "config") if fork is not None else original
         try:
             data = read_json_file(path, "config file")
         except InvocationError as exc:
@@ -120,8 +137,9 @@ def build_config(inputs: ActionInputs, workspace: Path, fork: ForkFiles | None =
             raise ActionInputError("config", f"{path}: expected a JSON object at the top level")
         data = copy.deepcopy(data)
     else:
-        path, data = workspace / "config.json", {}
-    values = override_values(inputs)
+        original = path = workspace / "config.json"
+        data = {}
+    values = override_values(inputs, workspace, fork)
     for name, keys in _OVERRIDES:
         if name in values:
             _set(data, keys, values[name], name)
@@ -129,7 +147,7 @@ def build_config(inputs: ActionInputs, workspace: Path, fork: ForkFiles | None =
         config = RunConfig.model_validate(data)
     except ValidationError as exc:
         raise _config_error(exc, inputs, set(values)) from None
-    return (fork.pin(config) if fork is not None else config), path
+    return (fork.pin(config, original.parent) if fork is not None else config), path
 
 
 def _config_error(exc: ValidationError, inputs: ActionInputs, overridden: set[str]) -> ActionInputError:
@@ -186,6 +204,9 @@ def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, wor
 def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: TriggerEvent | None = None) -> RunPlan:
     """Raises ``ActionInputError`` naming the first input that cannot be used."""
     workspace = Path(env.get("GITHUB_WORKSPACE") or cwd)
+    for name, value in (("safe-outputs-path", inputs.safe_outputs_path), ("dry-run", inputs.dry_run)):
+        if value:
+            raise ActionInputError(name, "only used with mode: apply")
     event = event or TriggerEvent.from_env(env)
     fork = ForkFiles.for_event(event.name, event.payload, env, workspace, inputs.github_token)
     config, config_path = build_config(inputs, workspace, fork)

@@ -1,7 +1,8 @@
 """One invocation (spec §7.1): config.json + prompt.txt in, one result out.
 
 ``Harness.run()`` loads config.json and prompt.txt, resolves the imports, assembles the run
-(``context.assemble``), prompts it once with the imports and the prompt as one message, and
+(``context.assemble``), prompts it once with the imports and the prompt as one message (with an
+``output-schema``, the answer is then checked and corrected: ``output_schema.py``), and
 finishes it. Nothing raises past ``run()``: an ``InvocationError`` becomes a result with exit
 code 2 and its record (a JSONL ``error`` and, where there is a step summary, a failure summary).
 """
@@ -15,6 +16,7 @@ from typing import IO
 
 from aw_action.exits import InvocationError
 from aw_action.harness.context import RunContext, assemble, resolve
+from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import apply_overrides, assemble_prompt, load_config, load_prompt, resolve_imports
 from aw_action.run.provenance import record_appendix, record_inputs
@@ -78,6 +80,7 @@ class Harness:
                 self.on_config(config)
             self.redactor = run_redactor(self.env, config.observability.otlp.headers)
             self.jsonl = JsonlSink(self.redactor, self.jsonl.stream)
+            schema = configured_schema(config, self.config_path.parent)
             prompt = load_prompt(self.prompt_path)
             imports = resolve_imports(config, self.config_path.parent, self._workspace_for_imports())
             for warning in apply_overrides(config):
@@ -106,7 +109,9 @@ class Harness:
         first = assemble_prompt(imports, prompt)
         if self.appendix is not None:
             first = f"{first}\n\n{self.appendix[1]}"
-        await context.prompt(first)
+        await context.prompt(with_instructions(first, schema))
+        if schema is not None:
+            await enforce_output_schema(context, schema)
         return await context.finish()
 
     def _workspace_for_imports(self) -> Path | None:
