@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from aw_action.ai.text import one_line
 from aw_action.exits import InvocationError
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
@@ -50,7 +51,7 @@ class _OneLineParser(argparse.ArgumentParser):
     object on stdout, exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        line = f"{message} (usage: aw-harness --config CONFIG --prompt PROMPT)"
+        line = f"{one_line(message)} (usage: aw-harness --config CONFIG --prompt PROMPT)"
         sys.stderr.write(f"aw-harness: error: {line}\n")
         result = RunResult.invocation_error(InvocationError(line), "unknown").to_json()
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")

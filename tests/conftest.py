@@ -11,8 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Property tests are a gate in CI, so the default profile is derandomized: the same cases every
+# run, and a failure reproduces on any machine. `pytest --hypothesis-profile=explore` draws new
+# random cases (and more of them) to hunt for bugs; a case it finds becomes a fixed example.
+settings.register_profile("default", derandomize=True)
+settings.register_profile("explore", derandomize=False, max_examples=5000)
+settings.load_profile("default")
 
 
 @dataclass

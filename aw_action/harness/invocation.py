@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO
 
+from aw_action.ai.text import one_line
 from aw_action.exits import InvocationError
 from aw_action.harness.context import RunContext, assemble, resolve
 from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
@@ -69,7 +70,7 @@ class Harness:
             self.context.cancel(reason)
 
     def error_line(self, message: str) -> None:
-        self.jsonl.line(f"aw-harness: error: {message}")
+        self.jsonl.line(f"aw-harness: error: {one_line(message)}")
 
     async def run(self) -> RunResult:
         model_name = "unknown"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from aw_action.ai.stream_state import StreamState, parse_arguments
-from aw_action.ai.text import clean_message, clean_text, clean_value, is_clean
+from aw_action.ai.text import clean_message, clean_text, clean_value, is_clean, one_line
 from aw_action.ai.types import AssistantMessage, TextContent, ThinkingContent, ToolCall
 
 
@@ -79,3 +79,10 @@ def test_streamed_tool_arguments_join_once() -> None:
         state.tool_args("t", piece)
     [call] = state.finish().tool_calls
     assert call.arguments == {"command": "ls -la"} and call.raw_arguments is None
+
+
+def test_one_line_escapes_line_breaks_and_control_characters_and_keeps_the_rest() -> None:
+    assert one_line("plain é text") == "plain é text"
+    assert one_line("a\nb\r\tc\x00") == "a\\nb\\r\\tc\\x00"
+    assert one_line("x\u2028y\ud800") == "x\\u2028y\ufffd"
+    assert "\n" not in one_line("\n" * 5)
