@@ -49,6 +49,8 @@ class RunRecord:
     final_message: str = ""
     summary_written: bool = False
     """Set by whoever appended this run's step summary, so a last-words path writes none twice."""
+    phase: str | None = None
+    """gh-aw's ``GH_AW_PHASE`` (``agent``, ``detection``) in gh-aw mode (``run/mode.py``), else None."""
 
     @property
     def elapsed_ms(self) -> int:
