@@ -55,11 +55,14 @@ def test_the_proxys_ai_credit_refusal_ends_the_run_without_a_retry(tmp_path: Pat
     assert len(upstream.requests) == 1, "the refused request never reached the model"
     posts = [s for s in proxy.seen if s.method == "POST"]
     assert len(posts) == 2, "one answered request, one refused: the 403 is not retried"
-    assert "Maximum AI credits exceeded" in (run.result["error"] or "")
     assert run.events_named("retry") == []
-    # Mapping this refusal to stop_reason budget_exceeded is the cost tracker's (issue 12, later phase);
-    # today it ends the run as an error carrying the proxy's message.
-    assert run.result["stop_reason"] in ("budget_exceeded", "error")
+    assert run.result["stop_reason"] == "budget_exceeded" and run.result["conclusion"] == "failure"
+    [record] = run.events_named("budget_exceeded")
+    assert record["budget"] == "ai_credits" and record["reason"] == "external_limit"
+    assert (record["used"], record["limit"], record["trigger"]) == (1.25, 1, "api_proxy"), "the proxy's own figures"
+    assert run.events_named("error") == []
+    summary = (run.step.gh_aw / "agent-step-summary.md").read_text()
+    assert "api-proxy refused a request" in summary and "`budget_exceeded`" in summary
 
 
 def test_timeout_counts_from_agent_cli_start_ms(tmp_path: Path) -> None:
