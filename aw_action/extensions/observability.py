@@ -13,6 +13,8 @@ fill before this extension sees an event (it loads last among the built-ins).
 
 Isolation contract: a sink that fails is switched off with a JSONL ``warning`` and a degraded
 notice (``RunState.degrade``); nothing here raises into the run or changes its exit code.
+OTel spans go to every endpoint ``sinks/otel.resolve_targets`` finds (gh-aw's
+``GH_AW_OTLP_ENDPOINTS`` fan-out included), the session span parented on ``TRACEPARENT``.
 Each OTel export is bounded by ``AW_OTLP_TIMEOUT_S`` seconds (default 5); the final flush and
 stop by that plus two seconds, or by two seconds in all on cancellation.
 """
@@ -46,7 +48,7 @@ from aw_action.run.result import RunResult
 from aw_action.sinks import genai, jsonl_records, unified_records
 from aw_action.sinks.agent_session_events import AgentSessionRecorder
 from aw_action.sinks.jsonl_records import human_turn_line
-from aw_action.sinks.otel import DEFAULT_TIMEOUT_S, OtelSink, resolve_target
+from aw_action.sinks.otel import DEFAULT_TIMEOUT_S, OtelSink, resolve_targets
 from aw_action.sinks.provenance_file import ProvenanceFile
 from aw_action.sinks.summary import append_step_summary, render_run_summary
 from aw_action.sinks.token_usage import TokenUsageFile
@@ -164,14 +166,18 @@ class Observability:
         )
         self.guard("context-provenance", lambda: self.provenance.sync(self.state.record.provenance))
         otlp = self.api.config.observability.otlp
-        target = resolve_target(otlp.endpoint, otlp.headers, env)
-        if target is not None:
+        targets, problem = resolve_targets(otlp.endpoint, otlp.headers, env)
+        if problem:
+            self.state.journal.warn(f"{problem}; spans go to OTEL_EXPORTER_OTLP_* instead", sink="otel")
+        if targets:
 
             def start_otel() -> None:
-                self.redactor.add(*target.headers.values())
-                self.otel = OtelSink(target, genai.resource_attributes(env), self.redactor, otlp_timeout(env))
+                self.redactor.add(*(v for t in targets for v in t.headers.values()))
+                self.otel = OtelSink(targets, genai.resource_attributes(env), self.redactor, otlp_timeout(env))
                 attrs = genai.session_start_attributes(model.provider, model.id, self.session_id)
-                self.otel.start_session("invoke_agent", attrs, time.time_ns())
+                if self.state.record.phase:
+                    attrs["gh-aw.phase"] = self.state.record.phase
+                self.otel.start_session("invoke_agent", attrs, time.time_ns(), env.get("TRACEPARENT"))
 
             self.guard("otel", start_otel)
 
