@@ -147,3 +147,13 @@ def test_a_killed_run_leaves_only_whole_canonical_lines(tmp_path: Path) -> None:
     types = [r["type"] for r in records]
     assert types.count("tool.execution_complete") == 3, "what the run finished before it was killed is kept"
     assert "session.result" not in types
+
+
+def test_an_unwritable_agent_session_is_a_degraded_warning_not_a_failed_run(tmp_path: Path) -> None:
+    (tmp_path / "out" / FILE_NAME).mkdir(parents=True)  # a directory where the file should go
+    run = scripted_run(tmp_path, TOOL_SCRIPT, GITHUB_AW="true")
+    assert run.returncode == 0 and run.result["conclusion"] == "success", run.stderr[-3000:]
+    warnings = [e for e in run.events_named("warning") if e.get("sink") == "agent-session"]
+    assert len(warnings) == 1 and "agent-session sink failed and was switched off" in warnings[0]["message"]
+    assert run.events_named("session_end")[0]["degraded"] == ["agent-session"]
+    assert "Degraded mode" in (tmp_path / "summary.md").read_text()
