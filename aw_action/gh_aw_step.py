@@ -2,8 +2,9 @@
 
 The engine definition (``gh-aw/aw-harness.md``) runs ``aw-harness gh-aw -- "$(cat prompt.txt)"``
 inside AWF; ``ghaw/invocation.py`` turns that step's environment into the harness's inputs. The ``--``
-keeps a prompt that starts with ``-`` from reading as an option. Output and exit codes are the
-CLI's: one JSON result on stdout, the JSONL stream on stderr, 0/1/2.
+keeps a prompt that starts with ``-`` from reading as an option. The run is always in gh-aw mode
+(``GITHUB_AW=true``, ``run/mode.py``): ``GH_AW_*`` limits, gh-aw's records. Output and exit codes
+are the CLI's: one JSON result on stdout, the JSONL stream on stderr, 0/1/2.
 """
 
 from __future__ import annotations
@@ -12,17 +13,16 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import NoReturn
 
 from aw_action.exits import InvocationError
 from aw_action.ghaw.invocation import CONFIG_ENV, Invocation, build
-from aw_action.ghaw.limits import GhAwEnvError, read_limits
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import ResultPrinter, run_and_print, stop_signals
 from aw_action.run.config_files import parse_config, read_json_file
+from aw_action.run.mode import MODE_ENV
 from aw_action.run.result import RunResult
 from aw_action.sinks.invocation_failure import report_invocation_error
 
@@ -65,13 +65,8 @@ def prepare(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> tup
     data = read_json_file(config_path, "config file") if real else {}
     if not isinstance(data, dict):
         raise InvocationError(f"{config_path}: expected a JSON object at the top level")
-    try:
-        limits = read_limits(env)
-    except GhAwEnvError as exc:
-        raise InvocationError(str(exc)) from None
     argv_prompt = " ".join(args.prompt) if args.prompt else None
-    now_ms = int(time.time() * 1000)
-    invocation = build(env, limits, now_ms, argv_prompt=argv_prompt, model_flag=args.model, config_data=data)
+    invocation = build(env, argv_prompt=argv_prompt, model_flag=args.model, config_data=data)
     prompt_path = invocation.prompt_file
     if prompt_path is None:
         prompt_path = workdir / "prompt.txt"
@@ -83,7 +78,7 @@ def main(argv: list[str]) -> int:
     harden_process()
     stops = stop_signals()
     args = parser().parse_args(argv)
-    env = dict(os.environ)
+    env = {**os.environ, MODE_ENV: "true"}
     with tempfile.TemporaryDirectory(prefix="aw-harness-gh-aw-") as tmp:
         model = (args.model or env.get("AW_HARNESS_MODEL") or "unknown").strip() or "unknown"
         try:

@@ -205,24 +205,34 @@ def from_unified(record: dict[str, Any]) -> Request | None:
     )
 
 
+LEGACY_HARNESS_USAGE = "token-usage/v1.0.0-awharness"
+"""aw-harness rows before AWF's field names: ``output_tokens`` without reasoning."""
+
+
 def from_token_usage(row: dict[str, Any], phase: str) -> Request | None:
-    """A ``Request`` from an AWF or aw-harness ``token-usage.jsonl`` row."""
+    """A ``Request`` from an AWF or aw-harness ``token-usage.jsonl`` row. AWF's ``output_tokens``
+    (and the harness's since it uses AWF's names) include ``reasoning_tokens``; a ``Request``
+    counts them apart. ``harness_provider`` names the provider AWF's list has no name for."""
     if row.get("event", "token_usage") != "token_usage" or "input_tokens" not in row:
         return None
+    reasoning = _int(row.get("reasoning_tokens"))
+    output = _int(row.get("output_tokens"))
+    if row.get("_schema") != LEGACY_HARNESS_USAGE:
+        output = max(0, output - reasoning)
     aic = _num(row.get("ai_credits_this_response"))
     aic, cost = _credits_and_cost(aic if aic is not None else _num(row.get("ai_credits")), _num(row.get("cost_usd")))
     return Request(
         request_id=str(row.get("request_id") or ""),
         model=str(row.get("model") or "unknown"),
-        provider=str(row.get("provider") or ""),
+        provider=str(row.get("harness_provider") or row.get("provider") or ""),
         purpose=str(row.get("purpose") or ""),
         phase=phase,
         timestamp=str(row.get("timestamp") or ""),
         input=_int(row.get("input_tokens")),
-        output=_int(row.get("output_tokens")),
+        output=output,
         cache_read=_int(row.get("cache_read_tokens")),
         cache_write=_int(row.get("cache_write_tokens")),
-        reasoning=_int(row.get("reasoning_tokens")),
+        reasoning=reasoning,
         duration_ms=duration_ms(row.get("duration_ms")) or 0,
         cost_usd=cost,
         ai_credits=aic,

@@ -18,6 +18,11 @@ assembled; the tracker enforces its own copy, so nothing else can loosen them. G
 Each stop emits one ``budget_exceeded`` record ``{budget, reason: "hard_limit",
 forced_termination: true, used, limit, ...}`` (kept in the journal) and aborts the session with
 the kind's stop reason.
+
+A request refused by a budget enforced outside the harness (AWF's api-proxy 403
+``ai_credits_limit_exceeded``: the ``budget`` error kind) stops the run the same way, with
+``reason: "external_limit"``, the proxy's figures and ``trigger: "api_proxy"``
+(``run/external_budget.py``): the run ends ``budget_exceeded``, not ``error``.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from aw_action.agent.compaction import messages_tokens
 from aw_action.agent.events import BeforeProviderRequestEvent, RequestEnd, ToolCallEvent, ToolCallResult, TurnEnd
 from aw_action.ai.types import AssistantMessage, Usage
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
-from aw_action.run.budget_kinds import Limit
+from aw_action.run.budget_kinds import KINDS_BY_NAME, Limit
 from aw_action.run.effective_tokens import (
     MULTIPLIER_ENV,
     Multipliers,
@@ -37,6 +42,7 @@ from aw_action.run.effective_tokens import (
     min_next_request_et,
     parse_overrides,
 )
+from aw_action.run.external_budget import refusal
 from aw_action.run.ledger import RequestRecord
 from aw_action.timestamps import utc_iso
 
@@ -122,11 +128,32 @@ class CostTracker:
             self.state.journal.degrade("budget", detail, UNPRICED_HINT)
         if event.purpose == "agent" and status == "ok":
             self.last_agent_usage = msg.usage
+        if msg.error_kind == "budget":
+            self.refused(ctx, msg.error_message)
+            return
         for limit in self._by_gate("amount"):
             used = limit.kind.used(self.state)
             if used is not None and limit.exceeded(used):
                 self.stop(ctx, limit, used, "critical_percent")
                 return
+
+    def refused(self, ctx: ExtensionContext, message: str | None) -> None:
+        """The proxy refused the request for a spent budget: stop with that kind's stop reason."""
+        found = refusal(message)
+        kind = KINDS_BY_NAME[found.budget]
+        own = self.limits.get(kind.name)
+        record: dict[str, Any] = {
+            "budget": kind.name,
+            "reason": "external_limit",
+            "forced_termination": True,
+            "used": found.used if found.used is not None else round(kind.used(self.state) or 0.0, 2),
+            "limit": found.limit if found.limit is not None else (own.limit if own else None),
+            "trigger": "api_proxy",
+            "message": (message or "")[:500],
+        }
+        if self.state.journal.record_budget_stop(record):
+            ctx.emit("budget_exceeded", **record)
+        ctx.abort(kind.stop_reason)
 
     # ---- before a request --------------------------------------------------------------------
 

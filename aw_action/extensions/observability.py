@@ -3,6 +3,9 @@
 Sinks: the JSONL stream and per-turn human line (stderr), ``token-usage.jsonl``,
 ``aw_session.jsonl`` and ``context-provenance.jsonl`` (written a line at a time as the run
 goes), OTel spans (when an OTLP endpoint is configured), and the step summary (at shutdown).
+In gh-aw mode (``run/mode.py``) the records are the ones gh-aw collects: ``agent-session.jsonl``
+(canonical events, ``sinks/agent_session_events.py``) instead of ``token-usage.jsonl`` and
+``aw_session.jsonl``, which AWF and gh-aw's conclusion job own there.
 Every agent event gets a JSONL record except the streaming deltas (``message_update``,
 ``tool_execution_update``), which carry partial content at token rate; message records carry
 role and shape, never text. Facts come from ``RunState``, which the cost tracker and steering
@@ -10,6 +13,8 @@ fill before this extension sees an event (it loads last among the built-ins).
 
 Isolation contract: a sink that fails is switched off with a JSONL ``warning`` and a degraded
 notice (``RunState.degrade``); nothing here raises into the run or changes its exit code.
+OTel spans go to every endpoint ``sinks/otel.resolve_targets`` finds (gh-aw's
+``GH_AW_OTLP_ENDPOINTS`` fan-out included), the session span parented on ``TRACEPARENT``.
 Each OTel export is bounded by ``AW_OTLP_TIMEOUT_S`` seconds (default 5); the final flush and
 stop by that plus two seconds, or by two seconds in all on cancellation.
 """
@@ -38,10 +43,12 @@ from aw_action.agent.events import (
 )
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 from aw_action.run.ledger import RequestRecord
+from aw_action.run.mode import gh_aw_mode
 from aw_action.run.result import RunResult
 from aw_action.sinks import genai, jsonl_records, unified_records
+from aw_action.sinks.agent_session_events import AgentSessionRecorder
 from aw_action.sinks.jsonl_records import human_turn_line
-from aw_action.sinks.otel import DEFAULT_TIMEOUT_S, OtelSink, resolve_target
+from aw_action.sinks.otel import DEFAULT_TIMEOUT_S, OtelSink, resolve_targets
 from aw_action.sinks.provenance_file import ProvenanceFile
 from aw_action.sinks.summary import append_step_summary, render_run_summary
 from aw_action.sinks.token_usage import TokenUsageFile
@@ -78,8 +85,10 @@ class Observability:
         self.jsonl = api.services.jsonl
         self.redactor = api.services.redactor
         records = api.services.records
-        self.usage = TokenUsageFile(api.output_dir, self.redactor, records)
-        self.unified = UnifiedSession(api.output_dir, self.redactor, records)
+        gh_aw = gh_aw_mode(api.env)
+        self.usage = None if gh_aw else TokenUsageFile(api.output_dir, self.redactor, records)
+        self.unified = None if gh_aw else UnifiedSession(api.output_dir, self.redactor, records)
+        self.agent_session = AgentSessionRecorder(api.output_dir, self.redactor, records) if gh_aw else None
         self.provenance = ProvenanceFile(api.output_dir, self.redactor, records)
         self.otel: OtelSink | None = None
         self.dead: set[str] = set()
@@ -107,11 +116,20 @@ class Observability:
         self.state.journal.degrade(sink, message, HINTS.get(sink, FILE_HINT))
         if sink != "unified-session":
             self.record("harness.warning", {"message": message})
+        if sink != "agent-session":
+            self.agent(lambda rec: rec.harness("warning", {"message": message}))
 
     def record(self, type_: str, data: dict[str, Any], **kw: Any) -> None:
         """A unified-session record; none once the file is finished (its closing record is last)."""
-        if not self.unified.file.closed:
-            self.guard("unified-session", lambda: self.unified.record(type_, data, **kw))
+        unified = self.unified
+        if unified is not None and not unified.file.closed:
+            self.guard("unified-session", lambda: unified.record(type_, data, **kw))
+
+    def agent(self, action: Callable[[AgentSessionRecorder], None]) -> None:
+        """An agent-session.jsonl event (gh-aw mode); none once the file is finished."""
+        recorder = self.agent_session
+        if recorder is not None and not recorder.writer.closed:
+            self.guard("agent-session", lambda: action(recorder))
 
     def spans(self, action: Callable[[OtelSink], None]) -> None:
         otel = self.otel
@@ -131,8 +149,11 @@ class Observability:
     def on_start(self, event: Any, ctx: ExtensionContext) -> None:
         self.session_id = ctx.session.session_id
         model, env = ctx.session.model, self.api.env
-        self.jsonl.event("session_start", model=self.state.model, session_id=self.session_id)
-        self.guard("unified-session", self.unified.start)
+        phase = {"phase": self.state.record.phase} if self.state.record.phase else {}
+        self.jsonl.event("session_start", model=self.state.model, session_id=self.session_id, **phase)
+        if self.unified is not None:
+            self.guard("unified-session", self.unified.start)
+        self.agent(lambda rec: rec.start(self.state.model, self.session_id, str(self.api.workspace)))
         info = unified_records.workflow_info(self.api.config.engine.model, env)
         self.record("workflow.info", info, component="workflow", source="config.json")
         self.record(
@@ -146,14 +167,18 @@ class Observability:
         )
         self.guard("context-provenance", lambda: self.provenance.sync(self.state.record.provenance))
         otlp = self.api.config.observability.otlp
-        target = resolve_target(otlp.endpoint, otlp.headers, env)
-        if target is not None:
+        targets, problem = resolve_targets(otlp.endpoint, otlp.headers, env)
+        if problem:
+            self.state.journal.warn(f"{problem}; spans go to OTEL_EXPORTER_OTLP_* instead", sink="otel")
+        if targets:
 
             def start_otel() -> None:
-                self.redactor.add(*target.headers.values())
-                self.otel = OtelSink(target, genai.resource_attributes(env), self.redactor, otlp_timeout(env))
+                self.redactor.add(*(v for t in targets for v in t.headers.values()))
+                self.otel = OtelSink(targets, genai.resource_attributes(env), self.redactor, otlp_timeout(env))
                 attrs = genai.session_start_attributes(model.provider, model.id, self.session_id)
-                self.otel.start_session("invoke_agent", attrs, time.time_ns())
+                if self.state.record.phase:
+                    attrs["gh-aw.phase"] = self.state.record.phase
+                self.otel.start_session("invoke_agent", attrs, time.time_ns(), env.get("TRACEPARENT"))
 
             self.guard("otel", start_otel)
 
@@ -161,6 +186,7 @@ class Observability:
         self.http_status = event.status
 
     def on_event(self, event: AgentEvent, ctx: ExtensionContext) -> None:
+        self.agent(lambda rec: rec.on_event(event, self.state))
         if isinstance(event, TurnEnd):
             self.turn_end()
         elif isinstance(event, RequestEnd):
@@ -192,7 +218,9 @@ class Observability:
 
     def one_request(self, record: RequestRecord, status: int | None, api_name: str, request_model: str) -> None:
         self.jsonl.record("request_end", jsonl_records.request_end(record, status))
-        self.guard("token-usage", lambda: self.usage.append(record, status, api_name))
+        usage = self.usage
+        if usage is not None:
+            self.guard("token-usage", lambda: usage.append(record, status, api_name, self.state.ledger.ai_credits))
         self.record("usage.report", usage_report(record, status, self.state.ledger.ai_credits), source=USAGE_SOURCE)
         end = time.time_ns()
         self.spans(lambda otel: otel.chat(record, request_model, self.session_id, end))
@@ -240,8 +268,12 @@ class Observability:
         limits = state.record.limits
         self.guard("context-provenance", self.close_provenance)
         await self.close_otel(result)
-        self.guard("unified-session", lambda: self.close_unified(result))
-        self.guard("token-usage", self.usage.close)
+        if self.unified is not None:
+            self.guard("unified-session", lambda: self.close_unified(result))
+        if self.usage is not None:
+            self.guard("token-usage", self.usage.close)
+        limits_now = dict(limits)
+        self.agent(lambda rec: rec.finish(result, state, self.session_id, limits_now))
         summary = self.api.env.get("GITHUB_STEP_SUMMARY")
         if summary:
 
@@ -254,9 +286,9 @@ class Observability:
         if outcome.stop_reason == "error" and result.error:
             self.jsonl.event("error", message=result.error, stop_reason=outcome.stop_reason)
         self.jsonl.record("session_end", jsonl_records.session_end(result.record()))
-        for path in (self.usage.path, self.unified.path, self.provenance.path):
-            if path.exists():
-                state.record.add_file(path)
+        for sink in (self.usage, self.unified, self.agent_session, self.provenance):
+            if sink is not None and sink.path.exists():
+                state.record.add_file(sink.path)
 
     async def close_otel(self, result: RunResult) -> None:
         otel = self.otel
@@ -280,6 +312,7 @@ class Observability:
         self.provenance.close()
 
     def close_unified(self, result: RunResult) -> None:
+        assert self.unified is not None
         records = unified_records.closing(result.record(), self.state, self.session_id, self.state.record.limits)
         for type_, data in records:
             self.unified.record(type_, data)

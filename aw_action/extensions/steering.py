@@ -9,6 +9,10 @@ the next request (after the tool batch), which is labelled ``steering: {type, th
 its usage record. One notice per request: a new one is queued only after the previous one went
 out. Delivered notices land in the journal and as JSONL ``steering`` records.
 
+In gh-aw mode with AWF's token steering on (``ghaw/awf_steering.py``) the api-proxy sends the
+token and credit notices, so the budget ladders are left out (one ``steering_delegated`` record
+says so) and only the time ladder remains; the budget gates are the cost tracker's and stay.
+
 Deadline (``run/time_budget.py``): a timer that lives as long as the run (``session_start`` to
 ``session_shutdown``, across every prompt) stops the run with stop reason ``timeout`` at the soft
 deadline, so the harness still has time to write its records. If it fires while no prompt runs,
@@ -34,6 +38,7 @@ from aw_action.extensions.notices import (
     rungs_for,
     time_rungs,
 )
+from aw_action.ghaw.awf_steering import awf_steering
 from aw_action.run.budget_kinds import Limit
 from aw_action.run.time_budget import Clock, MonotonicClock, TimeBudget, run_start
 
@@ -50,8 +55,11 @@ class Steering:
             config.timeout_minutes, settings.time_warning_minutes, settings.time_critical_minutes
         )
         self.critical = settings.budget_critical_percent
+        self.awf = awf_steering(api.env)
         self.steered: list[Limit] = [
-            lim for lim in api.services.limits.values() if lim.kind.steering and lim.kind.gate == "amount"
+            lim
+            for lim in api.services.limits.values()
+            if lim.kind.steering and lim.kind.gate == "amount" and not self.awf.tokens
         ]
         rungs = time_rungs(self.time_budget)
         for limit in self.steered:
@@ -71,6 +79,13 @@ class Steering:
             if used is not None:
                 self.ladder.observe(_notice_type(limit), limit.percent(used))
         return elapsed
+
+    def announce(self, event: Any, ctx: ExtensionContext) -> None:
+        """Say once, at session start, whether AWF's api-proxy sends the budget notices."""
+        if self.awf.problem:
+            ctx.warn(self.awf.problem)
+        if self.awf.tokens:
+            ctx.emit("steering_delegated", types=["token", "ai_credit"], to="awf_api_proxy", source=self.awf.source)
 
     # ---- notices -----------------------------------------------------------------------------
 
@@ -144,6 +159,7 @@ def setup(api: ExtensionAPI) -> None:
 def install(api: ExtensionAPI, clock: Clock, start: float | None = None) -> Steering:
     """Set up steering on ``clock`` (tests pass a manual clock); ``start`` defaults to now."""
     steering = Steering(api, clock, start)
+    api.on("session_start", steering.announce)
     api.on("session_start", steering.start_timer)
     api.on("agent_start", steering.start_timer)
     api.on("turn_end", steering.on_turn_end)

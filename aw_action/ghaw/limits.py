@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from aw_action.run.mode import gh_aw_mode
+
 START_FILE = Path("/tmp/gh-aw/agent_cli_start_ms.txt")
 START_FILE_ENV = "AW_AGENT_START_FILE"
 """Replaces ``START_FILE`` (tests, or a step that writes the file elsewhere)."""
@@ -137,7 +139,7 @@ def read_limits(env: Mapping[str, str], start_file: Path | None = None) -> GhAwL
     start_file = start_file or start_file_from(env)
     timeout = positive_number(env, "GH_AW_TIMEOUT_MINUTES")
     return GhAwLimits(
-        in_gh_aw=env.get("GITHUB_AW", "").strip().lower() == "true",
+        in_gh_aw=gh_aw_mode(env),
         phase=_text(env, "GH_AW_PHASE"),
         version=_text(env, "GH_AW_VERSION"),
         timeout_minutes=timeout,

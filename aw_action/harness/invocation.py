@@ -1,6 +1,7 @@
 """One invocation (spec §7.1): config.json + prompt.txt in, one result out.
 
-``Harness.run()`` loads config.json and prompt.txt, resolves the imports, assembles the run
+``Harness.run()`` loads config.json (and applies what the environment adds to it:
+``ghaw/environment.py``) and prompt.txt, resolves the imports, assembles the run
 (``context.assemble``), prompts it once with the imports and the prompt as one message (with an
 ``output-schema``, the answer is then checked and corrected: ``output_schema.py``), and
 finishes it. Nothing raises past ``run()``: an ``InvocationError`` becomes a result with exit
@@ -16,10 +17,12 @@ from typing import IO
 
 from aw_action.ai.text import one_line
 from aw_action.exits import InvocationError
+from aw_action.ghaw.environment import apply_environment
 from aw_action.harness.context import RunContext, assemble, resolve
 from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import apply_overrides, assemble_prompt, load_config, load_prompt, resolve_imports
+from aw_action.run.mode import gh_aw_phase
 from aw_action.run.provenance import record_appendix, record_inputs
 from aw_action.run.redact import Redactor, run_redactor
 from aw_action.run.result import RunResult
@@ -75,7 +78,7 @@ class Harness:
     async def run(self) -> RunResult:
         model_name = "unknown"
         try:
-            config = self._preloaded or load_config(self.config_path)
+            config = apply_environment(self._preloaded or load_config(self.config_path), self.env)
             model_name = config.engine.model
             if self.on_config is not None:
                 self.on_config(config)
@@ -88,6 +91,7 @@ class Harness:
                 self.jsonl.line(f"aw-harness: warning: {warning}")
             model_name = resolve(config.engine.model).ref
             state = self.state = RunState.for_model(model_name)
+            state.record.phase = gh_aw_phase(self.env)
             record_inputs(state, imports, prompt)
             if self.appendix is not None:
                 record_appendix(state, *self.appendix)

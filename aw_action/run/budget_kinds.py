@@ -2,7 +2,9 @@
 
 A kind says what it is called (``name`` in records, ``label`` for people), where it is set
 (``config_path`` in config.json, ``action_input`` in action.yml, an optional environment
-fallback), how its usage counts (``used``), which gate enforces it (``gate``), the stop reason
+fallback for standalone runs, the ``GH_AW_*`` variable gh-aw sets for it in gh-aw mode, where
+the stricter of it and config.json wins: ``ghaw/environment.py``), how its usage counts
+(``used``), which gate enforces it (``gate``), the stop reason
 when it runs out, and which steering notice type warns before it (None: no notices). The cost
 tracker, steering, the step summary, the records, the outputs and the action-input parser all
 loop over ``BUDGET_KINDS``; adding a kind is a row here, a config field and its docs.
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from aw_action.exits import InvocationError
 from aw_action.run.config import RunConfig
+from aw_action.run.mode import gh_aw_mode
 
 if TYPE_CHECKING:
     from aw_action.run.state import RunState
@@ -48,7 +51,10 @@ class BudgetKind:
     integer: bool = False
     """Counted in whole units (turns, calls): the config and the input take integers."""
     env: str | None = None
-    """An environment variable that sets the limit when config.json does not."""
+    """Standalone runs: an environment variable that sets the limit when config.json does not."""
+    gh_aw_env: str | None = None
+    """gh-aw mode: the variable gh-aw's agent step sets for this limit; the stricter of it and
+    config.json is written into the config when it is loaded (``ghaw/environment.py``)."""
     always_shown: bool = False
     """The step summary shows a row even without a limit (what was used still matters)."""
     decimals: int = 0
@@ -89,6 +95,7 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
         stop_reason="budget_exceeded",
         steering="ai_credit",
         env="GH_AW_MAX_AI_CREDITS",
+        gh_aw_env="GH_AW_MAX_AI_CREDITS",
         always_shown=True,
         decimals=2,
     ),
@@ -102,6 +109,7 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
         stop_reason="max_turns",
         steering=None,
         integer=True,
+        gh_aw_env="GH_AW_MAX_TURNS",
     ),
     BudgetKind(
         name="tool_calls",
@@ -113,6 +121,7 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
         stop_reason="max_tool_calls",
         steering=None,
         integer=True,
+        gh_aw_env="GH_AW_MAX_TOOL_CALLS",
     ),
     BudgetKind(
         name="minutes",
@@ -123,6 +132,7 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
         gate="deadline",
         stop_reason="timeout",
         steering="timeout",
+        gh_aw_env="GH_AW_TIMEOUT_MINUTES",
         decimals=2,
     ),
 )
@@ -174,13 +184,16 @@ def env_limit(name: str, raw: str | None, integer: bool = False) -> float | None
 
 
 def resolve_limits(config: RunConfig, env: Mapping[str, str]) -> dict[str, Limit]:
-    """The run's limits by kind name: config.json first, else the kind's environment variable.
-    ``amount`` kinds stop at ``harness.steering.budget-critical-percent``."""
+    """The run's limits by kind name: config.json first, else (standalone) the kind's environment
+    variable. In gh-aw mode the ``GH_AW_*`` limits are already in the config (the stricter of
+    both, applied when it was loaded). ``amount`` kinds stop at
+    ``harness.steering.budget-critical-percent``."""
     critical = config.harness.steering.budget_critical_percent
+    standalone = not gh_aw_mode(env)
     limits: dict[str, Limit] = {}
     for kind in BUDGET_KINDS:
         value = kind.configured(config)
-        if value is None and kind.env:
+        if value is None and kind.env and standalone:
             value = env_limit(kind.env, env.get(kind.env), kind.integer)
         if value is not None:
             limits[kind.name] = Limit(kind, value, critical if kind.gate == "amount" else 100.0)

@@ -67,6 +67,8 @@ class RunRecord:
     security_notes: list[str] = field(default_factory=list)
     """What the agent could reach that a reader must know (GitHub access granted, tools left
     unprotected); the step summary shows them (``harness/guards.py`` writes them)."""
+    phase: str | None = None
+    """gh-aw's ``GH_AW_PHASE`` (``agent``, ``detection``) in gh-aw mode (``run/mode.py``), else None."""
 
     @property
     def elapsed_ms(self) -> int:

@@ -17,6 +17,7 @@ Redaction is the second line of defence: the first is that the agent cannot read
 from __future__ import annotations
 
 import base64
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -46,8 +47,21 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name.replace("-", "_")))
 
 
+GH_AW_OTLP_ENDPOINTS = "GH_AW_OTLP_ENDPOINTS"
+"""gh-aw's OTLP fan-out list ``[{"url", "headers": "k=v,..."}]``: its header values are secrets."""
+
+
+def _gh_aw_otlp_headers(raw: str) -> list[str]:
+    try:
+        entries = json.loads(raw)
+    except ValueError:
+        return []
+    specs = [e.get("headers") for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+    return [value for spec in specs if isinstance(spec, str) for value in header_values(spec)]
+
+
 def secrets_from_env(env: Mapping[str, str]) -> list[str]:
-    found: list[str] = []
+    found: list[str] = _gh_aw_otlp_headers(env.get(GH_AW_OTLP_ENDPOINTS, ""))
     for name, value in env.items():
         if not value or not is_secret_name(name) or _NOT_A_SECRET.match(value.strip()) or is_awf_placeholder(value):
             continue

@@ -15,6 +15,7 @@ imports extensions, the harness, github/ or the entry points.
 
 from __future__ import annotations
 
+from aw_action.run.mode import gh_aw_mode
 from aw_action.safe_outputs.config import (
     CONFIG_FILE,
     KINDS,
@@ -24,7 +25,7 @@ from aw_action.safe_outputs.config import (
     parse_safe_outputs,
 )
 from aw_action.safe_outputs.records import RECORDS_FILE, read_records
-from aw_action.safe_outputs.tools import gh_aw_mode, safe_output_tools
+from aw_action.safe_outputs.tools import safe_output_tools
 
 __all__ = [
     "CONFIG_FILE",

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from aw_action.run.mode import gh_aw_mode
 from aw_action.run.redact import Redactor, secrets_from_env
 from aw_action.safe_outputs.config import (
     CONFIG_FILE,
@@ -30,7 +31,6 @@ from aw_action.safe_outputs.config import (
     write_config_file,
 )
 from aw_action.safe_outputs.recorder import Recorder
-from aw_action.safe_outputs.tools import gh_aw_mode
 from aw_action.safe_outputs.validate import RequestError
 
 PROG = "aw-harness safe-output"

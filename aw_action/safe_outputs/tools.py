@@ -18,15 +18,11 @@ from typing import Any
 
 from aw_action.agent.tools import AgentTool, ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.run.mode import gh_aw_mode
 from aw_action.safe_outputs.config import SafeOutputsConfig, parse_safe_outputs, write_config_file
 from aw_action.safe_outputs.recorder import Recorder
 from aw_action.safe_outputs.schemas import tool_definition
 from aw_action.safe_outputs.validate import RequestError
-
-
-def gh_aw_mode(env: Mapping[str, str]) -> bool:
-    """Inside a compiled gh-aw workflow (``GITHUB_AW=true``) gh-aw's safe-output machinery is used."""
-    return env.get("GITHUB_AW", "").strip().lower() == "true"
 
 
 class SafeOutputTool:

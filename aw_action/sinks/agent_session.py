@@ -270,5 +270,9 @@ class AgentSessionWriter:
     def lines(self) -> int:
         return self._file.lines
 
+    @property
+    def closed(self) -> bool:
+        return self._file.closed
+
     def close(self) -> None:
         self._file.close()

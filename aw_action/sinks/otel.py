@@ -5,6 +5,12 @@ CLIENT) and ``execute_tool {name}`` (one per tool call). Attributes are counts, 
 money, never prompt, response, tool-argument or tool-output text (spec §13). Every string
 attribute passes through the run's redactor.
 
+Where spans go (``resolve_targets``): the configured endpoint; else gh-aw's fan-out list
+``GH_AW_OTLP_ENDPOINTS`` (``[{"url", "headers": "k=v,..."}]``, compiled from
+``observability.otlp``; every entry gets every span); else ``OTEL_EXPORTER_OTLP_*``. The session
+span is parented on ``TRACEPARENT`` (W3C ``00-<trace id>-<span id>-<flags>``, gh-aw's agent-job
+span) when it holds a valid one, so the run's spans join the workflow's trace.
+
 Contracts: the SDK is imported only when an endpoint is configured (``OtelSink`` construction);
 export runs in the SDK's background thread; failures never raise out of this module: they are
 collected (``take_failures``) for the caller to report as warnings; the SDK's own log output is
@@ -14,6 +20,7 @@ captured rather than printed, so stderr stays pure JSONL. ``shutdown`` is bounde
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -73,6 +80,60 @@ def resolve_target(endpoint: str | None, headers: Mapping[str, str], env: Mappin
     return OtlpTarget(url, merged)
 
 
+GH_AW_ENDPOINTS_ENV = "GH_AW_OTLP_ENDPOINTS"
+
+
+def _traces_url(url: str) -> str:
+    url = url.strip()
+    return url if url.rstrip("/").endswith("/v1/traces") else url.rstrip("/") + "/v1/traces"
+
+
+def gh_aw_targets(raw: str) -> list[OtlpTarget]:
+    """gh-aw's ``GH_AW_OTLP_ENDPOINTS``; ``ValueError`` naming the variable when it is malformed."""
+    try:
+        entries = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f"{GH_AW_ENDPOINTS_ENV}: not JSON ({exc})") from None
+    if not isinstance(entries, list):
+        raise ValueError(f"{GH_AW_ENDPOINTS_ENV}: expected a list of {{url, headers}} objects")
+    targets: list[OtlpTarget] = []
+    for index, entry in enumerate(entries):
+        url = entry.get("url") if isinstance(entry, dict) else None
+        headers = entry.get("headers", "") if isinstance(entry, dict) else ""
+        if not isinstance(url, str) or not url.strip() or not isinstance(headers, str):
+            raise ValueError(f"{GH_AW_ENDPOINTS_ENV}[{index}]: expected {{url: string, headers?: string}}")
+        targets.append(OtlpTarget(_traces_url(url), parse_headers(headers)))
+    return targets
+
+
+def resolve_targets(
+    endpoint: str | None, headers: Mapping[str, str], env: Mapping[str, str]
+) -> tuple[list[OtlpTarget], str | None]:
+    """Every endpoint that gets the run's spans, and a problem to report (a malformed
+    ``GH_AW_OTLP_ENDPOINTS`` is reported and the ``OTEL_*`` variables are used instead)."""
+    if not endpoint and env.get(GH_AW_ENDPOINTS_ENV, "").strip():
+        try:
+            targets = gh_aw_targets(env[GH_AW_ENDPOINTS_ENV])
+        except ValueError as exc:
+            single = resolve_target(endpoint, headers, env)
+            return ([single] if single else []), str(exc)
+        if targets:
+            return targets, None
+    single = resolve_target(endpoint, headers, env)
+    return ([single] if single else []), None
+
+
+def parent_context(traceparent: str | None) -> Any:
+    """The OTel context of a W3C ``traceparent``, or None when it is absent or invalid."""
+    if not traceparent or not traceparent.strip():
+        return None
+    from opentelemetry.trace import get_current_span
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    context = TraceContextTextMapPropagator().extract({"traceparent": traceparent.strip()})
+    return context if get_current_span(context).get_span_context().is_valid else None
+
+
 class _Failures(logging.Handler):
     """Collects export failures from the SDK's loggers and the exporter wrapper (thread-safe).
 
@@ -107,42 +168,52 @@ class _Failures(logging.Handler):
 
 class OtelSink:
     def __init__(
-        self, target: OtlpTarget, resource: Mapping[str, str], redactor: Redactor, timeout_s: float = DEFAULT_TIMEOUT_S
+        self,
+        targets: OtlpTarget | Sequence[OtlpTarget],
+        resource: Mapping[str, str],
+        redactor: Redactor,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
+        targets = [targets] if isinstance(targets, OtlpTarget) else list(targets)
         self._redactor = redactor
         self.timeout_s = timeout_s
-        self.endpoint = target.endpoint
+        self.endpoint = ", ".join(t.endpoint for t in targets)
         self.failures = _Failures()
         self._logger = logging.getLogger("opentelemetry")
         self._saved_propagate = self._logger.propagate
         self._logger.addHandler(self.failures)
         self._logger.propagate = False
         failures = self.failures
-        inner = OTLPSpanExporter(endpoint=target.endpoint, headers=dict(target.headers), timeout=timeout_s)
 
         class Recording(SpanExporter):
+            def __init__(self, target: OtlpTarget) -> None:
+                self.where = target.endpoint
+                self.inner = OTLPSpanExporter(endpoint=target.endpoint, headers=dict(target.headers), timeout=timeout_s)
+
             def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
                 before = failures.total
                 try:
-                    result = inner.export(spans)
+                    result = self.inner.export(spans)
                 except Exception as exc:
                     failures.add(f"{type(exc).__name__}: {exc}")
                     return SpanExportResult.FAILURE
                 if result is not SpanExportResult.SUCCESS and failures.total == before:
-                    failures.add(f"export of {len(spans)} span(s) to the OTLP endpoint failed")
+                    failures.add(f"export of {len(spans)} span(s) to {self.where} failed")
                 return result
 
             def shutdown(self) -> None:
-                inner.shutdown()  # type: ignore[no-untyped-call]
+                self.inner.shutdown()  # type: ignore[no-untyped-call]
 
         clean = {k: redactor.text(v) for k, v in resource.items() if v}
         self._provider = TracerProvider(resource=Resource.create(clean), shutdown_on_exit=False)
-        self._provider.add_span_processor(BatchSpanProcessor(Recording(), export_timeout_millis=timeout_s * 1000))
+        for target in targets:
+            processor = BatchSpanProcessor(Recording(target), export_timeout_millis=timeout_s * 1000)
+            self._provider.add_span_processor(processor)
         self._tracer = self._provider.get_tracer(SCOPE)
         self._session: Span | None = None
 
@@ -157,12 +228,16 @@ class OtelSink:
                 out[key] = value
         return out
 
-    def start_session(self, name: str, attrs: Attrs, start_ns: int) -> None:
+    def start_session(self, name: str, attrs: Attrs, start_ns: int, traceparent: str | None = None) -> bool:
+        """Start the session span, a child of ``traceparent`` when that is a valid W3C parent;
+        returns whether it was."""
         from opentelemetry.trace import SpanKind
 
+        parent = parent_context(traceparent)
         self._session = self._tracer.start_span(
-            name, kind=SpanKind.INTERNAL, attributes=self._attrs(attrs), start_time=start_ns
+            name, context=parent, kind=SpanKind.INTERNAL, attributes=self._attrs(attrs), start_time=start_ns
         )
+        return parent is not None
 
     def child(
         self, name: str, attrs: Attrs, start_ns: int, end_ns: int, *, client: bool = False, error: str | None = None

@@ -164,6 +164,17 @@ def _budget_exhausted(state: RunState, limits: Mapping[str, float]) -> str:
     used = info.get("used", kind.used(state))
     limit = info.get("limit", limits.get(kind.name))
     label = kind.label
+    if info.get("reason") == "external_limit":
+        stated = f": {used:,.{kind.decimals}f} used of {limit:,.{kind.decimals}f}" if used and limit else ""
+        return md.alert(
+            "caution",
+            [
+                f"**Budget exhausted.** AWF's api-proxy refused a request: the run's {label.lower()} "
+                f"budget is spent{stated} (the proxy's own accounting).",
+                "Turns completed before the refusal are kept. Raise the workflow's budget "
+                "(`max-ai-credits`, `GH_AW_MAX_AI_CREDITS`) or narrow the task.",
+            ],
+        )
     return md.alert(
         "caution",
         [
@@ -188,7 +199,8 @@ def render_run_summary(
         f"## AW Harness Run — {md.code(state.model)}",
         f"**Conclusion:** {md.cell(outcome.conclusion)} · **Stop reason:** {md.code(outcome.stop_reason)} · "
         f"**Exit code:** {outcome.exit_code} · **Turns:** {len(state.ledger.turns)} · "
-        f"**Elapsed:** {md.duration(state.elapsed_ms)}",
+        f"**Elapsed:** {md.duration(state.elapsed_ms)}"
+        + (f" · **gh-aw phase:** {md.code(state.record.phase)}" if state.record.phase else ""),
     ]
     if state.journal.budget_exceeded is not None:
         parts.append(_budget_exhausted(state, limits))

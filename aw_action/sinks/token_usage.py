@@ -1,11 +1,24 @@
-"""``token-usage.jsonl``: one record per model request, field names as AWF's api-proxy writes them.
+"""``token-usage.jsonl`` (standalone runs): one record per model request in AWF's field names.
 
-AWF's required fields (``_schema``, ``timestamp``, ``event``, ``request_id``, ``provider``,
-``model``, ``path``, ``status``, ``streaming``, token classes, ``duration_ms``) come first, then
-``purpose``, ``reasoning_tokens`` and the harness's own ``effective_tokens``, ``cost_usd``,
-``ai_credits``, ``turn``, ``outcome`` and ``attempts``; ``steering {type, threshold}`` only on
-the request that carried a notice. ``status`` is the HTTP status of the request's last response
-(``null`` when no response arrived); ``outcome`` is ``ok``, ``error`` or ``aborted``.
+AWF's api-proxy writes this file inside a compiled gh-aw workflow, so the harness writes it only
+in standalone runs (``run/mode.py``). Its rows follow AWF's current record
+(gh-aw-firewall ``token-tracker-http.js``; ``schemas/token-usage.schema.json``, copied in
+tests/audit/data/gh-aw) so the same readers take both:
+
+- AWF's required fields first (``_schema``, ``timestamp``, ``event``, ``request_id``, ``provider``,
+  ``model``, ``path``, ``status``, ``streaming``, the token classes, ``duration_ms``);
+- ``provider`` from AWF's list (``anthropic``, ``openai``, ``copilot``, ``gemini``, ``opencode``,
+  else ``unknown``); the harness's own name is in ``harness_provider`` when it differs;
+- ``status`` is always an integer: the HTTP status of the request's last response, else 200 for
+  a request answered without HTTP (the scripted provider), 499 when the harness aborted it and 502
+  when no response arrived;
+- ``output_tokens`` includes reasoning (AWF's, and the providers', sense); ``reasoning_tokens``
+  is that part; ``input_tokens_include_cache: false`` (cache reads and writes are counted apart);
+- ``ai_credits_this_response`` and ``ai_credits_total`` (harness pricing) when the price is known.
+
+Then the harness's own ``purpose``, ``effective_tokens``, ``cost_usd``, ``turn``, ``outcome``
+(``ok``, ``error``, ``aborted``) and ``attempts``; ``steering {type, threshold}`` only on the
+request that carried a notice; ``error`` on a failed one.
 """
 
 from __future__ import annotations
@@ -19,41 +32,58 @@ from aw_action.security.record_guard import RecordWrites
 from aw_action.sinks.files import JsonlFile
 
 FILE_NAME = "token-usage.jsonl"
-SCHEMA = "token-usage/v1.0.0-awharness"
+SCHEMA = "token-usage/v1.1.0-awharness"
+LEGACY_SCHEMA = "token-usage/v1.0.0-awharness"
+"""Rows before AWF's field names: ``output_tokens`` without reasoning, ``ai_credits``, ``status`` null."""
+AWF_PROVIDERS = frozenset({"anthropic", "openai", "copilot", "gemini", "opencode"})
 
 API_PATHS = {
     "anthropic-messages": "/v1/messages",
     "openai-completions": "/v1/chat/completions",
     "openai-responses": "/v1/responses",
 }
+NO_HTTP_STATUS = {"ok": 200, "aborted": 499}
+NO_RESPONSE = 502
 
 
-def usage_row(record: RequestRecord, http_status: int | None, api: str = "") -> dict[str, Any]:
+def usage_row(
+    record: RequestRecord, http_status: int | None, api: str = "", ai_credits_total: float | None = None
+) -> dict[str, Any]:
     u = record.usage
+    provider = record.provider if record.provider in AWF_PROVIDERS else "unknown"
+    status = http_status if http_status is not None else NO_HTTP_STATUS.get(record.status, NO_RESPONSE)
     row: dict[str, Any] = {
         "_schema": SCHEMA,
         "timestamp": record.timestamp,
         "event": "token_usage",
         "request_id": record.request_id,
-        "purpose": record.purpose,
-        "provider": record.provider,
+        "provider": provider,
         "model": record.model,
         "path": API_PATHS.get(api, ""),
-        "status": http_status,
+        "status": status,
         "streaming": record.streaming,
         "input_tokens": u.input,
-        "output_tokens": u.output,
+        "output_tokens": u.output + u.reasoning,
         "cache_read_tokens": u.cache_read,
         "cache_write_tokens": u.cache_write,
         "reasoning_tokens": u.reasoning,
+        "input_tokens_include_cache": False,
         "duration_ms": record.duration_ms,
-        "effective_tokens": round(record.effective_tokens, 2),
-        "cost_usd": record.cost_usd,
-        "ai_credits": None if record.ai_credits is None else round(record.ai_credits, 6),
-        "turn": record.turn,
-        "outcome": record.status,
-        "attempts": record.attempts,
     }
+    if provider != record.provider:
+        row["harness_provider"] = record.provider
+    if record.ai_credits is not None:
+        row["ai_credits_this_response"] = round(record.ai_credits, 6)
+        if ai_credits_total is not None:
+            row["ai_credits_total"] = round(ai_credits_total, 6)
+    row.update(
+        purpose=record.purpose,
+        effective_tokens=round(record.effective_tokens, 2),
+        cost_usd=record.cost_usd,
+        turn=record.turn,
+        outcome=record.status,
+        attempts=record.attempts,
+    )
     if record.steering:
         row["steering"] = {"type": record.steering.get("type"), "threshold": record.steering.get("threshold")}
     if record.error:
@@ -69,8 +99,10 @@ class TokenUsageFile:
     def path(self) -> Path:
         return self.file.path
 
-    def append(self, record: RequestRecord, http_status: int | None, api: str = "") -> None:
-        self.file.write(usage_row(record, http_status, api))
+    def append(
+        self, record: RequestRecord, http_status: int | None, api: str = "", ai_credits_total: float | None = None
+    ) -> None:
+        self.file.write(usage_row(record, http_status, api, ai_credits_total))
 
     def close(self) -> None:
         self.file.close()

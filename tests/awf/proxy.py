@@ -14,7 +14,12 @@ Behaviour copied from gh-aw-firewall @f550957 (``containers/api-proxy``):
   sent none (``request-headers.js``); OpenAI paths get ``/v1`` when missing;
 - ``GET /reflect`` on every port (``management.js``): the configured endpoints, their models;
 - ``budget_requests``: after that many forwarded requests every request is refused with AWF's
-  403 ``ai_credits_limit_exceeded`` body (``guards/ai-credits-guard.js``).
+  403 ``ai_credits_limit_exceeded`` body (``guards/ai-credits-guard.js``);
+- ``steer_after``: token steering (``AWF_ENABLE_TOKEN_STEERING``): the request forwarded after that
+  many carries AWF's AI-credit notice, injected the way ``body-transform.js``
+  ``injectSteeringMessage`` does (Anthropic ``system``: appended to a string with a blank line,
+  a ``{type: text}`` block added to a list, created when missing; OpenAI chat: a system message
+  after the last one); once, like each AWF threshold.
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ STRIPPED = {"host", "authorization", "proxy-authorization", "x-api-key", "x-goog
 COPILOT_DEFAULTS = {"x-initiator": "agent", "x-interaction-id": "rig-1", "copilot-integration-id": "agentic-workflows"}
 NOT_THE_PLACEHOLDER = {"error": {"type": "authentication_error", "message": "not the placeholder"}}
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "content-length"}
+AWF_CREDIT_NOTICE = (
+    "[AWF AI CREDIT WARNING] You have used 80% of your AI credit budget. Begin planning to wrap up your current work."
+)
 
 
 @dataclass
@@ -68,6 +76,9 @@ class ProviderRoute:
 class AwfProxy:
     routes: dict[str, ProviderRoute]
     budget_requests: int | None = None
+    steer_after: int | None = None
+    injected: list[str] = field(default_factory=list)
+    """Paths of the requests that carried AWF's notice."""
     seen: list[Seen] = field(default_factory=list)
     refused: list[Seen] = field(default_factory=list)
     forwarded: int = 0
@@ -159,6 +170,7 @@ def _handler(proxy: AwfProxy, route: ProviderRoute) -> type[BaseHTTPRequestHandl
             incoming = {k.lower(): v for k, v in self.headers.items()}
             seen = Seen(route.name, self.command, self.path, incoming)
             auth = incoming.get("authorization", "").removeprefix("Bearer ").strip()
+            steer = False
             with proxy._lock:
                 proxy.seen.append(seen)
                 if placeholder not in (auth, incoming.get("x-api-key", "").strip()):
@@ -171,10 +183,14 @@ def _handler(proxy: AwfProxy, route: ProviderRoute) -> type[BaseHTTPRequestHandl
                     refuse = (403, _credits_refusal(proxy.budget_requests))
                 else:
                     refuse = None
+                    steer = proxy.steer_after is not None and proxy.forwarded == proxy.steer_after
                     proxy.forwarded += 1
             if refuse is not None:
                 self._json(*refuse)
                 return
+            if steer:
+                body = _inject_notice(body, self.path)
+                proxy.injected.append(self.path)
             path = self.path
             if route.name == "openai" and not path.startswith("/v1/"):
                 path = "/v1" + path
@@ -203,6 +219,28 @@ def _handler(proxy: AwfProxy, route: ProviderRoute) -> type[BaseHTTPRequestHandl
                 conn.close()
 
     return Handler
+
+
+def _inject_notice(body: bytes, path: str) -> bytes:
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return body  # AWF leaves an unparseable body alone
+    if path.split("?")[0].endswith("/messages"):  # Anthropic Messages (and Copilot's /v1/messages)
+        system = payload.get("system")
+        if isinstance(system, str):
+            payload["system"] = f"{system}\n\n{AWF_CREDIT_NOTICE}"
+        elif isinstance(system, list):
+            payload["system"] = [*system, {"type": "text", "text": AWF_CREDIT_NOTICE}]
+        else:
+            payload["system"] = AWF_CREDIT_NOTICE
+    elif path.split("?")[0].endswith("/responses"):
+        payload["instructions"] = f"{payload.get('instructions') or ''}\n\n{AWF_CREDIT_NOTICE}".strip()
+    else:  # Chat Completions
+        messages = payload.setdefault("messages", [])
+        last = max((i for i, m in enumerate(messages) if m.get("role") == "system"), default=-1)
+        messages.insert(last + 1, {"role": "system", "content": AWF_CREDIT_NOTICE})
+    return json.dumps(payload).encode()
 
 
 def _credits_refusal(limit: int) -> dict[str, Any]:

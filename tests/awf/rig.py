@@ -5,8 +5,10 @@ gh-aw ``pkg/workflow/behavior_defined_engine.go`` ``buildBehaviorDefinedExecutio
 ``universal_llm_consumer_engine.go``; gh-aw-firewall ``src/services/credentials/*``):
 
 - ``/tmp/gh-aw`` (here ``<tmp>/gh-aw``) holds the prompt, the step summary and the start file;
-- ``${RUNNER_TEMP}/gh-aw`` is read-only: ``safeoutputs/outputs.jsonl`` (``GH_AW_SAFE_OUTPUTS``)
-  and ``mcp-cli/bin`` with a ``safeoutputs`` stub that records each call, first on ``PATH``;
+- ``${RUNNER_TEMP}/gh-aw`` is read-only: ``safeoutputs/outputs.jsonl`` (``GH_AW_SAFE_OUTPUTS``),
+  ``mcp-cli/bin`` with a ``safeoutputs`` stub that records each call, first on ``PATH``, and
+  ``awf-config.json`` as the compiled step writes it (``apiProxy.enableTokenSteering`` true, gh-aw's
+  default with a credit budget: ``pkg/workflow/awf_config_build.go``; ``token_steering`` turns it off);
 - the step env: the definition's ``execution.env``, the model in its ``model-env-var``,
   ``GH_AW_LLM_PROVIDER``, ``GH_AW_MAX_AI_CREDITS`` and friends, ``TRACEPARENT``;
 - AWF's env on top: no real key, each provider's base URL at the loopback ``AwfProxy`` and its
@@ -99,6 +101,7 @@ class AgentStep:
     prompt: str = "Triage the new issue and file a follow-up issue with safeoutputs."
     extra_env: dict[str, str] = field(default_factory=dict)
     no_proxy: str = "localhost,127.0.0.1,::1,172.30.0.30,api-proxy,host.docker.internal"
+    token_steering: bool = True
     definition: dict[str, Any] = field(default_factory=frontmatter)
 
     def __post_init__(self) -> None:
@@ -112,6 +115,8 @@ class AgentStep:
         self.safe_outputs = self.runner_temp / "gh-aw" / "safeoutputs" / "outputs.jsonl"
         self.safe_outputs.parent.mkdir(parents=True)
         self.safe_outputs.write_text("")
+        awf_config = {"apiProxy": {"enabled": True, "maxRuns": 500, "enableTokenSteering": self.token_steering}}
+        (self.runner_temp / "gh-aw" / "awf-config.json").write_text(json.dumps(awf_config))
         stub = self.runner_temp / "gh-aw" / "mcp-cli" / "bin" / "safeoutputs"
         stub.write_text(STUB.format(python=sys.executable, log=str(self.stub_log)))
         stub.chmod(0o755)

@@ -1,8 +1,10 @@
-"""gh-aw's limits, through the rig: GH_AW_MAX_TURNS, the proxy's AI-credit refusal, and
-GH_AW_TIMEOUT_MINUTES counted from agent_cli_start_ms.txt; bad values named, exit 2."""
+"""gh-aw's limits, through the rig: GH_AW_MAX_TURNS, GH_AW_MAX_TOOL_CALLS, the proxy's AI-credit
+refusal, GH_AW_TIMEOUT_MINUTES counted from agent_cli_start_ms.txt, the stricter of a config file
+and gh-aw winning; bad values named, exit 2."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,17 +51,41 @@ def test_gh_aw_max_turns_stops_the_run(tmp_path: Path, upstream: WireServer) -> 
     assert run.result["turns"] == 2 and len(upstream.requests) == 2
 
 
+def test_gh_aw_max_tool_calls_blocks_the_call_over_the_limit(tmp_path: Path, upstream: WireServer) -> None:
+    run, _ = run_step(tmp_path, upstream, GH_AW_MAX_TOOL_CALLS="3")
+    assert run.returncode == 1, run.stderr[-3000:]
+    assert run.result["stop_reason"] == "max_tool_calls" and run.result["tool_calls"] == 3
+    [record] = run.events_named("budget_exceeded")
+    assert (record["budget"], record["used"], record["limit"]) == ("tool_calls", 3, 3)
+    ends = [e["is_error"] for e in run.events_named("tool_end")]
+    assert ends == [False, False, False, True], "the fourth call was blocked, not run"
+
+
+@pytest.mark.parametrize(("configured", "gh_aw", "turns"), [(1, "3", 1), (5, "2", 2)])
+def test_the_stricter_of_a_config_file_and_gh_aw_wins(
+    tmp_path: Path, upstream: WireServer, configured: int, gh_aw: str, turns: int
+) -> None:
+    config = tmp_path / "harness.json"
+    config.write_text(json.dumps({"harness": {"budget": {"max-turns": configured}}}))
+    run, _ = run_step(tmp_path, upstream, GH_AW_MAX_TURNS=gh_aw, AW_HARNESS_CONFIG=str(config))
+    assert run.result["stop_reason"] == "max_turns" and run.result["turns"] == turns, run.stderr[-3000:]
+    assert len(upstream.requests) == turns
+
+
 def test_the_proxys_ai_credit_refusal_ends_the_run_without_a_retry(tmp_path: Path, upstream: WireServer) -> None:
     run, proxy = run_step(tmp_path, upstream, budget=1)
     assert run.returncode == 1, run.stderr[-3000:]
     assert len(upstream.requests) == 1, "the refused request never reached the model"
     posts = [s for s in proxy.seen if s.method == "POST"]
     assert len(posts) == 2, "one answered request, one refused: the 403 is not retried"
-    assert "Maximum AI credits exceeded" in (run.result["error"] or "")
     assert run.events_named("retry") == []
-    # Mapping this refusal to stop_reason budget_exceeded is the cost tracker's (issue 12, later phase);
-    # today it ends the run as an error carrying the proxy's message.
-    assert run.result["stop_reason"] in ("budget_exceeded", "error")
+    assert run.result["stop_reason"] == "budget_exceeded" and run.result["conclusion"] == "failure"
+    [record] = run.events_named("budget_exceeded")
+    assert record["budget"] == "ai_credits" and record["reason"] == "external_limit"
+    assert (record["used"], record["limit"], record["trigger"]) == (1.25, 1, "api_proxy"), "the proxy's own figures"
+    assert run.events_named("error") == []
+    summary = (run.step.gh_aw / "agent-step-summary.md").read_text()
+    assert "api-proxy refused a request" in summary and "`budget_exceeded`" in summary
 
 
 def test_timeout_counts_from_agent_cli_start_ms(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from aw_action.sinks.agent_session import validate_file
 from tests.awf.forward_proxy import ForwardProxy
 from tests.awf.proxy import PLACEHOLDERS, AwfProxy, ProviderRoute
 from tests.awf.rig import AgentStep, StepRun
@@ -154,10 +155,18 @@ def test_the_step_summary_lands_where_gh_aw_appends_it(rigged: Rigged) -> None:
     assert summary.exists() and rigged.flavour.model in summary.read_text()
 
 
-def test_the_harness_files_stay_out_of_gh_aws_own_names(rigged: Rigged) -> None:
-    gh_aw = rigged.run.step.gh_aw
-    assert not (gh_aw / "aw_session.jsonl").exists() and not (gh_aw / "token-usage.jsonl").exists()
-    assert (gh_aw / "aw-harness" / "session.jsonl").exists()
+def test_agent_session_jsonl_lands_where_gh_aw_collects_it_and_awfs_files_are_left_alone(rigged: Rigged) -> None:
+    step = rigged.run.step
+    path = step.gh_aw / "agent-session.jsonl"
+    assert validate_file(path) == [], "canonical line by line (gh-aw's rules)"
+    types = [json.loads(line)["type"] for line in path.read_text().splitlines()]
+    assert types[0] == "session.start" and types[-2:] == ["session.result", "harness.run"]
+    assert types.count("tool.execution_complete") == 1
+    messages = [json.loads(line)["data"] for line in path.read_text().splitlines() if '"assistant.message"' in line]
+    assert messages[-1]["content"] == "Filed the follow-up issue."
+    assert str(path) in rigged.run.result["files"]
+    names = {p.name for root in (step.gh_aw, step.workspace, step.runner_temp) for p in root.rglob("*")}
+    assert not names & {"token-usage.jsonl", "aw_session.jsonl"}, "AWF's and gh-aw's conclusion job's files"
 
 
 def test_through_an_http_proxy_when_no_proxy_does_not_cover_the_host(tmp_path: Path) -> None:

@@ -72,3 +72,28 @@ def test_a_prompt_argument_with_undecodable_bytes_still_runs(tmp_path: Path) -> 
     env = base_env(tmp_path, AW_HARNESS_MODEL="faux/scripted")
     run = run_cli(["gh-aw", "--", "list the files \udcff\udcfe"], env)  # bytes 0xff 0xfe on the command line
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_the_subcommand_always_runs_in_gh_aw_mode(tmp_path: Path) -> None:
+    run = run_cli(["gh-aw"], env_for(tmp_path, GH_AW_PHASE="agent"))  # no GITHUB_AW in the environment
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert (run.output_dir / "agent-session.jsonl").exists()
+    assert not (run.output_dir / "token-usage.jsonl").exists() and not (run.output_dir / "aw_session.jsonl").exists()
+    assert run.events_named("session_start")[0]["phase"] == "agent"
+
+
+def test_gh_aw_max_tool_calls_and_turns_reach_the_run(tmp_path: Path) -> None:
+    run = run_cli(["gh-aw"], env_for(tmp_path, GH_AW_MAX_TOOL_CALLS="1", GH_AW_MAX_TURNS="7"))
+    records = [json.loads(line) for line in (run.output_dir / "agent-session.jsonl").read_text().splitlines()]
+    limits = records[-1]["data"]["limits"]
+    assert (limits["tool_calls"], limits["turns"]) == (1, 7), run.stderr[-2000:]
+
+
+def test_standalone_config_gets_the_provider_gh_aw_llm_provider_names(tmp_path: Path) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"engine": {"model": "gpt-5"}}))
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("Hello.")
+    run = run_cli(["--config", str(config), "--prompt", str(prompt)], base_env(tmp_path, GH_AW_LLM_PROVIDER="github"))
+    assert run.returncode == 2 and run.result["model"] == "copilot/gpt-5", "qualified when config.json was loaded"
+    assert "COPILOT_GITHUB_TOKEN" in run.result["error"]

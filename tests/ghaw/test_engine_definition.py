@@ -113,7 +113,7 @@ def test_the_step_env_holds_no_secret_and_points_where_gh_aw_reads(definition: d
     assert not [v for v in env.values() if "secrets." in v], "execution.env is not filtered for secrets"
     assert env["GITHUB_STEP_SUMMARY"] == "/tmp/gh-aw/agent-step-summary.md", "gh-aw appends this file"
     assert env["AWF_REFLECT_ENABLED"] == "1" and env["GITHUB_AW"] == "true"
-    assert env["AW_OUTPUT_DIR"].startswith("/tmp/gh-aw/") and env["AW_OUTPUT_DIR"] != "/tmp/gh-aw"
+    assert env["AW_OUTPUT_DIR"] == "/tmp/gh-aw", "agent-session.jsonl goes where gh-aw's agent artifact takes it"
 
 
 def test_no_log_parser_so_gh_aw_never_rewrites_agent_session_jsonl(definition: dict[str, Any]) -> None:

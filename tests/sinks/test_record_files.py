@@ -25,10 +25,10 @@ AWF_FIELDS = [
     "cache_read_tokens",
     "cache_write_tokens",
     "reasoning_tokens",
+    "input_tokens_include_cache",
     "duration_ms",
     "effective_tokens",
     "cost_usd",
-    "ai_credits",
 ]
 
 
@@ -57,12 +57,14 @@ def test_token_usage_has_one_awf_shaped_record_per_request(tmp_path: Path) -> No
         assert set(AWF_FIELDS) <= set(row)
         assert row["request_id"] == event["request_id"]
         assert row["event"] == "token_usage" and row["status"] == 200 and row["purpose"] == "agent"
-        assert "steering" not in row
+        assert row["input_tokens_include_cache"] is False and "steering" not in row
+        assert (row["provider"], row["harness_provider"]) == ("unknown", "faux"), "AWF's list has no faux"
+        assert row["cost_usd"] == row["ai_credits_this_response"] == row["ai_credits_total"] == 0, "faux is free"
     assert (rows[0]["cache_read_tokens"], rows[0]["cache_write_tokens"], rows[1]["reasoning_tokens"]) == (400, 100, 20)
+    assert [r["output_tokens"] for r in rows] == [50, 60 + 20, 70], "AWF's output_tokens include reasoning"
     # effective tokens, gh-aw weights: 1000 + 0.1*400 + 4*50 + 1*100
     assert rows[0]["effective_tokens"] == 1340
     awf = json.loads((REFERENCE / "awf-token-usage.schema.json").read_text())
-    awf["properties"]["provider"].pop("enum")  # ours also names faux/github
     for row in rows:
         jsonschema.Draft202012Validator(awf).validate(row)
 
