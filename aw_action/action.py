@@ -75,7 +75,7 @@ def _invalid_input(exc: ActionInputError, env: dict[str, str], log: WorkflowLog)
 async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: StopSignals) -> int:
     clock = stops.clock
     stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
-    harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config)
+    harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config, readable=True)
     # Lines that bypass the harness's sinks (an extension's print) are redacted with the same
     # secrets: credentials set on the step's env:, not only those passed as inputs.
     log.redactor.add(*run_redactor(plan.env, plan.config.observability.otlp.headers).secrets)

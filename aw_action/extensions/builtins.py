@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from aw_action.extensions import compaction, cost_tracker, observability, provider_setup, repair, steering
+from aw_action.extensions import compaction, cost_tracker, narration, observability, provider_setup, repair, steering
 from aw_action.extensions.api import ExtensionAPI
 from aw_action.tools import builtin_tools
 
@@ -31,4 +31,5 @@ BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
     ("repair", repair.setup),
     ("compaction", compaction.setup),
     ("observability", observability.setup),
+    ("narration", narration.setup),
 ]

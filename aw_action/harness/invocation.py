@@ -42,6 +42,7 @@ class Harness:
         *,
         stderr: IO[str] | None = None,
         config: RunConfig | None = None,
+        readable: bool = False,
     ) -> None:
         self.config_path = config_path
         self.prompt_path = prompt_path
@@ -49,7 +50,7 @@ class Harness:
         self.output_dir = output_dir_from(self.env)
         self.workspace = Path(self.env.get("GITHUB_WORKSPACE") or os.getcwd())
         self.redactor: Redactor = run_redactor(self.env)
-        self.jsonl = JsonlSink(self.redactor, stderr)
+        self.jsonl = JsonlSink(self.redactor, stderr, readable=readable)
         self._preloaded = config
         self.context: RunContext | None = None
         self.state: RunState | None = None
@@ -74,7 +75,7 @@ class Harness:
             if self.on_config is not None:
                 self.on_config(config)
             self.redactor = run_redactor(self.env, config.observability.otlp.headers)
-            self.jsonl = JsonlSink(self.redactor, self.jsonl.stream)
+            self.jsonl = JsonlSink(self.redactor, self.jsonl.stream, readable=self.jsonl.readable)
             prompt = load_prompt(self.prompt_path)
             imports = resolve_imports(config, self.config_path.parent, self._workspace_for_imports())
             for warning in apply_overrides(config):
