@@ -1,6 +1,7 @@
 """One invocation (spec §7.1): config.json + prompt.txt in, one result out.
 
-``Harness.run()`` loads config.json and prompt.txt, resolves the imports, assembles the run
+``Harness.run()`` first moves an earlier run's records aside (``run_files.start_afresh``), then
+loads config.json and prompt.txt, resolves the imports, assembles the run
 (``context.assemble``), prompts it once with the imports and the prompt as one message, and
 finishes it. Nothing raises past ``run()``: an ``InvocationError`` becomes a result with exit
 code 2 and its record (a JSONL ``error`` and, where there is a step summary, a failure summary).
@@ -15,6 +16,7 @@ from typing import IO
 
 from aw_action.exits import InvocationError
 from aw_action.harness.context import RunContext, assemble, resolve
+from aw_action.harness.run_files import start_afresh
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import apply_overrides, assemble_prompt, load_config, load_prompt, resolve_imports
 from aw_action.run.provenance import record_inputs
@@ -70,6 +72,9 @@ class Harness:
     async def run(self) -> RunResult:
         model_name = "unknown"
         try:
+            moved = start_afresh(self.output_dir, self.env)
+            if moved is not None:
+                self.jsonl.line(f"aw-harness: the earlier run's records were moved to {moved}")
             config = self._preloaded or load_config(self.config_path)
             model_name = config.engine.model
             if self.on_config is not None:
