@@ -9,9 +9,10 @@ run's start (UTC) and the head of its session id, read from its own records
 shared with other tools (gh-aw's ``/tmp/gh-aw``).
 
 Contract: nothing is deleted, overwritten or appended to; a name taken in ``previous-runs/``
-gets a ``-2``, ``-3`` suffix. Records are read only from regular files, at most
-``HEAD_BYTES`` of each, without blocking (a FIFO or a link named like a record is moved, never
-read). A file that cannot be moved raises ``OSError`` after the others were moved: the caller
+gets a ``-2``, ``-3`` suffix. Regular files and symbolic links are moved (a link left under a
+record's name would have the run write through it); a folder, FIFO or device under such a name
+is no run's record and stays (the writer that meets it reports it). Records are read only from
+regular files, at most ``HEAD_BYTES`` of each, without blocking or following links. A file that cannot be moved raises ``OSError`` after the others were moved: the caller
 must not start a run that would write over it.
 """
 
@@ -51,7 +52,7 @@ class RunFiles:
             entries = sorted(os.listdir(folder))
         except (FileNotFoundError, NotADirectoryError):
             return []
-        found = [folder / name for name in entries if self.matches(name)]
+        found = [folder / name for name in entries if self.matches(name) and _file_or_link(folder / name)]
         order = {name: i for i, name in enumerate(self.names)}
         return sorted(found, key=lambda p: (order.get(p.name, len(order)), p.name))
 
@@ -89,6 +90,14 @@ def run_name(found: list[Path]) -> str:
         started = datetime.fromtimestamp(min(_mtime(p) for p in found), UTC)
     head = re.sub(r"[^A-Za-z0-9]", "", session)[:8] or "unknown"
     return f"{started.strftime('%Y%m%dT%H%M%SZ')}-{head}"
+
+
+def _file_or_link(path: Path) -> bool:
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(mode) or stat.S_ISLNK(mode)
 
 
 def _free(parent: Path, name: str) -> Path:
