@@ -1,10 +1,13 @@
 """The built-in extensions, in load order (spec §7.1, §8).
 
 tools (bash, read, write, edit), provider-setup, cost-tracker, steering, repair, compaction,
-observability. Compaction is its own
+progress-comment (opt-in; before observability, so its last update precedes the run's closing
+records), observability, narration (the readable log; after observability, so its lines follow
+the records they explain). Compaction is its own
 built-in after repair: on ``turn_end`` repair's fixed history is queued first and compaction
 builds on it (``compaction.effective_history``); repair calls ``compaction.compact`` to recover
-from a context overflow. Observability comes last so that it sees every record the others post.
+from a context overflow. Observability comes after every built-in that posts records, so that
+it sees them all.
 """
 
 from __future__ import annotations
@@ -12,7 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from aw_action.extensions import compaction, cost_tracker, narration, observability, provider_setup, repair, steering
+from aw_action.extensions import (
+    compaction,
+    cost_tracker,
+    narration,
+    observability,
+    progress_comment,
+    provider_setup,
+    repair,
+    steering,
+)
 from aw_action.extensions.api import ExtensionAPI
 from aw_action.tools import builtin_tools
 
@@ -30,6 +42,7 @@ BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
     ("steering", steering.setup),
     ("repair", repair.setup),
     ("compaction", compaction.setup),
+    ("progress-comment", progress_comment.setup),
     ("observability", observability.setup),
     ("narration", narration.setup),
 ]

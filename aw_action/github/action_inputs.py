@@ -90,11 +90,18 @@ class _Inputs(BaseSettings):
     output_dir: str | None = _input("output-dir")
     upload_artifacts: bool = _input("upload-artifacts", True)
     artifact_name: str | None = _input("artifact-name")
+    progress_comment: bool | None = _input("progress-comment")
 
     @field_validator("*", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("progress_comment", mode="before")
+    @classmethod
+    def _optional_bool(cls, value: Any) -> Any:
+        """Empty: config.json decides; else as ``_strict_bool``."""
+        return None if value is None or (isinstance(value, str) and not value.strip()) else cls._strict_bool(value)
 
     @field_validator("upload_artifacts", mode="before")
     @classmethod

@@ -50,6 +50,7 @@ _OVERRIDES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("imports", ("imports",)),
     ("otlp-endpoint", ("observability", "otlp", "endpoint")),
     ("otlp-headers", ("observability", "otlp", "headers")),
+    ("progress-comment", ("harness", "progress-comment")),
 )
 """Input name -> the config.json field it overrides (kebab-case keys, as in spec §6.1)."""
 
@@ -83,6 +84,7 @@ def override_values(inputs: ActionInputs) -> dict[str, Any]:
         "imports": split_list(inputs.imports) or None,
         "otlp-endpoint": inputs.otlp_endpoint,
         "otlp-headers": parse_headers(inputs.otlp_headers) or None,
+        "progress-comment": inputs.progress_comment,
     }
     return {name: value for name, value in values.items() if value is not None}
 

@@ -91,6 +91,8 @@ class HarnessSettings(_Strict):
     """Script file for the scripted provider (``faux/...`` models), relative to config.json."""
     system_prompt: str | None = None
     """Replaces the harness's short built-in system prompt."""
+    progress_comment: bool = False
+    """Keep one comment on the triggering issue or PR up to date (``extensions/progress_comment.py``)."""
 
     @field_validator("extensions")
     @classmethod

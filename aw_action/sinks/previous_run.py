@@ -12,8 +12,9 @@ Contract: nothing is deleted, overwritten or appended to; a name taken in ``prev
 gets a ``-2``, ``-3`` suffix. Regular files and symbolic links are moved (a link left under a
 record's name would have the run write through it); a folder, FIFO or device under such a name
 is no run's record and stays (the writer that meets it reports it). Records are read only from
-regular files, at most ``HEAD_BYTES`` of each, without blocking or following links. A file that cannot be moved raises ``OSError`` after the others were moved: the caller
-must not start a run that would write over it.
+regular files, at most ``HEAD_BYTES`` of each, without blocking or following links. A file
+that cannot be moved raises ``OSError`` after the others were moved: the caller must not start
+a run that would write over it.
 """
 
 from __future__ import annotations
