@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -62,14 +63,18 @@ def shorten(text: str, limit: int) -> str:
 
 
 def assistant_lines(text: str) -> list[str]:
-    """The assistant's text, indented, cut at ``TEXT_MAX_CHARS``."""
+    """The assistant's text, indented, cut at ``TEXT_MAX_CHARS``, long lines wrapped."""
     body = clean(text).strip()
     if not body:
         return []
     cut = len(body) - TEXT_MAX_CHARS
     if cut > 0:
         body = body[:TEXT_MAX_CHARS].rstrip() + f" … ({cut:,} more characters)"
-    return [TEXT + line[:LINE_MAX_CHARS] if line.strip() else "" for line in body.split("\n")]
+    out: list[str] = []
+    for line in body.split("\n"):
+        parts = [line.rstrip()] if len(line) <= LINE_MAX_CHARS else textwrap.wrap(line, LINE_MAX_CHARS)
+        out += [TEXT + part if part.strip() else "" for part in parts]
+    return out
 
 
 def describe_call(name: str, args: Mapping[str, Any]) -> str:
