@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from aw_action.harness.invocation import Harness
 from tests.conftest import base_env, write_run_files
 
 
-async def _run(tmp_path: Path, script: list[dict[str, object]], readable: bool) -> list[str]:
+async def _run(tmp_path: Path, script: list[dict[str, Any]], readable: bool) -> list[str]:
     config, prompt = write_run_files(tmp_path, {"engine": {"model": "faux/scripted"}}, script=script)
     stderr = io.StringIO()
     harness = Harness(config, prompt, base_env(tmp_path), stderr=stderr, readable=readable)
