@@ -28,7 +28,7 @@ async def test_a_long_request_gets_heartbeats_inside_its_turn_and_none_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(narration, "HEARTBEAT_S", 0.2)
-    script = [
+    script: list[dict[str, Any]] = [
         {
             "text": "Thinking done.",
             "delay_s": 1.3,
