@@ -108,7 +108,7 @@ class IssueComments:
             seconds_between_writes=0,
             lazy=True,
         )
-        self._issue = gh.get_repo(target.repository, lazy=True).get_issue(target.number)
+        self._issue = gh.get_repo(target.repository).get_issue(target.number)
         self._comment: Any = None
 
     @property

@@ -5,8 +5,9 @@ One comment on the triggering issue or pull request (``github_comment.py``), cre
 session starts, edited as turns start and end (a checklist of turns with the tools they used,
 usage against the budgets: ``sinks/progress.py``), and finished with the result at shutdown.
 
-Rate-limit friendly: changes are coalesced; the comment is written at most once every
-``MIN_INTERVAL_S`` seconds (and not at all while GitHub says to wait), one request at a time.
+Rate-limit friendly: changes are coalesced; one request at a time, each at least
+``MIN_INTERVAL_S`` seconds after the previous one ended (and none while GitHub says to wait);
+only the final update, with the result, does not wait for the interval.
 
 It never fails the run: a failed request becomes one warning and a degraded notice
 (``progress-comment``); a refusal that another try will not change (no permission, a fork's
@@ -118,11 +119,13 @@ class ProgressComment:
             await asyncio.shield(self._sending)
 
     async def _send(self, body: str) -> None:
-        self._last = time.monotonic()
+        """One write; the interval counts from its end, so writes arrive at least that far apart."""
         try:
             await _off_loop(lambda: self.comments.put(body))
         except Exception as exc:
             self._failed(exc)
+        finally:
+            self._last = time.monotonic()
 
     def _failed(self, exc: BaseException) -> None:
         what = failure(exc)
