@@ -8,6 +8,8 @@ named ones, in load order), so each readable block follows the JSONL record of t
 inside the action's ``::group::`` of its turn, which the ``turn_start`` record opens and the
 ``turn_end`` record closes. It writes nothing on ``turn_end`` for that reason.
 
+Secrets: text is redacted before it is shortened (a secret cut in two would no longer match).
+
 Heartbeat: from the moment a model request is about to be sent until its answer ends, a line
 every ``HEARTBEAT_S`` seconds says how long the run has been waiting.
 """
@@ -37,6 +39,7 @@ HEARTBEAT_S = 20.0
 class Narration:
     def __init__(self, api: ExtensionAPI, heartbeat_s: float | None = None) -> None:
         self.log = ReadableLog(api.services.jsonl.line)
+        self.redactor = api.services.redactor
         self.heartbeat_s = HEARTBEAT_S if heartbeat_s is None else heartbeat_s
         self._calls: dict[str, int] = {}
         self._beat: asyncio.Task[None] | None = None
@@ -48,13 +51,13 @@ class Narration:
         elif isinstance(event, MessageEnd):
             self.stop_heartbeat()
             if event.message.role == "assistant":
-                self.log.lines(assistant_lines(event.message.text))
+                self.log.lines(assistant_lines(self.redactor.text(event.message.text)))
         elif isinstance(event, ToolExecutionStart):
             index = self._calls[event.tool_call_id] = len(self._calls) + 1
-            self.log.lines([call_line(index, event.tool_name, event.args)])
+            self.log.lines([call_line(index, event.tool_name, self.redactor.obj(event.args))])
         elif isinstance(event, ToolExecutionEnd):
             index = self._calls.get(event.tool_call_id, 0)
-            text = event.result.text
+            text = self.redactor.text(event.result.text)
             self.log.lines(result_lines(index, event.tool_name, text, event.is_error, event.duration_ms))
         elif isinstance(event, RequestEnd | TurnEnd | AgentEnd):
             self.stop_heartbeat()

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from aw_action.sinks import readable
 from aw_action.sinks.pretty import PrettyStream, render, wants_pretty
 from tests.conftest import CliRun, base_env, run_cli, write_run_files
 from tests.sinks.support import TOOL_SCRIPT, split_stderr
@@ -123,3 +124,24 @@ def test_the_one_line_error_is_not_repeated_by_its_record() -> None:
 def test_wants_pretty() -> None:
     assert wants_pretty("pretty", io.StringIO()) and not wants_pretty("jsonl", io.StringIO())
     assert not wants_pretty("auto", io.StringIO())
+
+
+def test_no_secret_reaches_the_readable_log_even_where_a_line_is_cut(tmp_path: Path) -> None:
+    secret = "sk-proj-NeverShowThisKey-0123456789abcdef"
+    padded = "x" * (readable.LINE_MAX_CHARS - 10) + secret  # the cut would fall inside the secret
+    script = [
+        {
+            "text": f"The key is {secret}.\n{padded}",
+            "tool_calls": [{"name": "bash", "arguments": {"command": f"echo {'y' * 150} {secret}"}}],
+        },
+        {"text": "Done."},
+    ]
+    config, prompt = write_run_files(tmp_path, {"engine": {"model": "faux/scripted"}}, script=script)
+    run = run_cli(
+        ["--config", str(config), "--prompt", str(prompt), "--format", "pretty"],
+        base_env(tmp_path, OPENAI_API_KEY=secret),
+    )
+    assert run.returncode == 0, run.stderr
+    assert "  The key is ***." in run.stderr.splitlines()
+    for part in (secret, secret[:12], secret[-12:]):
+        assert part not in run.stderr and part not in run.stdout
