@@ -6,6 +6,7 @@ reads the second run alone."""
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,12 @@ def test_two_cli_runs_in_one_folder_keep_their_records_apart(tmp_path: Path) -> 
     report = json.loads(audit.stdout)
     assert report["totals"]["requests"] == 1 and report["totals"]["input_tokens"] == 10
     assert all(PREVIOUS_RUNS_DIR not in source for source in report["sources"])
+    archive = tmp_path / "artifact.zip"
+    with zipfile.ZipFile(archive, "w") as zf:  # the artifact holds the whole folder
+        for path in out.rglob("*"):
+            zf.write(path, path.relative_to(out).as_posix())
+    zipped = json.loads(run_cli(["audit", str(archive), "--json"], base_env(tmp_path)).stdout)
+    assert zipped["totals"] == report["totals"] and zipped["sources"] == report["sources"]
 
     third = _cli_run(tmp_path, out, [{"text": "Again."}])
     assert third.returncode == 0
