@@ -90,7 +90,8 @@ class ProgressComment:
 
     def on_event(self, event: Any, ctx: Any) -> None:
         if isinstance(event, TurnStart):
-            self.turns.append(TurnLine(self.api.state.ledger.next_turn))
+            state = self.api.state
+            self.turns.append(TurnLine(state.ledger.next_turn, prompt=state.record.current_prompt or 1))
         elif isinstance(event, ToolExecutionStart) and self.turns:
             self.turns[-1].tools.append(event.tool_name)
         elif isinstance(event, ToolExecutionEnd) and self.turns and event.is_error:

@@ -6,7 +6,8 @@ Shape::
     **aw-harness** · `claude-sonnet-4.5` · ⏳ working on turn 3
     - [x] Turn 1 · bash ×2, read
     - [x] Turn 2 · edit
-    - [ ] Turn 3 · bash
+    - [ ] Turn 3 · bash                   (a run of several prompts, a workflow, heads each
+                                          prompt's turns with "Step N")
     Effective tokens: 3,579 of 200,000 (1.8%) · Turns: 2 of 10 (20.0%) · 3,163 raw tokens · $0.0121
     [Run log](https://github.com/o/r/actions/runs/1) · updated 20:15:46 UTC
 
@@ -37,6 +38,8 @@ class TurnLine:
     tools: list[str] = field(default_factory=list)
     failed: int = 0
     done: bool = False
+    prompt: int = 1
+    """Which prompt of the run (a workflow's step) the turn belongs to."""
 
     def text(self) -> str:
         counts = Counter(self.tools)
@@ -65,7 +68,13 @@ def render_progress(
     hidden = len(turns) - MAX_TURN_LINES
     if hidden > 0:
         lines.append(f"- … {hidden:,} earlier turn{'s' if hidden != 1 else ''}")
-    lines += [t.text() + (" · not finished" if ending and not t.done else "") for t in turns[-MAX_TURN_LINES:]]
+    steps = len({t.prompt for t in turns}) > 1
+    previous = None
+    for t in turns[-MAX_TURN_LINES:]:
+        if steps and t.prompt != previous:
+            lines.append(f"- **Step {t.prompt}**")
+            previous = t.prompt
+        lines.append(t.text() + (" · not finished" if ending and not t.done else ""))
     lines += ["", _usage(state, limits)]
     link = f"[Run log]({run_url})" if run_url else ""
     footer = " · ".join(part for part in (link, f"updated {updated}" if updated else "") if part)

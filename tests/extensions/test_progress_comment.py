@@ -219,3 +219,11 @@ def test_the_body_keeps_the_last_turns_and_renders_as_a_task_list() -> None:
     assert "- [ ] Turn 41" in lines
     html = gfm(body)
     assert html.count('type="checkbox"') == MAX_TURN_LINES and html.count("checked") == MAX_TURN_LINES - 1
+
+
+def test_a_run_of_several_prompts_heads_each_steps_turns() -> None:
+    state = RunState.for_model("faux/scripted")
+    turns = [TurnLine(1, done=True), TurnLine(2, done=True, prompt=2), TurnLine(3, prompt=2)]
+    lines = render_progress(state, {}, turns).splitlines()
+    assert lines[3:8] == ["- **Step 1**", "- [x] Turn 1", "- **Step 2**", "- [x] Turn 2", "- [ ] Turn 3"]
+    assert "Step" not in render_progress(state, {}, turns[:1])
