@@ -33,6 +33,7 @@ from aw_action.run.result import RunResult
 from aw_action.sinks.progress import Ending, TurnLine, render_progress
 
 MIN_INTERVAL_S = 10.0
+UNKNOWN_TOOL = "(unknown tool)"
 FINAL_WAIT_S = 10.0
 STOP_WAIT_S = 1.0
 HINT = (
@@ -72,8 +73,6 @@ class ProgressComment:
         self.turns: list[TurnLine] = []
         self.disabled = False
         self.warned = False
-        self.closing = False
-        """At shutdown a warning is written at once: queued, it would follow ``session_end``."""
         self._dirty = asyncio.Event()
         self._last = float("-inf")
         self._wait_until = 0.0
@@ -93,7 +92,8 @@ class ProgressComment:
             state = self.api.state
             self.turns.append(TurnLine(state.ledger.next_turn, prompt=state.record.current_prompt or 1))
         elif isinstance(event, ToolExecutionStart) and self.turns:
-            self.turns[-1].tools.append(event.tool_name)
+            known = event.tool_name in self.api.services.registry.tools  # a made-up name is the model's text
+            self.turns[-1].tools.append(event.tool_name if known else UNKNOWN_TOOL)
         elif isinstance(event, ToolExecutionEnd) and self.turns and event.is_error:
             self.turns[-1].failed += 1
         elif isinstance(event, TurnEnd) and self.turns:
@@ -129,6 +129,8 @@ class ProgressComment:
             self._last = time.monotonic()
 
     def _failed(self, exc: BaseException) -> None:
+        """Warn (written at once: a request fails outside any event, and a queued warning could
+        follow ``session_end``) and degrade; a permanent refusal ends the tries."""
         what = failure(exc)
         self._wait_until = time.monotonic() + what.wait_s
         self.disabled = self.disabled or what.permanent
@@ -137,16 +139,12 @@ class ProgressComment:
         self.warned = True
         stop = "; no further updates" if what.permanent else ""
         message = f"progress comment on {self.target}: {what.message}{stop}"
-        if self.closing:
-            self.api.state.journal.warn(message, announce=False)
-            self.api.services.jsonl.event("warning", message=message, extension=self.api.name)
-        else:
-            self.api.warn(message)
+        self.api.state.journal.warn(message, announce=False)
+        self.api.services.jsonl.event("warning", message=message, extension=self.api.name)
         self.api.degrade("progress-comment", message, HINT)
 
     async def on_shutdown(self, result: RunResult, ctx: Any) -> None:
         """The last update, with the result; bounded, never raises."""
-        self.closing = True
         budget = STOP_WAIT_S if result.stop_reason in ("cancelled", "timeout") else FINAL_WAIT_S
         deadline = time.monotonic() + budget
         if self._worker is not None:

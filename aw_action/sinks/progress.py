@@ -12,9 +12,10 @@ Shape::
     [Run log](https://github.com/o/r/actions/runs/1) · updated 20:15:46 UTC
 
 Contract: nothing model-produced appears in it (a comment is public and may notify people): the
-turn lines name tools (the run's registry: the workflow author's choice), the rest is numbers and
-the run's own words. The list keeps the last ``MAX_TURN_LINES`` turns and says how many earlier
-ones it left out, so the body stays far below GitHub's 65,536-character limit.
+turn lines name tools of the run's registry (the workflow author's choice; a name the model made
+up is not shown), the rest is numbers and the run's own words. The list keeps the last
+``MAX_TURN_LINES`` turns and says how many earlier ones it left out, so the body stays far
+below GitHub's 65,536-character limit.
 """
 
 from __future__ import annotations

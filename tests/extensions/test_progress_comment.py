@@ -227,3 +227,11 @@ def test_a_run_of_several_prompts_heads_each_steps_turns() -> None:
     lines = render_progress(state, {}, turns).splitlines()
     assert lines[3:8] == ["- **Step 1**", "- [x] Turn 1", "- **Step 2**", "- [x] Turn 2", "- [ ] Turn 3"]
     assert "Step" not in render_progress(state, {}, turns[:1])
+
+
+async def test_a_tool_name_the_model_made_up_stays_out_of_the_comment(tmp_path: Path, api: CommentsAPI) -> None:
+    turns = [{"text": "Calling.", "tool_calls": [{"name": "@octo-team_ping", "arguments": {}}]}, {"text": "Done."}]
+    result, _ = await _run(tmp_path, api, turns)
+    assert result.exit_code == 0
+    body = api.comments[100]["body"]
+    assert "- [x] Turn 1 · `(unknown tool)`" in body and "@octo" not in body
