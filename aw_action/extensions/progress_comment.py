@@ -154,8 +154,11 @@ class ProgressComment:
             await asyncio.wait({sending}, timeout=budget)
             if not sending.done():
                 return  # a request still hangs: another could duplicate the comment
-        if self.disabled:
+        hold = self._wait_until - time.monotonic()  # GitHub said to wait (a rate limit)
+        if self.disabled or hold > deadline - time.monotonic():
             return
+        if hold > 0:
+            await asyncio.sleep(hold)
         ending = Ending(result.conclusion, result.stop_reason)
         final = asyncio.get_running_loop().create_task(self._send(self.body(ending)))
         await asyncio.wait({final}, timeout=max(deadline - time.monotonic(), 0.1))
