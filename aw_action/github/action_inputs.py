@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any, Literal, Self
 from urllib.parse import unquote
 
-from pydantic import AliasChoices, Field, ValidationError, create_model, field_validator
+from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, create_model, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
@@ -90,25 +90,24 @@ class _Inputs(BaseSettings):
     output_dir: str | None = _input("output-dir")
     upload_artifacts: bool = _input("upload-artifacts", True)
     artifact_name: str | None = _input("artifact-name")
+    output_schema: str | None = _input("output-schema")
+    mode: Literal["run", "apply"] = _input("mode", "run")
+    safe_outputs_path: str | None = _input("safe-outputs-path")
+    dry_run: bool = _input("dry-run", False)
     progress_comment: bool | None = _input("progress-comment")
 
     @field_validator("*", mode="before")
     @classmethod
-    def _blank_is_unset(cls, value: Any) -> Any:
-        return None if isinstance(value, str) and not value.strip() else value
+    def _blank_is_unset(cls, value: Any, info: ValidationInfo) -> Any:
+        blank = value is None or (isinstance(value, str) and not value.strip())
+        return cls.model_fields[str(info.field_name)].default if blank else value
 
-    @field_validator("progress_comment", mode="before")
+    @field_validator("upload_artifacts", "dry_run", "progress_comment", mode="before")
     @classmethod
-    def _optional_bool(cls, value: Any) -> Any:
-        """Empty: config.json decides; else as ``_strict_bool``."""
-        return None if value is None or (isinstance(value, str) and not value.strip()) else cls._strict_bool(value)
-
-    @field_validator("upload_artifacts", mode="before")
-    @classmethod
-    def _strict_bool(cls, value: Any) -> Any:
+    def _strict_bool(cls, value: Any, info: ValidationInfo) -> Any:
         """The YAML 1.2 core-schema booleans, as @actions/core ``getBooleanInput`` accepts."""
         if value is None or (isinstance(value, str) and not value.strip()):
-            return True
+            return cls.model_fields[str(info.field_name)].default
         if isinstance(value, bool):
             return value
         text = str(value).strip()

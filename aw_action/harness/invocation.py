@@ -2,7 +2,8 @@
 
 ``Harness.run()`` first moves an earlier run's records aside (``run_files.start_afresh``), then
 loads config.json and prompt.txt, resolves the imports, assembles the run
-(``context.assemble``), prompts it once with the imports and the prompt as one message, and
+(``context.assemble``), prompts it once with the imports and the prompt as one message (with an
+``output-schema``, the answer is then checked and corrected: ``output_schema.py``), and
 finishes it. Nothing raises past ``run()``: an ``InvocationError`` becomes a result with exit
 code 2 and its record (a JSONL ``error`` and, where there is a step summary, a failure summary).
 """
@@ -16,6 +17,7 @@ from typing import IO
 
 from aw_action.exits import InvocationError
 from aw_action.harness.context import RunContext, assemble, resolve
+from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
 from aw_action.harness.run_files import start_afresh
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import apply_overrides, assemble_prompt, load_config, load_prompt, resolve_imports
@@ -81,6 +83,7 @@ class Harness:
                 self.on_config(config)
             self.redactor = run_redactor(self.env, config.observability.otlp.headers)
             self.jsonl = JsonlSink(self.redactor, self.jsonl.stream, readable=self.jsonl.readable)
+            schema = configured_schema(config, self.config_path.parent)
             prompt = load_prompt(self.prompt_path)
             imports = resolve_imports(config, self.config_path.parent, self._workspace_for_imports())
             for warning in apply_overrides(config):
@@ -104,7 +107,9 @@ class Harness:
             return RunResult.invocation_error(exc, model_name, self.state)
         if self._cancel_reason:
             context.cancel(self._cancel_reason)
-        await context.prompt(assemble_prompt(imports, prompt))
+        await context.prompt(with_instructions(assemble_prompt(imports, prompt), schema))
+        if schema is not None:
+            await enforce_output_schema(context, schema)
         return await context.finish()
 
     def _workspace_for_imports(self) -> Path | None:
