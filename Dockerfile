@@ -8,6 +8,9 @@
 # - on cancel PID 1 gets SIGINT, then SIGTERM 7.5 s later: tini is PID 1 and forwards both to
 #   Python, which handles them; the exec-form ENTRYPOINT never goes through /bin/sh (dash would
 #   drop the INPUT_* variables whose names contain hyphens).
+# Security (docs/security.md): the harness stays root, but the agent's tools run as the workspace's owner
+# (uid 1001 on GitHub's runners), or as the unprivileged aw-agent user when the workspace is root's; no sudo.
+# PYTHONSAFEPATH keeps the checked-out workspace (the working directory) off sys.path.
 
 # ---- build: a virtual environment from the hash-locked requirements, then the package's wheel, built with
 # hash-locked build dependencies (hatchling) and no build isolation, so nothing unpinned is fetched
@@ -36,10 +39,12 @@ LABEL org.opencontainers.image.title="aw-harness" \
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates git gh jq ripgrep tini \
     && rm -rf /var/lib/apt/lists/* \
-    && git config --system --add safe.directory '*'
+    && git config --system --add safe.directory '*' \
+    && useradd --system --no-log-init --create-home --home-dir /home/aw-agent --shell /bin/bash aw-agent
 COPY --from=build /opt/aw /opt/aw
 ENV PATH=/opt/aw/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONSAFEPATH=1 \
     AW_OUTPUT_DIR=/tmp/gh-aw
 ENTRYPOINT ["/usr/bin/tini", "--", "/opt/aw/bin/python", "-m", "aw_action", "action"]

@@ -3,6 +3,9 @@
 Order matters and is the contract:
 1. mask every secret input (``::add-mask::``) before anything else is printed;
 2. read and validate the inputs (a bad one: ``::error::`` naming it, outputs, exit 2);
+   check who triggered an event-driven run (``github/trigger_gate``): a refusal is a notice,
+   the outputs with conclusion ``skipped``, exit 0, and no model request; on a fork's pull
+   request the config, extensions, imports and prompt file come from the base commit;
 3. run the Harness with all of its output on one guarded stream (``WorkflowLog``): model-produced
    text can never issue a workflow command, each turn is a ``::group::``, steering and budget
    records become ``::warning::`` annotations;
@@ -19,6 +22,7 @@ and artifact are flushed and the process exits non-zero within ``CANCEL_TOTAL_S`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -29,12 +33,16 @@ from typing import IO, cast
 from aw_action.apply_outputs.action_mode import run_apply_mode
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, secret_values
+from aw_action.github.event import TriggerEvent
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import result_outputs, write_outputs
 from aw_action.github.paths import visible_path
 from aw_action.github.plan import RunPlan, build_plan
+from aw_action.github.trigger_gate import event_appendix, skipped_result, skipped_summary, trigger_decision
+from aw_action.github.trigger_guard import TriggerDecision
 from aw_action.github.upload import upload_run_artifacts
 from aw_action.harness.context import TRANSCRIPT_FILE
+from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import exit_soon, stuck_result, supervise
 from aw_action.run.cancel import CancelClock, StopSignals
@@ -51,6 +59,7 @@ whatever still blocks."""
 
 
 def main(argv: list[str]) -> int:
+    harden_process()
     log = WorkflowLog(sys.stdout)
     env = dict(os.environ)
     for secret in secret_values(env):
@@ -64,10 +73,29 @@ def main(argv: list[str]) -> int:
         inputs = ActionInputs.from_env()
         if inputs.mode == "apply":
             return run_apply_mode(inputs, env, log, Path.cwd())
-        plan = build_plan(inputs, env, Path.cwd())
+        event = TriggerEvent.from_env(env)
+        decision = trigger_decision(inputs, event, env)
+        if not decision.allowed:
+            return _skipped(decision, inputs, event, env, log)
+        plan = build_plan(inputs, env, Path.cwd(), event)
     except ActionInputError as exc:
         return _invalid_input(exc, env, log)
-    return asyncio.run(_run(plan, env, log, stops))
+    return asyncio.run(_run(plan, env, log, stops, event_appendix(inputs, plan.event)))
+
+
+def _skipped(
+    decision: TriggerDecision, inputs: ActionInputs, event: TriggerEvent, env: dict[str, str], log: WorkflowLog
+) -> int:
+    log.notice(decision.reason, title="aw-harness: skipped")
+    result = log.redactor.obj(skipped_result(decision, inputs.model).to_json())
+    log.write(json.dumps(result, ensure_ascii=False) + "\n")
+    _outputs(env, {**result_outputs(result), "artifact-id": ""}, log)
+    summary = env.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with contextlib.suppress(OSError), open(summary, "a", encoding="utf-8") as fh:
+            fh.write(log.redactor.text(skipped_summary(decision, event)))
+    log.finish()
+    return 0
 
 
 def _invalid_input(exc: ActionInputError, env: dict[str, str], log: WorkflowLog) -> int:
@@ -79,10 +107,13 @@ def _invalid_input(exc: ActionInputError, env: dict[str, str], log: WorkflowLog)
     return 2
 
 
-async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: StopSignals) -> int:
+async def _run(
+    plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: StopSignals, appendix: tuple[str, str] | None = None
+) -> int:
     clock = stops.clock
     stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
     harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config, readable=True)
+    harness.appendix = appendix
     # Lines that bypass the harness's sinks (an extension's print) are redacted with the same
     # secrets: credentials set on the step's env:, not only those passed as inputs.
     log.redactor.add(*run_redactor(plan.env, plan.config.observability.otlp.headers).secrets)

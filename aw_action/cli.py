@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, NoReturn, cast
 
 from aw_action.exits import InvocationError
+from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import run_and_print, stop_signals
 from aw_action.run.result import RunResult
@@ -78,6 +79,7 @@ def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
         return run_subcommand(args[0], args[1:])
+    harden_process()
     stops = stop_signals()
     parsed = run_parser().parse_args(args)
     pretty = wants_pretty(parsed.format, sys.stderr)

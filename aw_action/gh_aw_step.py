@@ -19,6 +19,7 @@ from typing import NoReturn
 from aw_action.exits import InvocationError
 from aw_action.ghaw.invocation import CONFIG_ENV, Invocation, build
 from aw_action.ghaw.limits import GhAwEnvError, read_limits
+from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import ResultPrinter, run_and_print, stop_signals
 from aw_action.run.config_files import parse_config, read_json_file
@@ -79,6 +80,7 @@ def prepare(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> tup
 
 
 def main(argv: list[str]) -> int:
+    harden_process()
     stops = stop_signals()
     args = parser().parse_args(argv)
     env = dict(os.environ)

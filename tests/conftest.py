@@ -40,6 +40,16 @@ class CliRun:
     def events_named(self, name: str) -> list[dict[str, Any]]:
         return [e for e in self.events if e.get("event") == name]
 
+    @property
+    def warnings(self) -> list[dict[str, Any]]:
+        """The ``warning`` records, without the one saying tools are not isolated from the
+        harness (every run as root with a root-owned workspace and no ``aw-agent`` user: the test
+        machine's case; tests/security covers it)."""
+        return [e for e in self.events_named("warning") if e.get("check") != "tool-isolation"]
+
+
+ISOLATION_WARNING = "tools are not isolated from the harness"
+
 
 def base_env(tmp: Path, **extra: str) -> dict[str, str]:
     """A minimal environment: no credentials leak in from the developer's shell."""

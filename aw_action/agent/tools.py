@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 
 from aw_action.ai.types import AbortSignal, TextContent, ToolSpec
 from aw_action.security.identity import ToolIdentity
+from aw_action.security.record_guard import RecordWrites
 
 
 class ToolError(Exception):
@@ -48,6 +49,9 @@ class ToolContext:
     identity: ToolIdentity | None = None
     """The user tools act as (``security.identity``): bash runs as it, read/write/edit do their
     file I/O as it (``security.fileio``). ``None``: the harness's own user."""
+    records: RecordWrites | None = None
+    """The run's record ledger: a tool that leaves a file in ``output_dir`` (bash's output log)
+    reports it once written, so tampering with it is found at the end of the run."""
 
 
 class AgentTool(Protocol):

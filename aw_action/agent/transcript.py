@@ -7,7 +7,9 @@ Format (modelled on Pi's session file): a header ``{"type": "session", "version"
 write, so the file stays valid JSONL if the process dies between two lines. Every line passes
 through ``scrub`` (the run's redactor) before it is written, and is valid UTF-8 (a lone
 surrogate in a record becomes U+FFFD). When the disk fills up, the file is cut back to its last
-whole line and no longer written (``error`` says why); the session goes on.
+whole line and no longer written (``error`` says why); the session goes on. Each line on disk
+is reported to ``records`` (the run's ``RecordLedger``); content already in the file when it is
+opened (an earlier run's, in the same output dir) is adopted first.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import IO, Any
 
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.text import clean_value, is_clean
+from aw_action.security.record_guard import RecordWrites
 from aw_action.timestamps import utc_iso
 
 Scrub = Callable[[Any], Any]
@@ -29,8 +32,18 @@ Scrub = Callable[[Any], Any]
 class Transcript:
     """Append-only JSONL transcript. ``path`` None keeps entries in memory only."""
 
-    def __init__(self, path: Path | None, *, session_id: str, cwd: str, model: str, scrub: Scrub | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | None,
+        *,
+        session_id: str,
+        cwd: str,
+        model: str,
+        scrub: Scrub | None = None,
+        records: RecordWrites | None = None,
+    ) -> None:
         self.path = path
+        self._records = records
         self.entries: list[dict[str, Any]] = []
         self._scrub: Scrub = scrub or (lambda v: v)
         self._last_id: str | None = None
@@ -42,6 +55,8 @@ class Transcript:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = path.open("a", encoding="utf-8")
             self._good = self._fh.tell()
+            if records is not None:
+                records.adopt(path)
         header = {
             "type": "session",
             "version": 1,
@@ -65,6 +80,9 @@ class Transcript:
                 self._good = self._fh.tell()
             except OSError as exc:
                 self._stop(exc)
+                return
+            if self._records is not None and self.path is not None:
+                self._records.wrote(self.path, (line + "\n").encode("utf-8"))
 
     def _stop(self, exc: OSError) -> None:
         """The file cannot grow (disk full, ...): cut it back to its last whole line and stop

@@ -21,6 +21,7 @@ from aw_action.run.budget_kinds import Limit
 from aw_action.run.config import RunConfig
 from aw_action.run.redact import Redactor
 from aw_action.run.state import RunState
+from aw_action.security.record_guard import RecordWrites
 from aw_action.sinks.jsonl import JsonlSink
 
 if TYPE_CHECKING:
@@ -72,6 +73,9 @@ class HostServices:
     config_dir: Path
     limits: Mapping[str, Limit] = field(default_factory=dict)
     """The run's budgets by kind name (``run/budget_kinds.resolve_limits``), resolved once."""
+    records: RecordWrites | None = None
+    """The run's record ledger (``security/record_guard``): every record file writer reports
+    what it wrote, so tampering is found at the end of the run."""
 
 
 class _RunView:

@@ -77,9 +77,10 @@ class Observability:
         self.state = api.state
         self.jsonl = api.services.jsonl
         self.redactor = api.services.redactor
-        self.usage = TokenUsageFile(api.output_dir, self.redactor)
-        self.unified = UnifiedSession(api.output_dir, self.redactor)
-        self.provenance = ProvenanceFile(api.output_dir, self.redactor)
+        records = api.services.records
+        self.usage = TokenUsageFile(api.output_dir, self.redactor, records)
+        self.unified = UnifiedSession(api.output_dir, self.redactor, records)
+        self.provenance = ProvenanceFile(api.output_dir, self.redactor, records)
         self.otel: OtelSink | None = None
         self.dead: set[str] = set()
         self.session_id = ""

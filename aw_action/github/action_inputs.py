@@ -17,6 +17,7 @@ from urllib.parse import unquote
 from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, create_model, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from aw_action.github.trigger_guard import parse_roles
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.redact import MIN_SECRET_LENGTH, header_values
 
@@ -94,6 +95,9 @@ class _Inputs(BaseSettings):
     mode: Literal["run", "apply"] = _input("mode", "run")
     safe_outputs_path: str | None = _input("safe-outputs-path")
     dry_run: bool = _input("dry-run", False)
+    allowed_actor_roles: str | None = _input("allowed-actor-roles")
+    allowed_bots: str | None = _input("allowed-bots")
+    event_context: bool = _input("event-context", False)
     progress_comment: bool | None = _input("progress-comment")
 
     @field_validator("*", mode="before")
@@ -102,7 +106,7 @@ class _Inputs(BaseSettings):
         blank = value is None or (isinstance(value, str) and not value.strip())
         return cls.model_fields[str(info.field_name)].default if blank else value
 
-    @field_validator("upload_artifacts", "dry_run", "progress_comment", mode="before")
+    @field_validator("upload_artifacts", "dry_run", "event_context", "progress_comment", mode="before")
     @classmethod
     def _strict_bool(cls, value: Any, info: ValidationInfo) -> Any:
         """The YAML 1.2 core-schema booleans, as @actions/core ``getBooleanInput`` accepts."""
@@ -123,6 +127,12 @@ class _Inputs(BaseSettings):
         bad = sorted(INVALID_ARTIFACT_CHARS & set(value or ""))
         if bad:
             raise ValueError(f"contains characters artifact names may not hold: {' '.join(map(repr, bad))}")
+        return value
+
+    @field_validator("allowed_actor_roles")
+    @classmethod
+    def _roles(cls, value: str | None) -> str | None:
+        parse_roles(value)  # raises ValueError naming the entry
         return value
 
     @classmethod

@@ -116,6 +116,9 @@ class WorkflowLog(io.TextIOBase):
     def error(self, message: str, title: str | None = None) -> None:
         self._annotate("error", message, title)
 
+    def notice(self, message: str, title: str | None = None) -> None:
+        self._annotate("notice", message, title)
+
     @_locked
     def _annotate(self, kind: str, message: str, title: str | None) -> None:
         count = self._emitted.get(kind, 0)

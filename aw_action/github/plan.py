@@ -7,6 +7,8 @@ Rules:
   the action and the CLI accept exactly the same settings. Without ``config``, ``model`` is
   required.
 - Exactly one of ``prompt`` (inline text, written to a temp file) and ``prompt-file``.
+- On a fork's pull request (``fork_files``), the config file, the prompt file, path extensions
+  and path imports are the base commit's, or the plan is refused naming the file (exit 2).
 - The Harness environment: credentials from the key inputs, ``AW_OUTPUT_DIR``; no ``INPUT_*``
   variable (the agent's shell inherits this environment, and the inputs hold secrets) and no
   job-scoped runtime credential (artifact, cache and OIDC tokens are the action's, not the
@@ -26,6 +28,8 @@ from pydantic import ValidationError
 
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, parse_headers, split_list
+from aw_action.github.event import TriggerEvent
+from aw_action.github.fork_files import ForkFiles
 from aw_action.github.paths import default_output_dir, keep_out_of_git
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
@@ -68,6 +72,9 @@ class RunPlan:
     env: dict[str, str]
     upload: bool
     artifact_name: str
+    event: TriggerEvent
+    fork: ForkFiles | None = None
+    """Set on a fork's pull request: the files above came from its base commit."""
 
 
 def _resolve(workspace: Path, value: str) -> Path:
@@ -75,7 +82,7 @@ def _resolve(workspace: Path, value: str) -> Path:
     return path if path.is_absolute() else workspace / path
 
 
-def override_values(inputs: ActionInputs, workspace: Path) -> dict[str, Any]:
+def override_values(inputs: ActionInputs, workspace: Path, fork: ForkFiles | None = None) -> dict[str, Any]:
     """The inputs that are set, by input name, as config.json values."""
     values: dict[str, Any] = {
         "model": inputs.model,
@@ -85,16 +92,19 @@ def override_values(inputs: ActionInputs, workspace: Path) -> dict[str, Any]:
         "imports": split_list(inputs.imports) or None,
         "otlp-endpoint": inputs.otlp_endpoint,
         "otlp-headers": parse_headers(inputs.otlp_headers) or None,
-        "output-schema": _output_schema(inputs.output_schema, workspace),
+        "output-schema": _output_schema(inputs.output_schema, workspace, fork),
         "progress-comment": inputs.progress_comment,
     }
     return {name: value for name, value in values.items() if value is not None}
 
 
-def _output_schema(value: str | None, workspace: Path) -> dict[str, Any] | None:
-    """Inline JSON or a file relative to the workspace, checked now so a bad one names the input."""
+def _output_schema(value: str | None, workspace: Path, fork: ForkFiles | None = None) -> dict[str, Any] | None:
+    """Inline JSON or a file relative to the workspace (a fork PR's base version), checked now so a
+    bad one names the input."""
     if value is None:
         return None
+    if fork is not None and not value.strip().startswith("{"):
+        value = str(fork.file(_resolve(workspace, value.strip()), "output-schema"))
     from aw_action.structured import OutputSchemaError, load_output_schema  # jsonschema: only when used
 
     try:
@@ -117,9 +127,10 @@ def _set(data: dict[str, Any], keys: tuple[str, ...], value: Any, input_name: st
     node[keys[-1]] = value
 
 
-def build_config(inputs: ActionInputs, workspace: Path) -> tuple[RunConfig, Path]:
+def build_config(inputs: ActionInputs, workspace: Path, fork: ForkFiles | None = None) -> tuple[RunConfig, Path]:
     if inputs.config:
-        path = _resolve(workspace, inputs.config)
+        original = _resolve(workspace, inputs.config)
+        path = fork.file(original, "config") if fork is not None else original
         try:
             data = read_json_file(path, "config file")
         except InvocationError as exc:
@@ -128,15 +139,17 @@ def build_config(inputs: ActionInputs, workspace: Path) -> tuple[RunConfig, Path
             raise ActionInputError("config", f"{path}: expected a JSON object at the top level")
         data = copy.deepcopy(data)
     else:
-        path, data = workspace / "config.json", {}
-    values = override_values(inputs, workspace)
+        original = path = workspace / "config.json"
+        data = {}
+    values = override_values(inputs, workspace, fork)
     for name, keys in _OVERRIDES:
         if name in values:
             _set(data, keys, values[name], name)
     try:
-        return RunConfig.model_validate(data), path
+        config = RunConfig.model_validate(data)
     except ValidationError as exc:
         raise _config_error(exc, inputs, set(values)) from None
+    return (fork.pin(config, original.parent) if fork is not None else config), path
 
 
 def _config_error(exc: ValidationError, inputs: ActionInputs, overridden: set[str]) -> ActionInputError:
@@ -149,11 +162,13 @@ def _config_error(exc: ValidationError, inputs: ActionInputs, overridden: set[st
     return ActionInputError("config", f"{inputs.config or 'inputs'}: {describe_validation_error(exc)}")
 
 
-def prompt_path(inputs: ActionInputs, workspace: Path, temp_root: str | None) -> Path:
+def prompt_path(inputs: ActionInputs, workspace: Path, temp_root: str | None, fork: ForkFiles | None = None) -> Path:
     if inputs.prompt and inputs.prompt_file:
         raise ActionInputError("prompt", "set either prompt or prompt-file, not both")
     if inputs.prompt_file:
         path = _resolve(workspace, inputs.prompt_file)
+        if fork is not None:
+            return fork.file(path, "prompt-file")
         if not path.is_file():
             raise ActionInputError("prompt-file", f"file not found: {path}")
         return path
@@ -188,14 +203,16 @@ def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, wor
     return out
 
 
-def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path) -> RunPlan:
+def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: TriggerEvent | None = None) -> RunPlan:
     """Raises ``ActionInputError`` naming the first input that cannot be used."""
     workspace = Path(env.get("GITHUB_WORKSPACE") or cwd)
     for name, value in (("safe-outputs-path", inputs.safe_outputs_path), ("dry-run", inputs.dry_run)):
         if value:
             raise ActionInputError(name, "only used with mode: apply")
-    config, config_path = build_config(inputs, workspace)
-    prompt = prompt_path(inputs, workspace, env.get("RUNNER_TEMP"))
+    event = event or TriggerEvent.from_env(env)
+    fork = ForkFiles.for_event(event.name, event.payload, env, workspace, inputs.github_token)
+    config, config_path = build_config(inputs, workspace, fork)
+    prompt = prompt_path(inputs, workspace, env.get("RUNNER_TEMP"), fork)
     out_dir = output_dir(inputs, env, workspace)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -211,4 +228,6 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path) -> RunPl
         env=harness_env(inputs, env, out_dir, workspace),
         upload=inputs.upload_artifacts,
         artifact_name=inputs.artifact_name or f"aw-harness-{env.get('GITHUB_JOB') or 'run'}",
+        event=event,
+        fork=fork,
     )

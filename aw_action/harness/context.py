@@ -28,7 +28,7 @@ from pathlib import Path
 from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import ToolContext
 from aw_action.agent.transcript import Transcript
-from aw_action.ai.catalog import UnknownModelError, credential_env_vars, resolve_model
+from aw_action.ai.catalog import UnknownModelError, resolve_model
 from aw_action.ai.types import Model, Provider, UserMessage
 from aw_action.exits import HarnessError, InvocationError
 from aw_action.extensions.api import HostServices
@@ -36,6 +36,7 @@ from aw_action.extensions.loader import load_all
 from aw_action.extensions.provider_setup import missing_credentials_message
 from aw_action.extensions.registry import Registry
 from aw_action.extensions.runner import ExtensionRunner
+from aw_action.harness.guards import RunGuards, guard_run
 from aw_action.run.budget_kinds import resolve_limits
 from aw_action.run.config import RunConfig
 from aw_action.run.record import PromptRecord
@@ -52,8 +53,6 @@ SYSTEM_PROMPT = (
     "Keep tool output small. When the task is done, reply with a short final summary and make no "
     "further tool call."
 )
-TOOL_VISIBLE_CREDENTIALS = frozenset({"GITHUB_TOKEN"})
-"""Credentials the agent's own ``gh`` and ``git`` use; every other model credential is withheld."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +82,7 @@ class RunContext:
         services: HostServices,
         runner: ExtensionRunner,
         session: AgentSession,
+        guards: RunGuards | None = None,
     ) -> None:
         self.config = config
         self.env = env
@@ -94,6 +94,7 @@ class RunContext:
         self.services = services
         self.runner = runner
         self.session = session
+        self.guards = guards
         self._started = False
         self._cancelled: str | None = None
         self._failed: PromptOutcome | None = None
@@ -184,6 +185,8 @@ class RunContext:
             stop, error = state.record.stop_requested or "completed", None
         state.record.finish(stop, final)
         await asyncio.to_thread(kill_all_agent_processes)  # background and setsid children included
+        if self.guards is not None:  # no agent process is left to write: restore and verify
+            self.guards.seal(state.journal)
         transcript = session.transcript
         if transcript is not None and transcript.error:
             state.journal.degrade("transcript", transcript.error, "check the output dir's free space")
@@ -201,14 +204,6 @@ def resolve(name: str) -> Model:
         return resolve_model(name)
     except UnknownModelError as exc:
         raise InvocationError(f"engine.model: {exc}") from None
-
-
-def tool_env(env: Mapping[str, str], output_dir: Path) -> dict[str, str]:
-    """The agent's environment: the run's, without the model credentials the catalog names."""
-    withheld = credential_env_vars() - TOOL_VISIBLE_CREDENTIALS
-    out = {k: v for k, v in env.items() if k not in withheld}
-    out["AW_OUTPUT_DIR"] = str(output_dir)
-    return out
 
 
 async def assemble(
@@ -246,8 +241,13 @@ async def assemble(
     )
     runner = ExtensionRunner(services)
     runner_box.append(runner)
+    guards = guard_run(  # before any extension or tool: its warnings go out through the runner
+        config, env=env, workspace=workspace, output_dir=output_dir, record=state.record, journal=state.journal
+    )
+    services.records = guards.ledger
     state.record.extensions_loaded = await load_all(services)
     provider = provider_for(model, registry)
+    guards.wipe(redactor.secrets)  # the SDK clients hold their keys now; tools start later
     transcript_path = output_dir / TRANSCRIPT_FILE
     session_id = str(uuid.uuid4())
     session = AgentSession(
@@ -258,10 +258,20 @@ async def assemble(
         system_prompt=config.harness.system_prompt or SYSTEM_PROMPT.format(cwd=workspace),
         hooks=runner,
         tool_context=ToolContext(
-            cwd=workspace, output_dir=output_dir, env=tool_env(env, output_dir), scrub=redactor.text
+            cwd=workspace,
+            output_dir=output_dir,
+            env=guards.tool_env(env, redactor.secrets, output_dir),
+            scrub=redactor.text,
+            identity=guards.identity,
+            records=guards.ledger,
         ),
         transcript=Transcript(
-            transcript_path, session_id=session_id, cwd=str(workspace), model=model.ref, scrub=redactor.obj
+            transcript_path,
+            session_id=session_id,
+            cwd=str(workspace),
+            model=model.ref,
+            scrub=redactor.obj,
+            records=guards.ledger,
         ),
     )
     state.record.add_file(transcript_path)
@@ -277,6 +287,7 @@ async def assemble(
         services=services,
         runner=runner,
         session=session,
+        guards=guards,
     )
 
 

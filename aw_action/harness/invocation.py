@@ -21,7 +21,7 @@ from aw_action.harness.output_schema import configured_schema, enforce_output_sc
 from aw_action.harness.run_files import start_afresh
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import apply_overrides, assemble_prompt, load_config, load_prompt, resolve_imports
-from aw_action.run.provenance import record_inputs
+from aw_action.run.provenance import record_appendix, record_inputs
 from aw_action.run.redact import Redactor, run_redactor
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
@@ -61,6 +61,9 @@ class Harness:
         self._cancel_reason: str | None = None
         self.on_config: Callable[[RunConfig], None] | None = None
         """Called once config.json is loaded (the supervisor arms the run's deadline)."""
+        self.appendix: tuple[str, str] | None = None
+        """``(source, text)`` added after the prompt in the first message (the action's fenced
+        event context)."""
 
     def cancel(self, reason: str = "cancelled") -> None:
         """Stop the run as soon as possible; the outcome is ``reason`` (exit 1)."""
@@ -91,6 +94,8 @@ class Harness:
             model_name = resolve(config.engine.model).ref
             state = self.state = RunState.for_model(model_name)
             record_inputs(state, imports, prompt)
+            if self.appendix is not None:
+                record_appendix(state, *self.appendix)
             context = self.context = await assemble(
                 config,
                 env=self.env,
@@ -107,7 +112,10 @@ class Harness:
             return RunResult.invocation_error(exc, model_name, self.state)
         if self._cancel_reason:
             context.cancel(self._cancel_reason)
-        await context.prompt(with_instructions(assemble_prompt(imports, prompt), schema))
+        first = assemble_prompt(imports, prompt)
+        if self.appendix is not None:
+            first = f"{first}\n\n{self.appendix[1]}"
+        await context.prompt(with_instructions(first, schema))
         if schema is not None:
             await enforce_output_schema(context, schema)
         return await context.finish()

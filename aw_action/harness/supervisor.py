@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TextIO
 
 from aw_action.harness.invocation import Harness
 from aw_action.run.cancel import CancelClock, StopSignals, settle
@@ -27,6 +28,7 @@ from aw_action.run.config import RunConfig
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.run.time_budget import TimeBudget, run_start
+from aw_action.security.stdout_guard import reserved_stdout
 from aw_action.sinks.summary import append_step_summary, render_run_summary
 from aw_action.tools.processes import kill_all_agent_processes
 
@@ -77,6 +79,10 @@ def stuck_result(harness: Harness, reason: str) -> RunResult:
     what = "the deadline" if reason == "timeout" else "the cancel"
     result = RunResult.ended(reason, model, state, f"the run did not stop in time after {what}")
     if state is not None:
+        context = harness.context
+        if context is not None and context.guards is not None:
+            with contextlib.suppress(Exception):
+                context.guards.seal(state.journal)
         state.record.finish(reason, "")
         result.files = [str(p) for p in state.record.files]
         with contextlib.suppress(Exception):
@@ -102,10 +108,12 @@ def exit_soon(code: int, within_s: float = EXIT_GRACE_S) -> None:
 
 
 class ResultPrinter:
-    """Prints the result object on stdout once: from the run, or from the watchdog's last words."""
+    """Prints the result object on stdout once: from the run, or from the watchdog's last words.
+    ``stream`` is the reserved handle on the real stdout (``stdout_guard``), else ``sys.stdout``."""
 
-    def __init__(self, harness: Harness) -> None:
+    def __init__(self, harness: Harness, stream: TextIO | None = None) -> None:
         self.harness = harness
+        self.stream = stream
         self._lock = threading.Lock()
         self.printed = False
 
@@ -115,8 +123,9 @@ class ResultPrinter:
                 return
             self.printed = True
             payload = self.harness.redactor.obj(result.to_json())
-            sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
-            sys.stdout.flush()
+            stream = self.stream or sys.stdout
+            stream.write(json.dumps(payload, ensure_ascii=False) + "\n")
+            stream.flush()
 
 
 def stop_signals() -> StopSignals:
@@ -128,17 +137,20 @@ def stop_signals() -> StopSignals:
 
 def run_and_print(harness: Harness, stops: StopSignals, *, guard_exit: bool = False) -> int:
     """Run ``harness`` under ``stops``, print its one result object, return the exit code.
+    stdout is reserved for that object (``stdout_guard``): anything else printed meanwhile (an
+    extension's ``print``, a child's output) goes to stderr, redacted.
     ``guard_exit`` (a process entry point): once the result is printed the process ends within
     ``EXIT_GRACE_S`` seconds, even if a thread or task left behind by something stuck would keep
     it alive."""
-    printer = ResultPrinter(harness)
-    stops.last_words = lambda: printer.print(stuck_result(harness, stops.reason))
+    with reserved_stdout(lambda line: harness.redactor.text(line)) as stdout:
+        printer = ResultPrinter(harness, stdout)
+        stops.last_words = lambda: printer.print(stuck_result(harness, stops.reason))
 
-    async def run() -> int:
-        result = await supervise(harness, stops, WIND_DOWN_S)
-        printer.print(result)
-        if guard_exit:
-            exit_soon(result.exit_code)
-        return result.exit_code
+        async def run() -> int:
+            result = await supervise(harness, stops, WIND_DOWN_S)
+            printer.print(result)
+            if guard_exit:
+                exit_soon(result.exit_code)
+            return result.exit_code
 
-    return asyncio.run(run())
+        return asyncio.run(run())

@@ -30,3 +30,10 @@ def _record(source: str, tokens: int, cumulative: int, path: str | None = None) 
         record["path"] = path
     record.update(tokens=tokens, cumulative_tokens=cumulative, role="user")
     return record
+
+
+def record_appendix(state: RunState, source: str, text: str) -> None:
+    """A context entry added after the prompt (the fenced event context)."""
+    tokens = estimate_tokens(text)
+    cumulative = state.record.provenance[-1]["cumulative_tokens"] if state.record.provenance else 0
+    state.record.provenance.append(_record(source, tokens, cumulative + tokens))

@@ -64,6 +64,9 @@ class RunRecord:
     """Markdown sections (each with its ``###`` heading) that built-ins add to the step summary."""
     structured_output: StructuredOutput | None = None
     """Set when the run has an ``output-schema``."""
+    security_notes: list[str] = field(default_factory=list)
+    """What the agent could reach that a reader must know (GitHub access granted, tools left
+    unprotected); the step summary shows them (``harness/guards.py`` writes them)."""
 
     @property
     def elapsed_ms(self) -> int:

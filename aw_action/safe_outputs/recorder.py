@@ -96,5 +96,10 @@ class Recorder:
             )
         except PatchError as exc:
             raise RequestError(f"create_pull_request: {exc}") from None
+        except PermissionError as exc:  # the output dir is the harness's (tools as another user)
+            raise RequestError(
+                f"create_pull_request: cannot write the patch ({exc.strerror}): the output dir is read-only for "
+                "this user; use the create_pull_request tool instead"
+            ) from None
         record.update(branch=branch, patch_path=name, base_commit=patch.base_commit)
         return {"branch": branch, "patch": {"path": name, "bytes": patch.size, "files": patch.files}}

@@ -6,9 +6,11 @@ written to ``GITHUB_ENV`` would run the agent's script in every later ``run:`` s
 steps' secrets. Ownership cannot fix it (the runner must still create and delete files in that
 folder), so the harness restores the files instead, once the agent can no longer write:
 
-1. ``become_subreaper()`` early: processes the tools daemonise (``setsid``, double fork) are
-   re-parented to the harness instead of escaping to PID 1;
-2. at the end of the session, ``kill_descendants()`` SIGKILLs every remaining descendant;
+1. the harness is a child subreaper from the start (``tools/processes.enable_subreaper``):
+   processes the tools daemonise (``setsid``, double fork) are re-parented to the harness
+   instead of escaping to PID 1;
+2. at the end of the session ``tools/processes.kill_all_agent_processes()`` SIGKILLs every
+   remaining descendant (the harness does it before sealing the run: ``harness/guards.py``);
 3. then ``FileCommandGuard.restore()`` puts ``GITHUB_ENV``, ``GITHUB_PATH``, ``GITHUB_STATE``,
    ``GITHUB_OUTPUT`` and ``GITHUB_STEP_SUMMARY`` back to what they held when ``snapshot`` was
    taken (before any tool ran) and names those that were changed (a degraded run);
@@ -18,74 +20,37 @@ folder), so the harness restores the files instead, once the agent can no longer
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
-import signal
-import sys
-import time
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 FILE_COMMANDS = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
-PR_SET_CHILD_SUBREAPER = 36
-
-
-def become_subreaper() -> bool:
-    """Make orphaned descendants re-parent to this process (Linux >= 3.4); False elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return False
-    libc = ctypes.CDLL(None, use_errno=True)
-    return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
-
-
-def _parents() -> dict[int, int]:
-    out: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
-                stat = fh.read()
-            out[int(entry)] = int(stat[stat.rindex(")") + 2 :].split()[1])
-    return out
-
-
-def descendants(pid: int | None = None) -> set[int]:
-    """Every live descendant of ``pid`` (default: this process)."""
-    root = os.getpid() if pid is None else pid
-    parents = _parents()
-    found: set[int] = set()
-    frontier = {root}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier and child not in found}
-        found |= frontier
-    return found
-
-
-def kill_descendants(rounds: int = 5, pause_s: float = 0.05) -> int:
-    """SIGKILL every descendant, repeatedly (a dying shell may have forked once more), and reap
-    the zombies re-parented to us. Returns how many processes were signalled."""
-    signalled = 0
-    for _ in range(rounds):
-        alive = descendants()
-        if not alive:
-            break
-        for pid in alive:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-                signalled += 1
-        time.sleep(pause_s)
-        with contextlib.suppress(ChildProcessError):
-            while os.waitpid(-1, os.WNOHANG)[0] > 0:
-                pass
-    return signalled
 
 
 @dataclass(frozen=True)
 class _Snapshot:
     path: Path
-    content: bytes
+    content: bytes | None
+    """``None``: there was no file."""
+
+
+def _read(path: Path) -> bytes | None:
+    """The file's bytes; ``None`` when there is no regular file there (a symlink is not one)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
+
+
+def _present(path: Path) -> bool:
+    return os.path.lexists(path)
 
 
 class FileCommandGuard:
@@ -101,32 +66,33 @@ class FileCommandGuard:
             if not value:
                 continue
             path = Path(value)
-            try:
-                content = path.read_bytes()
-            except FileNotFoundError:
-                content = b""
-            except OSError:
-                continue
+            content = _read(path)
+            if content is None and _present(path):
+                continue  # not a regular file even now: not ours to judge
             snaps[name] = _Snapshot(path, content)
         return cls(snaps)
 
     def restore(self) -> list[str]:
-        """Put every file back as snapshotted; returns the names of those that had changed."""
+        """Put every file back as snapshotted (a file that did not exist is removed again);
+        returns the names of those that had changed. Never raises: a file that cannot be put
+        back is still named."""
         changed: list[str] = []
         for name, snap in self._snapshots.items():
-            try:
-                if snap.path.is_symlink() or not snap.path.is_file():
-                    raise FileNotFoundError
-                current = snap.path.read_bytes()
-            except OSError:
-                current = None
-            if current == snap.content:
+            current = _read(snap.path)
+            if current == snap.content and (current is not None or not _present(snap.path)):
                 continue
             changed.append(name)
-            with contextlib.suppress(FileNotFoundError):
-                if snap.path.is_symlink() or not snap.path.is_file():
-                    snap.path.unlink()
-            fd = os.open(snap.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(snap.content)
+            with contextlib.suppress(OSError):
+                self._put_back(snap, current)
         return changed
+
+    @staticmethod
+    def _put_back(snap: _Snapshot, current: bytes | None) -> None:
+        if current is None and _present(snap.path):
+            snap.path.unlink()  # a symlink or another planted entry; a directory raises (named anyway)
+        if snap.content is None:
+            snap.path.unlink(missing_ok=True)
+            return
+        fd = os.open(snap.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(snap.content)

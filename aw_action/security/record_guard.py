@@ -14,7 +14,9 @@ Two layers:
   ``modified``, and the directory ``replaced`` (renamed away and recreated, possible when its
   parent is writable by the agent, e.g. ``$RUNNER_TEMP``). The caller reports a non-empty list
   as a degraded run. Appending is detected exactly: the file's first N bytes must hash to what
-  was written.
+  was written. Writers see the ledger through ``RecordWrites`` (``wrote`` after each successful
+  write; ``adopt`` for a file whose whole current content is the harness's, such as a
+  transcript appended to across runs or a tool's output log rewritten through the redactor).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 DIR_MODE = 0o755
 FILE_MODE = 0o644
@@ -69,6 +72,14 @@ def protect_output_dir(path: Path) -> str:
     return f"{path} owned by uid {uid}, mode {DIR_MODE:o}: only the harness's user can change it"
 
 
+class RecordWrites(Protocol):
+    """What a record writer reports to the ledger (the ledger itself, or nothing in tests)."""
+
+    def wrote(self, path: Path, data: bytes) -> None: ...
+
+    def adopt(self, path: Path) -> None: ...
+
+
 class RecordLedger:
     """Running hashes of what the harness wrote into its record files."""
 
@@ -98,6 +109,26 @@ class RecordLedger:
         entry = self._files[Path(path)] = _Written(inode=self._identity(Path(path)))
         entry.digest.update(data_kept)
         entry.size = len(data_kept)
+
+    def adopt(self, path: Path) -> None:
+        """Take the file's current content as what the harness wrote (call it when the harness
+        alone could have written it: before any tool runs, or into a protected output dir).
+        A file that cannot be read as a regular file is dropped from the ledger."""
+        path = Path(path)
+        entry = _Written(inode=self._identity(path))
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            self._files.pop(path, None)
+            return
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                self._files.pop(path, None)
+                return
+            while chunk := fh.read(1 << 20):
+                entry.digest.update(chunk)
+                entry.size += len(chunk)
+        self._files[path] = entry
 
     @property
     def files(self) -> list[Path]:

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from aw_action.run.redact import Redactor
+from aw_action.security.record_guard import RecordWrites
 from aw_action.sinks.files import JsonlFile
 
 FILE_NAME = "agent-session.jsonl"
@@ -250,9 +251,9 @@ class AgentSessionWriter:
     ``write`` raises ``ValueError`` for a non-canonical event (a bug here, never written) and
     ``OSError`` when the disk does; the caller decides what a failed record costs."""
 
-    def __init__(self, output_dir: Path, redactor: Redactor) -> None:
+    def __init__(self, output_dir: Path, redactor: Redactor, records: RecordWrites | None = None) -> None:
         self.path = output_dir / FILE_NAME
-        self._file = JsonlFile(self.path, redactor)
+        self._file = JsonlFile(self.path, redactor, records)
 
     def write(self, record: dict[str, Any]) -> None:
         problems = validate_record(record)

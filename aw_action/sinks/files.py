@@ -7,6 +7,8 @@ part-way (disk full, file size limit) is cut back to the last whole line before 
 propagates. Errors propagate (``OSError``, ``TypeError``, ``ValueError``): the caller
 (observability) turns them into a warning and a degraded notice. The file is created (truncated)
 on the first write; a write after ``close`` raises ``ValueError`` rather than starting it over.
+Each complete line is reported to ``records`` (the run's ``RecordLedger``) once it is on disk; a
+cut-back restores the file to exactly what was reported.
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from aw_action.run.redact import Redactor
+from aw_action.security.record_guard import RecordWrites
 
 
 class JsonlFile:
-    def __init__(self, path: Path, redactor: Redactor) -> None:
+    def __init__(self, path: Path, redactor: Redactor, records: RecordWrites | None = None) -> None:
         self.path = path
         self._redactor = redactor
+        self._records = records
         self._fd: int | None = None
         self._size = 0
         self.closed = False
@@ -47,6 +51,8 @@ class JsonlFile:
             raise
         self._size += len(data)
         self.lines += 1
+        if self._records is not None:
+            self._records.wrote(self.path, data)
 
     def close(self) -> None:
         self.closed = True

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from aw_action.run.redact import Redactor
+from aw_action.security.record_guard import RecordWrites
 from aw_action.sinks.files import JsonlFile
 
 FILE_NAME = "context-provenance.jsonl"
@@ -30,8 +31,8 @@ def provenance_record(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 class ProvenanceFile:
-    def __init__(self, output_dir: Path, redactor: Redactor) -> None:
-        self.file = JsonlFile(output_dir / FILE_NAME, redactor)
+    def __init__(self, output_dir: Path, redactor: Redactor, records: RecordWrites | None = None) -> None:
+        self.file = JsonlFile(output_dir / FILE_NAME, redactor, records)
 
     @property
     def path(self) -> Path:

@@ -194,6 +194,8 @@ def render_run_summary(
         parts.append(_budget_exhausted(state, limits))
     if state.journal.degraded:
         parts.append(_degraded(state))
+    if state.record.security_notes:
+        parts.append(md.alert("note", ["**Agent access:**", *(f"- {n}" for n in state.record.security_notes)]))
     parts += [
         "### Token Consumption",
         _turn_table(state, max_rows),

@@ -15,6 +15,7 @@ from typing import Any
 
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.redact import Redactor
+from aw_action.security.record_guard import RecordWrites
 from aw_action.sinks.files import JsonlFile
 
 FILE_NAME = "token-usage.jsonl"
@@ -61,8 +62,8 @@ def usage_row(record: RequestRecord, http_status: int | None, api: str = "") -> 
 
 
 class TokenUsageFile:
-    def __init__(self, output_dir: Path, redactor: Redactor) -> None:
-        self.file = JsonlFile(output_dir / FILE_NAME, redactor)
+    def __init__(self, output_dir: Path, redactor: Redactor, records: RecordWrites | None = None) -> None:
+        self.file = JsonlFile(output_dir / FILE_NAME, redactor, records)
 
     @property
     def path(self) -> Path:

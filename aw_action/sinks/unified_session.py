@@ -16,6 +16,7 @@ from typing import Any
 
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.redact import Redactor
+from aw_action.security.record_guard import RecordWrites
 from aw_action.sinks.files import JsonlFile
 from aw_action.timestamps import utc_iso, utc_now
 
@@ -59,8 +60,8 @@ def usage_report(record: RequestRecord, http_status: int | None, total_aic: floa
 
 
 class UnifiedSession:
-    def __init__(self, output_dir: Path, redactor: Redactor) -> None:
-        self.file = JsonlFile(output_dir / FILE_NAME, redactor)
+    def __init__(self, output_dir: Path, redactor: Redactor, records: RecordWrites | None = None) -> None:
+        self.file = JsonlFile(output_dir / FILE_NAME, redactor, records)
         self._indexes: dict[tuple[str, str, str], int] = {}
 
     @property

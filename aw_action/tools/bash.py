@@ -223,6 +223,8 @@ class _Run:
                 except OSError:  # could not rewrite it (disk full): an unscrubbed log must not stay
                     self.output.path.unlink(missing_ok=True)
                     self.output.path.with_suffix(".scrub").unlink(missing_ok=True)
+        if self.ctx.records is not None and self.output.path is not None and self.output.path.exists():
+            self.ctx.records.adopt(self.output.path)
         code = proc.returncode
         if outcome == "aborted":
             raise ToolError(_join(text, "Command aborted"))

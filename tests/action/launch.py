@@ -21,7 +21,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from tests.github.runner_sim import RunnerLog, parse_file_command, simulate
+from tests.github.runner_sim import Command, RunnerLog, parse_file_command, simulate
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE_GITHUB_TOKEN = "ghs_FakeJobToken0123456789abcdef"
@@ -110,6 +110,13 @@ class ActionRun:
     @property
     def runner(self) -> RunnerLog:
         return simulate(self.stdout + "\n" + self.stderr)
+
+    @property
+    def warnings(self) -> list[Command]:
+        """The ``::warning::`` commands, without the one saying tools are not isolated from the
+        harness (every run as root with a root-owned workspace and no ``aw-agent`` user: the
+        test machine's case; tests/security covers it)."""
+        return [w for w in self.runner.named("warning") if "check=tool-isolation" not in w.data]
 
     @property
     def result(self) -> dict[str, Any]:

@@ -91,8 +91,7 @@ def test_no_runtime_token_skips_with_a_warning(tmp_path: Path) -> None:
     script = write_script(ws, [{"text": "done"}])
     run = run_action(tmp_path, {"prompt": "x", "model": "faux/scripted"}, {"AW_FAUX_SCRIPT": str(script)})
     assert run.returncode == 0
-    warnings = run.runner.named("warning")
-    assert [w.data for w in warnings] == ["skipped: ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL is not set"]
+    assert [w.data for w in run.warnings] == ["skipped: ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL is not set"]
 
 
 def test_upload_disabled_sends_nothing(tmp_path: Path) -> None:
@@ -100,7 +99,7 @@ def test_upload_disabled_sends_nothing(tmp_path: Path) -> None:
         run = _run(tmp_path, server, [{"text": "done"}], **{"upload-artifacts": "false"})
     assert run.returncode == 0
     assert server.calls == []
-    assert run.runner.named("warning") == []
+    assert run.warnings == []
 
 
 PRINTING_EXTENSION = """
@@ -126,13 +125,16 @@ def receiver() -> Iterator[Receiver]:
 
 def test_planted_secrets_reach_no_byte_the_action_produces(tmp_path: Path, receiver: Receiver) -> None:
     """A secret in every credential input, in otlp-headers and on the step's env:. The agent's
-    shell has GITHUB_TOKEN and writes it into the output folder and the safe outputs; an
+    shell has GITHUB_TOKEN (the config grants GitHub access; tools run as root here: the
+    workspace is root's) and writes it into the output folder and the safe outputs; an
     extension prints the step-env one. The log, outputs, summary, record files, spans and
     artifact zip hold none of them (binary bytes around a secret survive in the zip)."""
     safe_outputs = tmp_path / "runner_temp" / "gh-aw" / "safeoutputs" / "outputs.jsonl"
     safe_outputs.parent.mkdir(parents=True)
     (tmp_path / "workspace").mkdir()
     (tmp_path / "workspace" / "printer.py").write_text(PRINTING_EXTENSION)
+    grant = {"engine": {"model": "faux/scripted"}, "tools": {"github": {"toolsets": ["repos"]}}}
+    (tmp_path / "workspace" / "config.json").write_text(json.dumps(grant))
     command = (
         'echo "$GITHUB_TOKEN" > "$AW_OUTPUT_DIR/leak.txt"; '
         'printf "\\000\\377%s" "$GITHUB_TOKEN" > "$AW_OUTPUT_DIR/blob.bin"; '
@@ -144,6 +146,7 @@ def test_planted_secrets_reach_no_byte_the_action_produces(tmp_path: Path, recei
         "otlp-endpoint": receiver.url,
         "otlp-headers": f"Authorization=Bearer%20{OTLP_TOKEN}",
         "extensions": "./printer.py",
+        "config": "config.json",
     }
     env = {"GH_AW_SAFE_OUTPUTS": str(safe_outputs), "MY_SERVICE_TOKEN": STEP_ENV_SECRET}
     with ArtifactServer(TOKEN) as server:

@@ -97,6 +97,22 @@ def test_final_stage_sets_no_user_and_no_workdir_and_base_images_are_pinned() ->
         assert tool in shlex.split(runs), tool
 
 
+def test_the_image_names_the_tools_user_keeps_the_workspace_off_sys_path_and_has_no_sudo() -> None:
+    """docs/security.md: tools run as ``aw-agent`` when the workspace is root's; ``python -m`` in
+    the workspace must not import from it."""
+    from aw_action.security.identity import AGENT_USER
+
+    final = DOCKERFILE.split("\nFROM ")[-1]
+    useradd = re.search(r"useradd ([^&\n]*?)(?:\s*\\?\n|$)", final)
+    assert useradd, "the final stage creates the tools' user"
+    words = shlex.split(useradd.group(1))
+    assert words[-1] == AGENT_USER and "--system" in words and "--no-log-init" in words
+    assert words[words.index("--home-dir") + 1] == f"/home/{AGENT_USER}" and "--create-home" in words
+    envs = " ".join(args for word, args in _instructions() if word == "ENV")
+    assert "PYTHONSAFEPATH=1" in envs.split()
+    assert "sudo" not in shlex.split(" ".join(args for word, args in _instructions() if word == "RUN"))
+
+
 def test_image_installs_from_the_hash_locked_requirements() -> None:
     runs = [args for word, args in _instructions() if word == "RUN"]
     installs = [part for run in runs for part in run.split("&&") if "pip install " in part]

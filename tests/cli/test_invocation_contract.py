@@ -201,7 +201,8 @@ def test_long_command_output_saved_in_output_dir_is_redacted(tmp_path: Path) -> 
     secret = "ghp_plantedTOKENvalue0123456789abcdef"
     command = 'for i in $(seq 1 3000); do echo "line $i $GITHUB_TOKEN"; done'
     script = [{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "ok"}]
-    c, p = write_run_files(tmp_path, cfg(), script=script)
+    config = {**cfg(), "tools": {"github": {"toolsets": ["repos"]}}}  # grants the tools GITHUB_TOKEN
+    c, p = write_run_files(tmp_path, config, script=script)
     run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path, GITHUB_TOKEN=secret))
     assert run.returncode == 0, run.stderr
     logs = list(run.output_dir.glob("bash-*.log"))
@@ -243,3 +244,38 @@ def test_edit_accepts_the_legacy_argument_shapes_through_its_shim(tmp_path: Path
     run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path))
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "ws" / "f.txt").read_text() == "ALPHA\nBETA\n"
+
+
+PRINTING_EXTENSION = """
+import os, subprocess, sys
+
+def setup(api):
+    print("setup sees", api.env["MY_SERVICE_TOKEN"])
+
+    def on_turn(event, ctx):
+        sys.stdout.write("turn ended " + api.env["MY_SERVICE_TOKEN"] + "\\n")
+        os.write(1, b"raw write\\n")
+        subprocess.run(["sh", "-c", "echo child says $MY_SERVICE_TOKEN"], check=True)
+
+    api.on("turn_end", on_turn)
+"""
+
+
+def test_stdout_carries_only_the_result_whatever_an_extension_prints(tmp_path: Path) -> None:
+    """spec: one JSON object on stdout. An extension's print, a raw write to fd 1 and a child's
+    output go to stderr as redacted diagnostics (security/stdout_guard); a child started without
+    an explicit environment finds the credentials wiped (process_guard.wipe_initial_environ)."""
+    secret = "step-env-secret-StdoutGuard-0123"
+    (tmp_path / "ws").mkdir(exist_ok=True)
+    (tmp_path / "ws" / "printer.py").write_text(PRINTING_EXTENSION)
+    c, p = write_run_files(tmp_path, cfg(extensions=["./printer.py"]), script=DONE)
+    run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path, MY_SERVICE_TOKEN=secret))
+    assert run.returncode == 0, run.stderr
+    assert run.result["final_message"] == "all done"
+    diagnostics = [line for line in run.stderr.splitlines() if line.startswith("aw-harness: stdout: ")]
+    assert sorted(diagnostics) == sorted(
+        f"aw-harness: stdout: {text}"
+        # the child inherits the process's environment block, whose credentials were wiped
+        for text in ("setup sees ***", "turn ended ***", "raw write", "child says")
+    )
+    assert secret not in run.stdout + run.stderr

@@ -58,9 +58,28 @@ def test_a_symlink_planted_in_place_of_a_file_is_not_followed(tmp_path: Path) ->
 
 HARNESS = r"""
 import json, os, subprocess, sys, time
-from aw_action.security.file_commands import FileCommandGuard, become_subreaper, descendants, kill_descendants
+from aw_action.security.file_commands import FileCommandGuard
+from aw_action.tools.processes import enable_subreaper, kill_all_agent_processes
+
+def descendants():
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if fields[0] != "Z":
+                parents[int(entry)] = int(fields[1])
+    found, frontier = set(), {os.getpid()}
+    while frontier:
+        frontier = {c for c, p in parents.items() if p in frontier and c not in found}
+        found |= frontier
+    return found
+
 env = json.loads(sys.argv[1]); uid = int(sys.argv[2])
-subreaper = become_subreaper()
+subreaper = enable_subreaper()
 guard = FileCommandGuard.snapshot(env)
 # the agent daemonises a writer that outlives its bash call, then exits
 loop = "sleep 0.5; while true; do echo BASH_ENV=/tmp/x >> $GITHUB_ENV; sleep 0.1; done"
@@ -69,7 +88,7 @@ kw = {"user": uid, "extra_groups": []} if uid else {}
 subprocess.run(["bash", "-c", script], env={"PATH": "/usr/bin:/bin", "GITHUB_ENV": env["GITHUB_ENV"]}, **kw)
 time.sleep(1.0)
 escaped = len(descendants())
-killed = kill_descendants()
+killed = kill_all_agent_processes()
 changed = guard.restore()
 time.sleep(0.5)
 print(json.dumps({"subreaper": subreaper, "escaped": escaped, "killed": killed, "changed": changed,
@@ -96,3 +115,20 @@ def test_daemonised_writers_are_reaped_then_the_files_restored(shared_tmp: Path,
     assert report["killed"] >= 1 and report["left"] == 0
     assert report["changed"] == ["GITHUB_ENV"]
     assert report["after"] == "", "nothing written after the restore"
+
+
+def test_a_file_that_did_not_exist_is_not_a_change_and_one_the_agent_created_goes(tmp_path: Path) -> None:
+    env = {"GITHUB_STEP_SUMMARY": str(tmp_path / "summary"), "GITHUB_ENV": str(tmp_path / "env")}
+    guard = FileCommandGuard.snapshot(env)
+    assert guard.restore() == []
+    Path(env["GITHUB_ENV"]).write_text("BASH_ENV=/tmp/x\n")
+    assert guard.restore() == ["GITHUB_ENV"]
+    assert not Path(env["GITHUB_ENV"]).exists() and not Path(env["GITHUB_STEP_SUMMARY"]).exists()
+
+
+def test_a_directory_planted_in_place_of_a_file_is_named_and_restore_does_not_raise(tmp_path: Path) -> None:
+    env = file_commands(tmp_path / "fc")
+    guard = FileCommandGuard.snapshot(env)
+    Path(env["GITHUB_PATH"]).unlink()
+    Path(env["GITHUB_PATH"]).mkdir()
+    assert guard.restore() == ["GITHUB_PATH"]

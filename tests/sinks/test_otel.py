@@ -33,7 +33,7 @@ def test_spans_names_parents_and_attributes(tmp_path: Path, receiver: Receiver) 
     prompt = "Write the PROMPT-SECRET-TEXT report."
     run = scripted_run(tmp_path, TOOL_SCRIPT, _otel_config(receiver.url), prompt=prompt, **GITHUB_ENV)
     assert run.returncode == 0, run.stderr
-    assert not run.events_named("warning")
+    assert not run.warnings
     assert {r["path"] for r in receiver.requests} == {"/v1/traces"}
     assert all(r["headers"]["authorization"] == f"Bearer {TOKEN}" for r in receiver.requests)
     assert all(r["headers"]["content-type"] == "application/x-protobuf" for r in receiver.requests)

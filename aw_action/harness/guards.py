@@ -1,0 +1,191 @@
+"""The security layer wired into a run (docs/security.md): who the tools run as, what they see,
+what they can touch, and the check at the end.
+
+- ``harden_process()``: first thing in every entry point (CLI run, action, gh-aw step): the
+  process becomes non-dumpable and the child subreaper of everything the agent starts.
+- ``guard_run(...)``: once per run, from ``context.assemble``, before any tool exists:
+  1. the tools' user (``identity.decide_tool_identity``); a root-owned workspace is handed over
+     to the image's unprivileged user;
+  2. the output dir is protected (owned by the harness, read-only for the tools) when tools run
+     as another uid; otherwise a warning says what does not hold;
+  3. GitHub access: granted only when the config writes ``tools.github``; the summary says so;
+  4. the job's file commands (``GITHUB_ENV``, ...) are snapshotted and a ``RecordLedger`` is
+     opened for the output dir.
+- ``RunGuards.tool_env(...)``: the tools' environment (no credential, unless GitHub access is
+  granted; then ``GITHUB_TOKEN``/``GH_TOKEN`` only); ``RunGuards.wipe(...)``: the credentials'
+  values wiped from the process's initial environment block (entry points only).
+- ``RunGuards.seal(journal)``: once, after every agent process is dead and before the summary
+  and outputs are written: the file commands are restored and the ledger verified; each finding
+  is a warning and makes the run degraded.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aw_action.run.config import RunConfig
+from aw_action.run.journal import Journal
+from aw_action.run.record import RunRecord
+from aw_action.safe_outputs.records import RECORDS_FILE
+from aw_action.security.file_commands import FileCommandGuard
+from aw_action.security.identity import IdentityDecision, ToolIdentity, decide_tool_identity, hand_over_workspace
+from aw_action.security.process_guard import GuardReport, make_non_dumpable, wipe_initial_environ
+from aw_action.security.record_guard import RecordLedger, Tamper, protect_output_dir
+from aw_action.security.tool_env import GithubAccess, github_access, tool_environment
+from aw_action.tools.processes import enable_subreaper
+
+_process: dict[str, GuardReport] = {}
+"""The entry point's ``harden_process`` report; empty when no entry point hardened this process
+(a test assembling runs in-process): then the initial environment is left alone."""
+ISOLATION_CHECK = "tool-isolation"
+"""The ``check`` field of the warning that says tools are not isolated from the harness."""
+RECORDS_HINT = "the run's records were changed by something other than the harness: do not trust them"
+FILE_COMMANDS_HINT = "the agent wrote the job's file commands; they were restored, review what it ran"
+
+
+def harden_process() -> GuardReport:
+    """Non-dumpable and child subreaper; idempotent. Call it before reading any input."""
+    report = _process.get("dumpable") or make_non_dumpable()
+    _process["dumpable"] = report
+    enable_subreaper()
+    return report
+
+
+def github_grant(config: RunConfig) -> GithubAccess:
+    """``tools.github`` as the config wrote it: absent means no access (the default is not a grant)."""
+    if "github" not in config.tools.model_fields_set:
+        return github_access(None)
+    return github_access(config.tools.github.model_dump(by_alias=True))
+
+
+@dataclass
+class RunGuards:
+    decision: IdentityDecision
+    github: GithubAccess
+    ledger: RecordLedger
+    file_commands: FileCommandGuard
+    sealed: bool = field(default=False, init=False)
+
+    @property
+    def identity(self) -> ToolIdentity | None:
+        return self.decision.identity
+
+    def tool_env(self, env: Mapping[str, str], secrets: Iterable[str], output_dir: Path) -> dict[str, str]:
+        """The tools' environment: never empty (an empty one would mean "inherit the harness's")."""
+        out = tool_environment(env, github=self.github, secrets=secrets)
+        out = self.identity.environment(out) if self.identity is not None else out
+        out["AW_OUTPUT_DIR"] = str(output_dir)
+        return out
+
+    def wipe(self, secrets: Iterable[str]) -> GuardReport | None:
+        """Wipe from the initial environment block every variable the tools may not see (the
+        GitHub token included: tools that are granted it get it through their own environment).
+        Only in a process an entry point hardened; ``None`` otherwise."""
+        if not _process:
+            return None
+        kept = tool_environment(os.environ, github=github_access(None), secrets=secrets)
+        return wipe_initial_environ(name for name in os.environ if name not in kept)
+
+    def seal(self, journal: Journal) -> None:
+        """Restore the file commands and verify the records; once. Call it when no agent process
+        is left (after ``kill_all_agent_processes``) and before the summary and outputs."""
+        if self.sealed:
+            return
+        self.sealed = True
+        try:
+            self._seal(journal)
+        except Exception as exc:  # a check that fails must not lose the run's result
+            journal.warn(f"could not check the run's records and file commands: {type(exc).__name__}: {exc}")
+            journal.degrade("records", f"not checked: {exc}", RECORDS_HINT)
+
+    def _seal(self, journal: Journal) -> None:
+        changed = self.file_commands.restore()
+        if changed:
+            detail = f"the agent changed {', '.join(changed)}; restored to what they held before the run"
+            journal.warn(f"file commands: {detail}")
+            journal.degrade("file-commands", detail, FILE_COMMANDS_HINT)
+        tampered = self.ledger.verify()
+        if tampered:
+            detail = "; ".join(_named(t, self.ledger.directory) for t in tampered)
+            journal.warn(f"records tampered with: {detail}")
+            journal.degrade("records", f"tampered with: {detail}", RECORDS_HINT)
+
+
+def guard_run(
+    config: RunConfig, *, env: Mapping[str, str], workspace: Path, output_dir: Path, record: RunRecord, journal: Journal
+) -> RunGuards:
+    """Decide and apply the run's guards (see the module docstring); ``output_dir`` exists."""
+    report = _process.get("dumpable")
+    if report is not None and not report.applied:
+        journal.warn(f"the harness stays dumpable: {report.detail}")
+    decision = _reachable(decide_tool_identity(workspace, env_home=env.get("HOME")), workspace)
+    if decision.hand_over_workspace and decision.identity is not None:
+        hand_over_workspace(workspace, decision.identity)
+    contains_workspace = workspace.resolve().is_relative_to(output_dir.resolve())
+    if decision.protected and contains_workspace:
+        journal.warn(f"the output dir {output_dir} holds the workspace: not protected (choose another output-dir)")
+        record.security_notes.append("Unprotected records: the output dir holds the workspace.")
+    elif decision.protected:
+        protect_output_dir(output_dir)
+        if config.safe_outputs and decision.identity is not None:
+            _agent_records_file(output_dir / RECORDS_FILE, decision.identity)
+    else:
+        journal.warn(_unprotected(decision), check=ISOLATION_CHECK)
+        if os.geteuid() == 0:
+            record.security_notes.append(f"Unprotected: {decision.reason}.")
+    github = github_grant(config)
+    if github.granted:
+        record.security_notes.append(f"GitHub access granted: {github.reason}.")
+    return RunGuards(decision, github, RecordLedger(output_dir), FileCommandGuard.snapshot(env))
+
+
+def _can_traverse(path: Path, identity: ToolIdentity) -> bool:
+    """Whether ``identity`` may search every folder above ``path`` (a workspace under root's
+    0700 home is out of its reach: switching to it would leave bash without a working dir)."""
+    for parent in path.resolve().parents:
+        try:
+            st = parent.stat()
+        except OSError:
+            return False
+        bit = 0o100 if st.st_uid == identity.uid else 0o010 if st.st_gid == identity.gid else 0o001
+        if not st.st_mode & bit:
+            return False
+    return True
+
+
+def _reachable(decision: IdentityDecision, workspace: Path) -> IdentityDecision:
+    identity = decision.identity
+    if identity is None or _can_traverse(workspace, identity):
+        return decision
+    closed = "a folder above it is closed"
+    why = f"{decision.reason}; but uid {identity.uid} cannot reach {workspace} ({closed}): tools run as root"
+    return IdentityDecision(None, why)
+
+
+def _agent_records_file(path: Path, identity: ToolIdentity) -> None:
+    """``safe-outputs.jsonl`` holds the agent's proposals (checked when applied, never trusted):
+    the tools' user may append to it with ``aw-harness safe-output``, so it is created theirs.
+    It is not a record of the harness (not in the ledger); nothing else in the dir is theirs."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        os.fchown(fd, identity.uid, identity.gid)
+    finally:
+        os.close(fd)
+
+
+def _named(tamper: Tamper, directory: Path) -> str:
+    """``session.jsonl: appended (...)``: file names relative to the output dir."""
+    path = Path(tamper.path)
+    name = path.relative_to(directory).as_posix() if path.is_relative_to(directory) and path != directory else str(path)
+    return f"{name}: {tamper.what} ({tamper.detail})"
+
+
+def _unprotected(decision: IdentityDecision) -> str:
+    return (
+        f"tools are not isolated from the harness ({decision.reason}): the output dir stays writable for "
+        "them (tampering is detected at the end, not prevented) and whatever this user can read is within "
+        "the agent's reach (docs/security.md)"
+    )
