@@ -112,7 +112,7 @@ async def _run(
 ) -> int:
     clock = stops.clock
     stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
-    harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config)
+    harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config, readable=True)
     harness.appendix = appendix
     # Lines that bypass the harness's sinks (an extension's print) are redacted with the same
     # secrets: credentials set on the step's env:, not only those passed as inputs.
@@ -132,7 +132,7 @@ async def _run(
         log.redactor.add(*harness.redactor.secrets)  # and any an extension registered while running
         payload = log.redactor.obj(result.to_json())
         log.write(json.dumps(payload, ensure_ascii=False) + "\n")
-        _outputs(env, result_outputs(payload, _session_file(harness, plan, env)), log)
+        _outputs(env, result_outputs(payload, _session_file(harness, plan, env, result)), log)
         written.append(True)
         artifact_id = ""
         if plan.upload:
@@ -148,10 +148,11 @@ async def _run(
     return result.exit_code
 
 
-def _session_file(harness: Harness, plan: RunPlan, env: dict[str, str]) -> str:
-    """The transcript's path as a later step sees it (``paths.visible_path``)."""
+def _session_file(harness: Harness, plan: RunPlan, env: dict[str, str], result: RunResult) -> str:
+    """The transcript's path as a later step sees it (``paths.visible_path``), when this run
+    wrote one (never an earlier run's)."""
     path = harness.output_dir / TRANSCRIPT_FILE
-    return visible_path(path, env, plan.workspace) if path.is_file() else ""
+    return visible_path(path, env, plan.workspace) if str(path) in result.files and path.is_file() else ""
 
 
 def _outputs(env: dict[str, str], outputs: dict[str, str], log: WorkflowLog) -> None:

@@ -19,7 +19,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import IO, NoReturn, cast
 
 from aw_action.ai.text import one_line
 from aw_action.exits import InvocationError
@@ -27,6 +27,7 @@ from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import run_and_print, stop_signals
 from aw_action.run.result import RunResult
+from aw_action.sinks.pretty import FORMATS, PrettyStream, wants_pretty
 
 SUBCOMMANDS: dict[str, str] = {
     "audit": "aw_action.audit:main",
@@ -63,6 +64,12 @@ def run_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="aw-harness", description="Run one agent session.")
     parser.add_argument("--config", required=True, type=Path, help="compiler-generated config.json")
     parser.add_argument("--prompt", required=True, type=Path, help="compiler-generated prompt.txt")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="auto",
+        help="stderr for people (pretty) or machines (jsonl); auto: pretty on a terminal",
+    )
     return parser
 
 
@@ -76,7 +83,10 @@ def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
     harden_process()
     stops = stop_signals()
     parsed = run_parser().parse_args(args)
-    return run_and_print(Harness(parsed.config, parsed.prompt), stops, guard_exit=guard_exit)
+    pretty = wants_pretty(parsed.format, sys.stderr)
+    stream = cast(IO[str], PrettyStream(sys.stderr)) if pretty else None  # a text stream but for typeshed
+    harness = Harness(parsed.config, parsed.prompt, stderr=stream, readable=pretty)
+    return run_and_print(harness, stops, guard_exit=guard_exit)
 
 
 def entrypoint() -> NoReturn:

@@ -7,7 +7,9 @@ artifact zips (one level), as ``gh run download`` leaves them.
 
 Bounded: everything read, decompressed, counts against ``MAX_TOTAL_BYTES`` (a 3 MB zip can
 hold gigabytes of text); past it the audit stops with ``AuditInputError`` (exit 2, one line).
-Only regular files are read (a FIFO or device named like a record file is skipped).
+Only regular files are read (a FIFO or device named like a record file is skipped). Earlier
+runs' records, which a run moves into ``previous-runs/`` (``sinks/previous_run.py``), are not
+this run's: they are left out unless that folder is the one audited.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO
+
+from aw_action.sinks.previous_run import PREVIOUS_RUNS_DIR
 
 KNOWN_NAMES = frozenset({"aw_session.jsonl", "token-usage.jsonl", "context-provenance.jsonl"})
 MAX_TOTAL_BYTES = 32 * 1024 * 1024
@@ -62,7 +66,7 @@ def _read_zip(archive: Path, prefix: str, into: dict[str, str], budget: _Budget)
         with zipfile.ZipFile(archive) as zf:
             for info in zf.infolist():
                 name = PurePosixPath(info.filename).name
-                if info.is_dir() or name not in KNOWN_NAMES:
+                if info.is_dir() or name not in KNOWN_NAMES or _earlier_run(info.filename):
                     continue
                 with zf.open(info) as member:
                     into[prefix + info.filename.lstrip("/")] = budget.read(member, f"{archive}:{info.filename}")
@@ -82,7 +86,7 @@ def open_artifact(path: Path) -> Artifact:
     else:
         for file in sorted(path.rglob("*")):
             rel = file.relative_to(path).as_posix()
-            if not _regular(file):
+            if _earlier_run(rel) or not _regular(file):
                 continue
             if file.name in KNOWN_NAMES:
                 try:
@@ -93,8 +97,18 @@ def open_artifact(path: Path) -> Artifact:
             elif file.suffix == ".zip" and rel.count("/") == 0:
                 _read_zip(file, f"{file.stem}/", artifact.files, budget)
     if not artifact.files:
-        raise AuditInputError(f"{path} holds no aw_session.jsonl, token-usage.jsonl or context-provenance.jsonl")
+        earlier = (
+            f" (earlier runs' records are in {path / PREVIOUS_RUNS_DIR})" if (path / PREVIOUS_RUNS_DIR).is_dir() else ""
+        )
+        raise AuditInputError(
+            f"{path} holds no aw_session.jsonl, token-usage.jsonl or context-provenance.jsonl{earlier}"
+        )
     return artifact
+
+
+def _earlier_run(rel: str) -> bool:
+    """A file under a ``previous-runs/`` folder inside what is audited."""
+    return PREVIOUS_RUNS_DIR in PurePosixPath(rel).parts[:-1]
 
 
 def _regular(file: Path) -> bool:

@@ -1,10 +1,14 @@
 """The built-in extensions, in load order (spec §7.1, §8).
 
 tools (bash, read, write, edit), provider-setup, cost-tracker, steering, repair, compaction,
-safe-outputs (the agent's record tools; none in gh-aw mode), observability. Compaction is its own
+safe-outputs (the agent's record tools; none in gh-aw mode), progress-comment (opt-in; before
+observability, so its last update precedes the run's closing records), observability, narration
+(the readable log; after observability, so its lines follow the records they explain).
+Compaction is its own
 built-in after repair: on ``turn_end`` repair's fixed history is queued first and compaction
 builds on it (``compaction.effective_history``); repair calls ``compaction.compact`` to recover
-from a context overflow. Observability comes last so that it sees every record the others post.
+from a context overflow. Observability comes after every built-in that posts records, so that
+it sees them all.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from typing import Any
 from aw_action.extensions import (
     compaction,
     cost_tracker,
+    narration,
     observability,
+    progress_comment,
     provider_setup,
     repair,
     safe_outputs,
@@ -39,5 +45,7 @@ BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
     ("repair", repair.setup),
     ("compaction", compaction.setup),
     ("safe-outputs", safe_outputs.setup),
+    ("progress-comment", progress_comment.setup),
     ("observability", observability.setup),
+    ("narration", narration.setup),
 ]

@@ -98,6 +98,7 @@ class _Inputs(BaseSettings):
     allowed_actor_roles: str | None = _input("allowed-actor-roles")
     allowed_bots: str | None = _input("allowed-bots")
     event_context: bool = _input("event-context", False)
+    progress_comment: bool | None = _input("progress-comment")
 
     @field_validator("*", mode="before")
     @classmethod
@@ -105,7 +106,7 @@ class _Inputs(BaseSettings):
         blank = value is None or (isinstance(value, str) and not value.strip())
         return cls.model_fields[str(info.field_name)].default if blank else value
 
-    @field_validator("upload_artifacts", "dry_run", "event_context", mode="before")
+    @field_validator("upload_artifacts", "dry_run", "event_context", "progress_comment", mode="before")
     @classmethod
     def _strict_bool(cls, value: Any, info: ValidationInfo) -> Any:
         """The YAML 1.2 core-schema booleans, as @actions/core ``getBooleanInput`` accepts."""

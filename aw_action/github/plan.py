@@ -55,6 +55,7 @@ _OVERRIDES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("otlp-endpoint", ("observability", "otlp", "endpoint")),
     ("otlp-headers", ("observability", "otlp", "headers")),
     ("output-schema", ("harness", "output-schema")),
+    ("progress-comment", ("harness", "progress-comment")),
 )
 """Input name -> the config.json field it overrides (kebab-case keys, as in spec §6.1)."""
 
@@ -92,6 +93,7 @@ def override_values(inputs: ActionInputs, workspace: Path, fork: ForkFiles | Non
         "otlp-endpoint": inputs.otlp_endpoint,
         "otlp-headers": parse_headers(inputs.otlp_headers) or None,
         "output-schema": _output_schema(inputs.output_schema, workspace, fork),
+        "progress-comment": inputs.progress_comment,
     }
     return {name: value for name, value in values.items() if value is not None}
 

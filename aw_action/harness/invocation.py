@@ -1,7 +1,8 @@
 """One invocation (spec §7.1): config.json + prompt.txt in, one result out.
 
-``Harness.run()`` loads config.json (and applies what the environment adds to it:
-``ghaw/environment.py``) and prompt.txt, resolves the imports, assembles the run
+``Harness.run()`` first moves an earlier run's records aside (``run_files.start_afresh``), then
+loads config.json (and applies what the environment adds to it: ``ghaw/environment.py``) and
+prompt.txt, resolves the imports, assembles the run
 (``context.assemble``), prompts it once with the imports and the prompt as one message (with an
 ``output-schema``, the answer is then checked and corrected: ``output_schema.py``), and
 finishes it. Nothing raises past ``run()``: an ``InvocationError`` becomes a result with exit
@@ -20,6 +21,7 @@ from aw_action.exits import InvocationError
 from aw_action.ghaw.environment import apply_environment
 from aw_action.harness.context import RunContext, assemble, resolve
 from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
+from aw_action.harness.run_files import start_afresh
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import apply_overrides, assemble_prompt, load_config, load_prompt, resolve_imports
 from aw_action.run.mode import gh_aw_phase
@@ -48,6 +50,7 @@ class Harness:
         *,
         stderr: IO[str] | None = None,
         config: RunConfig | None = None,
+        readable: bool = False,
     ) -> None:
         self.config_path = config_path
         self.prompt_path = prompt_path
@@ -55,7 +58,7 @@ class Harness:
         self.output_dir = output_dir_from(self.env)
         self.workspace = Path(self.env.get("GITHUB_WORKSPACE") or os.getcwd())
         self.redactor: Redactor = run_redactor(self.env)
-        self.jsonl = JsonlSink(self.redactor, stderr)
+        self.jsonl = JsonlSink(self.redactor, stderr, readable=readable)
         self._preloaded = config
         self.context: RunContext | None = None
         self.state: RunState | None = None
@@ -78,12 +81,15 @@ class Harness:
     async def run(self) -> RunResult:
         model_name = "unknown"
         try:
+            moved = start_afresh(self.output_dir, self.env)
+            if moved is not None:
+                self.jsonl.line(f"aw-harness: the earlier run's records were moved to {moved}")
             config = apply_environment(self._preloaded or load_config(self.config_path), self.env)
             model_name = config.engine.model
             if self.on_config is not None:
                 self.on_config(config)
             self.redactor = run_redactor(self.env, config.observability.otlp.headers)
-            self.jsonl = JsonlSink(self.redactor, self.jsonl.stream)
+            self.jsonl = JsonlSink(self.redactor, self.jsonl.stream, readable=self.jsonl.readable)
             schema = configured_schema(config, self.config_path.parent)
             prompt = load_prompt(self.prompt_path)
             imports = resolve_imports(config, self.config_path.parent, self._workspace_for_imports())

@@ -94,6 +94,8 @@ class HarnessSettings(_Strict):
     output_schema: dict[str, Any] | str | None = None
     """A JSON Schema the final answer must match: inline, or a file relative to config.json
     (checked when the run is assembled: ``harness/output_schema.py``)."""
+    progress_comment: bool = False
+    """Keep one comment on the triggering issue or PR up to date (``extensions/progress_comment.py``)."""
 
     @field_validator("extensions")
     @classmethod

@@ -16,9 +16,12 @@ from aw_action.timestamps import utc_iso
 
 
 class JsonlSink:
-    def __init__(self, redactor: Redactor, stream: IO[str] | None = None) -> None:
+    def __init__(self, redactor: Redactor, stream: IO[str] | None = None, *, readable: bool = False) -> None:
         self._redactor = redactor
         self._stream = stream
+        self.readable = readable
+        """People read this stream (the action's step log, the CLI's pretty mode): the readable
+        log (``extensions/narration.py``) writes its lines here too."""
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         """Called with every record written (e.g. the GitHub annotations writer)."""
 

@@ -1,0 +1,128 @@
+"""The CLI's pretty mode: stderr for people instead of JSONL.
+
+``aw-harness --format pretty`` (or ``auto``, the default, when stderr is a terminal) wraps stderr
+in ``PrettyStream``: the run's JSONL records become a few words each (a rule per turn, warnings,
+steering and budget notices, retries, the end of the run), and the records people do not need
+(message, request and tool records, which the readable log covers) are left out; every other
+line (the readable log, the per-turn line, ``aw-harness:`` diagnostics) passes unchanged.
+``--format jsonl`` (and ``auto`` when stderr is not a terminal) keeps the JSONL stream as it is.
+
+Thread-safe: the cancel watchdog may write while the run writes, so lines are assembled and
+written under a lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import threading
+from typing import Any, Literal, TextIO
+
+from aw_action.sinks.record_text import annotation_for, describe, number, parse_record
+
+Format = Literal["auto", "pretty", "jsonl"]
+FORMATS: tuple[str, ...] = ("auto", "pretty", "jsonl")
+QUIET_EVENTS = frozenset(
+    {"agent_start", "agent_end", "message_start", "message_end", "request_end", "tool_start", "tool_end", "turn_end"}
+)
+"""Records the pretty mode leaves out: the readable log and the per-turn line say it better."""
+
+
+def wants_pretty(fmt: str, stream: TextIO) -> bool:
+    """``pretty``, or ``auto`` with a terminal on ``stream``."""
+    if fmt == "pretty":
+        return True
+    if fmt != "auto":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def render(record: dict[str, Any]) -> str | None:
+    """One record as a line for people, or None to leave it out."""
+    event = str(record["event"])
+    if event in QUIET_EVENTS:
+        return None
+    if event == "session_start":
+        session = str(record.get("session_id") or "")[:8]
+        return f"aw-harness: session {session} started · model {record.get('model', '?')}"
+    if event == "turn_start":
+        return f"── Turn {record.get('turn', '?')} " + "─" * 40
+    if event == "session_end":
+        return _ending(record)
+    note = annotation_for(record)
+    if note is not None:
+        return f"{note[0]}: {note[1]}"
+    return f"aw-harness: {event}: {describe(record)}"
+
+
+def _ending(record: dict[str, Any]) -> str:
+    turns = record.get("turns", 0)
+    parts = [
+        f"{record.get('conclusion', '?')} ({record.get('stop_reason', '?')})",
+        f"{turns} turn{'s' if turns != 1 else ''}",
+        f"{_int(record.get('tokens'))} tokens ({_int(record.get('effective_tokens'))} effective)",
+    ]
+    cost = record.get("cost_usd")
+    parts.append("cost unknown" if cost is None else f"${float(cost):.4f}")
+    elapsed = record.get("elapsed_ms")
+    if isinstance(elapsed, int | float):
+        parts.append(f"{elapsed / 1000:.1f} s")
+    return "── aw-harness: " + " · ".join(parts)
+
+
+def _int(value: Any) -> str:
+    return f"{round(value):,}" if isinstance(value, int | float) else number(value)
+
+
+class PrettyStream(io.TextIOBase):
+    """A text stream that turns JSONL records into ``render``'s lines on the way to ``out``."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+        self._partial = ""
+        self._lock = threading.RLock()
+        self._last_error_line = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            self._partial += text
+            *lines, self._partial = self._partial.split("\n")
+            for line in lines:
+                self._line(line)
+        return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._out.flush()
+
+    def isatty(self) -> bool:
+        try:
+            return self._out.isatty()
+        except (AttributeError, ValueError, OSError):
+            return False
+
+    def _line(self, line: str) -> None:
+        record = parse_record(line)
+        if record is None:
+            if line.startswith("aw-harness: error: "):
+                self._last_error_line = line.removeprefix("aw-harness: error: ")
+            self._emit(line)
+            return
+        if record["event"] == "error" and record.get("message") == self._last_error_line:
+            return  # the one-line error said it already
+        text = render(record)
+        if text is not None:
+            self._emit(text)
+
+    def _emit(self, line: str) -> None:
+        try:
+            self._out.write(line + "\n")
+            self._out.flush()
+        except (OSError, ValueError):
+            pass

@@ -1,0 +1,56 @@
+"""The run's JSONL records in words: which records deserve a warning, and how one reads as a
+line. Shared by the action's step log (``github/turns.py``: annotations) and the CLI's pretty
+mode (``sinks/pretty.py``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+_NOT_DETAILS = frozenset({"event", "ts", "message"})
+
+
+def parse_record(line: str) -> dict[str, Any] | None:
+    """The JSONL record on this line, or None for any other text."""
+    if not line.startswith("{"):
+        return None
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) and isinstance(value.get("event"), str) else None
+
+
+def annotation_for(record: dict[str, Any]) -> tuple[str, str] | None:
+    """``(title, message)`` for records that deserve a warning annotation, else None."""
+    event = str(record["event"])
+    if event == "budget_exceeded":
+        what = str(record.get("budget", "budget")).replace("_", " ")
+        used, limit = record.get("used"), record.get("limit")
+        amount = f": {number(used)} of {number(limit)}" if used is not None and limit is not None else ""
+        forced = "the run was stopped" if record.get("forced_termination", True) else "the run continues"
+        return "aw-harness: budget exceeded", f"{what} budget exceeded{amount}; {forced}"
+    if event == "steering" or event.endswith("_steering"):
+        kind, threshold = record.get("type", "resource"), record.get("threshold")
+        at = f" at {threshold}%" if threshold is not None else ""
+        return "aw-harness: steering", f"{kind} steering notice{at} sent to the agent: {record.get('message') or ''}"
+    if event in ("warning", "degraded"):
+        return f"aw-harness: {event}", describe(record)
+    return None
+
+
+def number(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def describe(record: dict[str, Any]) -> str:
+    """The record's ``message``, then its scalar fields as ``key=value``."""
+    details = ", ".join(
+        f"{key}={value}"
+        for key, value in record.items()
+        if key not in _NOT_DETAILS and isinstance(value, str | int | float | bool)
+    )
+    message = str(record.get("message") or "")
+    if message and details:
+        return f"{message} ({details})"
+    return message or details or str(record["event"])

@@ -1,0 +1,237 @@
+"""The progress comment, with the real PyGithub client against a local fake of GitHub's comments
+API: one comment, created at the start, updated per turn without exceeding the rate, finished
+with the result; never any model text in it; a failing API never fails the run."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import itertools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aw_action.extensions import progress_comment
+from aw_action.extensions.github_comment import CommentTarget, comment_target, failure
+from aw_action.harness.invocation import Harness
+from aw_action.run.result import RunResult
+from aw_action.run.state import RunState
+from aw_action.sinks.progress import MAX_TURN_LINES, TurnLine, render_progress
+from tests.action.launch import run_action, write_script
+from tests.conftest import base_env, write_run_files
+from tests.servers.github_comments import TOKEN, CommentsAPI
+from tests.sinks.support import gfm
+
+SECRET_TEXT = "Zebra-Phrase-From-The-Model"
+ISSUE_COMMENT = {"action": "created", "issue": {"number": 7, "title": "bug"}, "comment": {"body": "@aw fix"}}
+
+
+def _turns(n: int, delay_s: float = 0.0) -> list[dict[str, Any]]:
+    tool = [{"name": "bash", "arguments": {"command": f"echo {SECRET_TEXT}"}}]
+    turns: list[dict[str, Any]] = [
+        {"text": f"Step {i}: {SECRET_TEXT}", "tool_calls": tool, "delay_s": delay_s} for i in range(1, n)
+    ]
+    return [*turns, {"text": f"Done. {SECRET_TEXT}", "delay_s": delay_s}]
+
+
+@pytest.fixture
+def api() -> Iterator[CommentsAPI]:
+    server = CommentsAPI()
+    yield server
+    server.close()
+
+
+def _event(tmp_path: Path, name: str = "issue_comment", payload: dict[str, Any] | None = None) -> dict[str, str]:
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(ISSUE_COMMENT if payload is None else payload))
+    return {"GITHUB_EVENT_PATH": str(path), "GITHUB_EVENT_NAME": name, "GITHUB_REPOSITORY": "octo/hello"}
+
+
+async def _run(
+    tmp_path: Path, api: CommentsAPI, turns: list[dict[str, Any]], **env: str
+) -> tuple[RunResult, list[dict[str, Any]]]:
+    config = {
+        "engine": {"model": "faux/scripted"},
+        "harness": {"progress-comment": True, "budget": {"max-effective-tokens": 50000, "max-turns": 10}},
+    }
+    config_path, prompt = write_run_files(tmp_path, config, script=turns)
+    full_env = base_env(tmp_path, GITHUB_API_URL=api.url, GITHUB_TOKEN=TOKEN, **{**_event(tmp_path), **env})
+    stderr = io.StringIO()
+    harness = Harness(config_path, prompt, full_env, stderr=stderr)
+    result = await asyncio.wait_for(harness.run(), timeout=60)
+    records = [json.loads(line) for line in stderr.getvalue().splitlines() if line.startswith("{")]
+    return result, records
+
+
+def test_the_action_keeps_one_comment_from_start_to_result(tmp_path: Path, api: CommentsAPI) -> None:
+    ws = tmp_path / "workspace"
+    ws.mkdir()
+    script = write_script(ws, _turns(3))
+    run = run_action(
+        tmp_path,
+        {
+            "model": "faux/scripted",
+            "prompt": "Do the task.",
+            "progress-comment": "true",
+            "max-effective-tokens": "50000",
+            "github-token": TOKEN,
+            "upload-artifacts": "false",
+        },
+        {"AW_FAUX_SCRIPT": str(script), "GITHUB_API_URL": api.url, **_event(tmp_path)},
+    )
+    assert run.returncode == 0, run.stdout
+    writes = api.writes()
+    assert [w.method for w in writes][:1] == ["POST"] and {w.method for w in writes[1:]} <= {"PATCH"}
+    assert writes[0].path == "/repos/octo/hello/issues/7/comments"
+    assert len(api.comments) == 1
+    body = api.comments[100]["body"]
+    assert body.startswith("<!-- aw-harness:progress -->\n**aw-harness** · `faux/scripted` · ✅ completed")
+    assert [line for line in body.splitlines() if line.startswith("- [")] == [
+        "- [x] Turn 1 · `bash`",
+        "- [x] Turn 2 · `bash`",
+        "- [x] Turn 3",
+    ]
+    assert "Effective tokens: " in body and " of 50,000 (" in body and " raw tokens · $" in body
+    assert "[Run log](https://github.com/octo/hello/actions/runs/123456)" in body
+    assert all(SECRET_TEXT not in (w.body or {}).get("body", "") for w in writes), "no model text in a comment"
+    assert "⏳ working" in writes[0].body["body"]
+    assert not run.runner.named("warning"), run.stdout
+    assert not [line for line in run.stdout.splitlines() if TOKEN in line and not line.startswith("::add-mask::")]
+
+
+async def test_updates_are_coalesced_to_at_most_one_per_interval(
+    tmp_path: Path, api: CommentsAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(progress_comment, "MIN_INTERVAL_S", 0.6)
+    result, _ = await _run(tmp_path, api, _turns(8, delay_s=0.25))
+    assert result.exit_code == 0
+    writes = api.writes()
+    gaps = [b.at - a.at for a, b in itertools.pairwise(writes[:-1])]
+    assert all(gap >= 0.6 for gap in gaps), gaps  # the final update alone may follow sooner
+    assert 2 <= len(writes) < 8 + 1, "fewer writes than turns: changes are coalesced"
+    assert any("⏳ working on turn" in w.body["body"] and "- [x] Turn 1" in w.body["body"] for w in writes[1:-1])
+    assert "✅ completed" in writes[-1].body["body"] and len(api.comments) == 1
+
+
+async def test_a_refused_comment_warns_once_degrades_and_stops_trying(tmp_path: Path, api: CommentsAPI) -> None:
+    api.fail(403, message="Resource not accessible by integration")
+    result, records = await _run(tmp_path, api, _turns(3))
+    assert result.exit_code == 0 and result.conclusion == "success"
+    warnings = [r["message"] for r in records if r["event"] == "warning"]
+    assert warnings == [
+        "progress comment on octo/hello issue #7: HTTP 403: Resource not accessible by integration; no further updates"
+    ]
+    assert "progress-comment" in result.record().degraded
+    assert len(api.writes()) == 1
+    assert records[-1]["event"] == "session_end" and records[-1]["degraded"] == ["progress-comment"]
+
+
+async def test_a_failure_that_may_pass_is_retried_at_the_next_update(
+    tmp_path: Path, api: CommentsAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(progress_comment, "MIN_INTERVAL_S", 0.2)
+    api.fail(502, message="Bad Gateway")
+    result, records = await _run(tmp_path, api, _turns(4, delay_s=0.3))
+    assert result.exit_code == 0
+    assert len([r for r in records if r["event"] == "warning"]) == 1
+    assert len(api.comments) == 1 and "✅ completed" in api.comments[100]["body"]
+
+
+async def test_a_rate_limit_is_waited_out(tmp_path: Path, api: CommentsAPI, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(progress_comment, "MIN_INTERVAL_S", 0.1)
+    api.fail(403, message="You have exceeded a secondary rate limit", **{"Retry-After": "1"})
+    result, _ = await _run(tmp_path, api, _turns(6, delay_s=0.3))
+    assert result.exit_code == 0
+    writes = api.writes()
+    assert writes[1].at - writes[0].at >= 0.95, "no request while GitHub says to wait"
+    assert "✅ completed" in api.comments[100]["body"]
+
+
+async def test_a_hung_api_holds_neither_the_run_nor_its_end(
+    tmp_path: Path, api: CommentsAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(progress_comment, "FINAL_WAIT_S", 0.5)
+    api.hold()
+    result, records = await _run(tmp_path, api, _turns(2))
+    assert not api.release.is_set(), "the run ended while the API still held the request"
+    assert result.exit_code == 0 and records[-1]["event"] == "session_end"
+    assert len(api.calls) == 1, "no second request while the first (a create) may still land"
+    api.release.set()
+
+
+async def test_an_event_without_an_issue_or_pull_request_gets_a_warning_and_no_request(
+    tmp_path: Path, api: CommentsAPI
+) -> None:
+    (tmp_path / "push.json").write_text(json.dumps({"ref": "refs/heads/main"}))
+    result, records = await _run(
+        tmp_path, api, _turns(2), GITHUB_EVENT_NAME="push", GITHUB_EVENT_PATH=str(tmp_path / "push.json")
+    )
+    assert result.exit_code == 0 and api.calls == []
+    assert [r["message"] for r in records if r["event"] == "warning"] == [
+        "progress-comment is on, but the push event has no issue or pull request to comment on: no progress comment"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "payload", "expected"),
+    [
+        ("issues", {"issue": {"number": 3}}, CommentTarget("octo/hello", 3, "issue")),
+        ("issue_comment", {"issue": {"number": 4, "pull_request": {}}}, CommentTarget("octo/hello", 4, "pull request")),
+        ("pull_request_target", {"pull_request": {"number": 5}}, CommentTarget("octo/hello", 5, "pull request")),
+        ("pull_request_review", {"pull_request": {"number": 6}}, CommentTarget("octo/hello", 6, "pull request")),
+        ("workflow_dispatch", {"inputs": {}}, "the workflow_dispatch event has no issue or pull request to comment on"),
+        ("issues", {"issue": {"number": "7"}}, "the issues event has no issue or pull request to comment on"),
+    ],
+)  # fmt: skip
+def test_the_target_comes_from_the_event(tmp_path: Path, name: str, payload: dict[str, Any], expected: Any) -> None:
+    assert comment_target(_event(tmp_path, name, payload)) == expected
+
+
+def test_an_unreadable_event_has_no_target(tmp_path: Path) -> None:
+    env = _event(tmp_path)
+    Path(env["GITHUB_EVENT_PATH"]).write_text("{not json")
+    assert isinstance(comment_target(env), str)
+    assert isinstance(comment_target({"GITHUB_REPOSITORY": "octo/hello"}), str)
+
+
+def test_failures_are_told_apart() -> None:
+    from github import GithubException
+
+    assert failure(GithubException(404, {"message": "Not Found"}, {})).permanent
+    limited = failure(GithubException(403, {"message": "rate"}, {"x-ratelimit-remaining": "0"}))
+    assert not limited.permanent and limited.wait_s == 60.0
+    assert failure(GithubException(429, {}, {"Retry-After": "7"})).wait_s == 7.0
+    assert not failure(GithubException(503, {}, {})).permanent
+    assert not failure(ConnectionError("refused")).permanent
+
+
+def test_the_body_keeps_the_last_turns_and_renders_as_a_task_list() -> None:
+    state = RunState.for_model("faux/scripted")
+    turns = [TurnLine(i, ["bash", "bash", "read"], failed=1, done=True) for i in range(1, 41)] + [TurnLine(41)]
+    body = render_progress(state, {}, turns)
+    lines = body.splitlines()
+    assert lines[1] == "**aw-harness** · `faux/scripted` · ⏳ working on turn 41"
+    assert lines[3] == f"- … {41 - MAX_TURN_LINES} earlier turns"
+    assert lines[4] == "- [x] Turn 12 · `bash` ×2, `read` (1 failed)"
+    assert "- [ ] Turn 41" in lines
+    html = gfm(body)
+    assert html.count('type="checkbox"') == MAX_TURN_LINES and html.count("checked") == MAX_TURN_LINES - 1
+
+
+def test_a_run_of_several_prompts_heads_each_steps_turns() -> None:
+    state = RunState.for_model("faux/scripted")
+    turns = [TurnLine(1, done=True), TurnLine(2, done=True, prompt=2), TurnLine(3, prompt=2)]
+    lines = render_progress(state, {}, turns).splitlines()
+    assert lines[3:8] == ["- **Step 1**", "- [x] Turn 1", "- **Step 2**", "- [x] Turn 2", "- [ ] Turn 3"]
+    assert "Step" not in render_progress(state, {}, turns[:1])
+
+
+async def test_a_tool_name_the_model_made_up_stays_out_of_the_comment(tmp_path: Path, api: CommentsAPI) -> None:
+    turns = [{"text": "Calling.", "tool_calls": [{"name": "@octo-team_ping", "arguments": {}}]}, {"text": "Done."}]
+    result, _ = await _run(tmp_path, api, turns)
+    assert result.exit_code == 0
+    body = api.comments[100]["body"]
+    assert "- [x] Turn 1 · `(unknown tool)`" in body and "@octo" not in body
