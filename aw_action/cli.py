@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, str] = {
     "safe-output": "aw_action.safe_outputs.cli:main",
     "apply-safe-outputs": "aw_action.apply_outputs.apply_cli:main",
     "gh-aw": "aw_action.gh_aw_step:main",
+    "workflow": "aw_action.workflow_cli:main",
 }
 """Subcommand name -> ``module:function`` with signature ``main(argv: list[str]) -> int``.
 Imported only when called, so a plain run never pays for them."""

@@ -1,7 +1,7 @@
 """The built-in extensions, in load order (spec §7.1, §8).
 
-tools (bash, read, write, edit), provider-setup, cost-tracker, steering, repair, compaction,
-observability. Compaction is its own
+tools (bash, read, write, edit), bash-policy (config ``tools.bash``), provider-setup, cost-tracker,
+steering, repair, compaction, observability. Compaction is its own
 built-in after repair: on ``turn_end`` repair's fixed history is queued first and compaction
 builds on it (``compaction.effective_history``); repair calls ``compaction.compact`` to recover
 from a context overflow. Observability comes last so that it sees every record the others post.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from aw_action.extensions import compaction, cost_tracker, observability, provider_setup, repair, steering
+from aw_action.extensions import bash_policy, compaction, cost_tracker, observability, provider_setup, repair, steering
 from aw_action.extensions.api import ExtensionAPI
 from aw_action.tools import builtin_tools
 
@@ -25,6 +25,7 @@ def register_builtin_tools(api: ExtensionAPI) -> None:
 
 BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
     ("tools", register_builtin_tools),
+    ("bash-policy", bash_policy.setup),
     ("provider-setup", provider_setup.setup),
     ("cost-tracker", cost_tracker.setup),
     ("steering", steering.setup),

@@ -104,6 +104,12 @@ class RunContext:
         self._cancelled = self._cancelled or reason
         self.session.cancel_pending(reason)
 
+    def end(self, stop_reason: str, error: str | None = None) -> None:
+        """End the run for the caller's own reason (a paused workflow, a failed preflight): no
+        further prompt starts and ``finish()`` reports ``stop_reason``, unless a cancel or a
+        failed prompt already decided how the run ends."""
+        self._failed = self._failed or PromptOutcome(self.state.record.current_prompt, stop_reason, error)
+
     @property
     def stop_reason(self) -> str | None:
         """Why the run can prompt no more, if it cannot."""

@@ -16,7 +16,14 @@ from typing import IO
 from aw_action.exits import InvocationError
 from aw_action.harness.context import RunContext, assemble, resolve
 from aw_action.run.config import RunConfig
-from aw_action.run.config_files import apply_overrides, assemble_prompt, load_config, load_prompt, resolve_imports
+from aw_action.run.config_files import (
+    ResolvedImport,
+    apply_overrides,
+    assemble_prompt,
+    load_config,
+    load_prompt,
+    resolve_imports,
+)
 from aw_action.run.provenance import record_inputs
 from aw_action.run.redact import Redactor, run_redactor
 from aw_action.run.result import RunResult
@@ -75,7 +82,7 @@ class Harness:
                 self.on_config(config)
             self.redactor = run_redactor(self.env, config.observability.otlp.headers)
             self.jsonl = JsonlSink(self.redactor, self.jsonl.stream)
-            prompt = load_prompt(self.prompt_path)
+            prompt = self.load_prompt()
             imports = resolve_imports(config, self.config_path.parent, self._workspace_for_imports())
             for warning in apply_overrides(config):
                 self.jsonl.line(f"aw-harness: warning: {warning}")
@@ -98,8 +105,18 @@ class Harness:
             return RunResult.invocation_error(exc, model_name, self.state)
         if self._cancel_reason:
             context.cancel(self._cancel_reason)
-        await context.prompt(assemble_prompt(imports, prompt))
+        await self.drive(context, imports, prompt)
         return await context.finish()
+
+    def load_prompt(self) -> str:
+        """The prompt text (raises ``InvocationError``); a workflow invocation loads its
+        workflow and checkpoint here, before any session exists."""
+        return load_prompt(self.prompt_path)
+
+    async def drive(self, context: RunContext, imports: list[ResolvedImport], prompt: str) -> None:
+        """Prompt the assembled run: once, with the imports and the prompt as one message (a
+        workflow invocation prompts once per step)."""
+        await context.prompt(assemble_prompt(imports, prompt))
 
     def _workspace_for_imports(self) -> Path | None:
         ws = self.env.get("GITHUB_WORKSPACE")

@@ -49,6 +49,9 @@ class RunRecord:
     final_message: str = ""
     summary_written: bool = False
     """Set by whoever appended this run's step summary, so a last-words path writes none twice."""
+    summary_sections: dict[str, str] = field(default_factory=dict)
+    """Markdown sections a part of the run adds at the end of its step summary, by name (a
+    workflow's path and pending review); replaced whole, so the latest version is shown."""
 
     @property
     def elapsed_ms(self) -> int:
