@@ -33,6 +33,7 @@ from aw_action.github.upload import upload_run_artifacts
 from aw_action.harness.context import TRANSCRIPT_FILE
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import exit_soon, stuck_result, supervise
+from aw_action.harness.workflow import WorkflowHarness
 from aw_action.run.cancel import CancelClock, StopSignals
 from aw_action.run.redact import run_redactor
 from aw_action.run.result import RunResult
@@ -76,6 +77,8 @@ async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: Stop
     clock = stops.clock
     stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
     harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config)
+    if plan.workflow is not None:
+        harness = WorkflowHarness(plan.config_path, plan.workflow, plan.env, stderr=stream, config=plan.config)
     # Lines that bypass the harness's sinks (an extension's print) are redacted with the same
     # secrets: credentials set on the step's env:, not only those passed as inputs.
     log.redactor.add(*run_redactor(plan.env, plan.config.observability.otlp.headers).secrets)

@@ -27,11 +27,11 @@ from aw_action.exits import InvocationError
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import ResultPrinter, run_and_print, stop_signals
 from aw_action.harness.workflow import WorkflowHarness
-from aw_action.harness.workflow_start import WorkflowRequest
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import parse_config, read_json_file
 from aw_action.run.result import RunResult
 from aw_action.sinks.invocation_failure import report_invocation_error
+from aw_action.workflows.request import WorkflowRequest
 from aw_action.workflows.resume import GateDecision
 
 USAGE = (

@@ -90,6 +90,10 @@ class _Inputs(BaseSettings):
     output_dir: str | None = _input("output-dir")
     upload_artifacts: bool = _input("upload-artifacts", True)
     artifact_name: str | None = _input("artifact-name")
+    workflow: str | None = _input("workflow")
+    workflow_checkpoint: str | None = _input("workflow-checkpoint")
+    workflow_decision: Literal["approve", "request-changes", "continue"] | None = _input("workflow-decision")
+    workflow_feedback: str | None = _input("workflow-feedback")
 
     @field_validator("*", mode="before")
     @classmethod

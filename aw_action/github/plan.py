@@ -27,9 +27,11 @@ from pydantic import ValidationError
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, parse_headers, split_list
 from aw_action.github.paths import default_output_dir, keep_out_of_git
+from aw_action.github.workflow_inputs import workflow_request
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import describe_validation_error, read_json_file
+from aw_action.workflows.request import WorkflowRequest
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
 RUNNER_CREDENTIALS = (
@@ -66,6 +68,9 @@ class RunPlan:
     env: dict[str, str]
     upload: bool
     artifact_name: str
+    workflow: WorkflowRequest | None = None
+    """Set when the run is a workflow (``github/workflow_inputs.py``); ``prompt_path`` then
+    held its input."""
 
 
 def _resolve(workspace: Path, value: str) -> Path:
@@ -176,7 +181,9 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path) -> RunPl
     """Raises ``ActionInputError`` naming the first input that cannot be used."""
     workspace = Path(env.get("GITHUB_WORKSPACE") or cwd)
     config, config_path = build_config(inputs, workspace)
-    prompt = prompt_path(inputs, workspace, env.get("RUNNER_TEMP"))
+    wants_prompt = not inputs.workflow or inputs.prompt or inputs.prompt_file
+    prompt = prompt_path(inputs, workspace, env.get("RUNNER_TEMP")) if wants_prompt else None
+    workflow = workflow_request(inputs, prompt)
     out_dir = output_dir(inputs, env, workspace)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -186,10 +193,11 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path) -> RunPl
     return RunPlan(
         config=config,
         config_path=config_path,
-        prompt_path=prompt,
+        prompt_path=prompt or workspace / "prompt.txt",
         workspace=workspace,
         output_dir=out_dir,
         env=harness_env(inputs, env, out_dir, workspace),
         upload=inputs.upload_artifacts,
         artifact_name=inputs.artifact_name or f"aw-harness-{env.get('GITHUB_JOB') or 'run'}",
+        workflow=workflow,
     )

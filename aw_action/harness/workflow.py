@@ -30,7 +30,7 @@ from aw_action.extensions.bash_policy import variable_names, variable_values
 from aw_action.harness.context import RunContext
 from aw_action.harness.invocation import Harness
 from aw_action.harness.step_runner import ContextStepRunner
-from aw_action.harness.workflow_start import CHECKPOINT_FILE, WorkflowRequest, WorkflowStart, prepare_start
+from aw_action.harness.workflow_start import CHECKPOINT_FILE, WorkflowStart, prepare_start
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import ResolvedImport, import_block
 from aw_action.workflows.checkpoint import make_checkpoint, messages_to_json, write_checkpoint
@@ -38,6 +38,7 @@ from aw_action.workflows.driver import WorkflowRun
 from aw_action.workflows.engine import step_prompt
 from aw_action.workflows.graph import missing_tools
 from aw_action.workflows.render import audit_record, summary_markdown
+from aw_action.workflows.request import WorkflowRequest
 from aw_action.workflows.state import RunState
 
 RESUME_HINT = (

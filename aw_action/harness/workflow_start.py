@@ -22,21 +22,11 @@ from aw_action.workflows.checkpoint import messages_from_json, read_checkpoint
 from aw_action.workflows.engine import start_run
 from aw_action.workflows.errors import CheckpointError, WorkflowLoadError
 from aw_action.workflows.loader import LoadedWorkflow, load_workflow
-from aw_action.workflows.resume import GateDecision, prepare_resume
+from aw_action.workflows.request import WorkflowRequest
+from aw_action.workflows.resume import prepare_resume
 from aw_action.workflows.state import RunState
 
 CHECKPOINT_FILE = "workflow-checkpoint.json"
-
-
-@dataclass(frozen=True)
-class WorkflowRequest:
-    """A new run (``workflow`` and ``input``) or a resumed one (``checkpoint``; ``workflow``
-    then defaults to the file the checkpoint names, relative paths from the workspace)."""
-
-    workflow: Path | None = None
-    input: str | None = None
-    checkpoint: Path | None = None
-    decision: GateDecision | None = None
 
 
 @dataclass(frozen=True)
