@@ -46,7 +46,7 @@ def _triage_run(tmp_path: Path) -> tuple[ActionRun, Path]:
     workspace = tmp_path / "workspace"
     shutil.copytree(REPO / "examples", workspace / "examples")
     script = workspace / "examples" / "issue-triage" / "script.json"
-    turns = [{"tool_calls": [_bash(ALLOWED)]}]
+    turns: list[dict[str, Any]] = [{"tool_calls": [_bash(ALLOWED)]}]
     refused = list(REFUSED)
     turns += [{"tool_calls": [_bash(c) for c in refused[i : i + 5]]} for i in range(0, len(refused), 5)]
     turns.append({"text": "Applied: bug (scripted)."})
