@@ -127,7 +127,9 @@ class WorkflowHarness(Harness):
 
     def _save(self, context: RunContext, start: WorkflowStart, state: RunState) -> None:
         for entry in state.trail[self._announced :]:
-            context.runner.post(HarnessEvent("workflow_step", entry.model_dump(exclude_defaults=True)))
+            fields = entry.model_dump(exclude_defaults=True)
+            fields = {"change": fields.pop("event"), **fields}  # "event" names the record itself
+            context.runner.post(HarnessEvent("workflow_step", fields))
         self._announced = len(state.trail)
         hint = RESUME_HINT.format(checkpoint=self.checkpoint_path) if state.pending_gate is not None else ""
         context.state.record.summary_sections["workflow"] = summary_markdown(state, hint)
