@@ -379,7 +379,9 @@ async def test_end_after_turn_ends_the_prompt_cleanly_and_keeps_queued_steering_
     steering queued during the turn reaches the model with the next prompt, not never."""
     hooks = Hooks()
     ran: list[dict[str, Any]] = []
-    session, provider = make_session(tmp_path, [tool_turn("a"), {"text": "next prompt"}, {"text": "follow-up"}], hooks, ran)
+    session, provider = make_session(
+        tmp_path, [tool_turn("a"), {"text": "next prompt"}, {"text": "follow-up"}], hooks, ran
+    )
 
     def finish_step(event: AgentEvent) -> None:
         session.steer("NOTICE")
