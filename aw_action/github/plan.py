@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, parse_headers, split_list
 from aw_action.github.paths import default_output_dir, keep_out_of_git
-from aw_action.github.workflow_inputs import workflow_request
+from aw_action.github.workflow_inputs import require_workflow, workflow_request
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import describe_validation_error, read_json_file
@@ -181,6 +181,7 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path) -> RunPl
     """Raises ``ActionInputError`` naming the first input that cannot be used."""
     workspace = Path(env.get("GITHUB_WORKSPACE") or cwd)
     config, config_path = build_config(inputs, workspace)
+    require_workflow(inputs)
     wants_prompt = not inputs.workflow or inputs.prompt or inputs.prompt_file
     prompt = prompt_path(inputs, workspace, env.get("RUNNER_TEMP")) if wants_prompt else None
     workflow = workflow_request(inputs, prompt)

@@ -36,13 +36,19 @@ def _decision(inputs: ActionInputs) -> GateDecision | None:
     return None
 
 
-def workflow_request(inputs: ActionInputs, prompt_file: Path | None) -> WorkflowRequest | None:
-    """The request, or None when ``workflow`` is empty; ``prompt_file`` holds the prompt input
-    (inline or a file), None when neither is set."""
+def require_workflow(inputs: ActionInputs) -> None:
+    """The resume inputs make sense only with ``workflow``; checked before the prompt is."""
     if not inputs.workflow:
         for name in ("workflow-checkpoint", "workflow-decision", "workflow-feedback"):
             if getattr(inputs, name.replace("-", "_")):
                 raise ActionInputError("workflow", f"required when {name} is set")
+
+
+def workflow_request(inputs: ActionInputs, prompt_file: Path | None) -> WorkflowRequest | None:
+    """The request, or None when ``workflow`` is empty; ``prompt_file`` holds the prompt input
+    (inline or a file), None when neither is set."""
+    require_workflow(inputs)
+    if not inputs.workflow:
         return None
     if inputs.workflow_checkpoint:
         if prompt_file is not None:
