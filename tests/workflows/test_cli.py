@@ -121,6 +121,7 @@ def test_a_run_goes_to_the_gate_then_resumes_to_done_with_each_step_one_prompt(t
         None,
     )
     assert prompts(first) == ["workflow:inspect", "workflow:plan"]
+    assert len(first.events_named("request_end")) == len(TO_THE_GATE)  # a completion ends its step at once
     results = tool_results(first)
     assert results[0][:2] == ("bash", False) and "parse() returns 1" in results[0][2]
     assert results[1][:2] == ("bash", True) and "'python3' is not an allowed executable" in results[1][2]
