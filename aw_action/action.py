@@ -9,6 +9,9 @@ Order matters and is the contract:
 4. write the step outputs, then upload the output folder as an artifact (success or failure);
 5. exit with the run's code (0/1/2). An upload problem is a warning, never a different code.
 
+With input ``mode: apply`` the step applies a run's safe outputs instead of running an agent
+(``apply_outputs/action_mode.py``; steps 1, 2 and 5 hold, there is no artifact).
+
 SIGINT/SIGTERM (the runner's cancel and step timeout) stop the run; the partial result, outputs
 and artifact are flushed and the process exits non-zero within ``CANCEL_TOTAL_S`` of the signal.
 """
@@ -23,6 +26,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import IO, cast
 
+from aw_action.apply_outputs.action_mode import run_apply_mode
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, secret_values
 from aw_action.github.log import WorkflowLog
@@ -58,7 +62,10 @@ def main(argv: list[str]) -> int:
     stops = StopSignals(CancelClock(), CANCEL_HARD_S)
     stops.install()
     try:
-        plan = build_plan(ActionInputs.from_env(), env, Path.cwd())
+        inputs = ActionInputs.from_env()
+        if inputs.mode == "apply":
+            return run_apply_mode(inputs, env, log, Path.cwd())
+        plan = build_plan(inputs, env, Path.cwd())
     except ActionInputError as exc:
         return _invalid_input(exc, env, log)
     return asyncio.run(_run(plan, env, log, stops))

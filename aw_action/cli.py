@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from aw_action.exits import InvocationError
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import run_and_print, stop_signals
+from aw_action.run.result import RunResult
 
 SUBCOMMANDS: dict[str, str] = {
     "audit": "aw_action.audit:main",
@@ -43,8 +46,15 @@ def run_subcommand(name: str, argv: list[str]) -> int:
 
 
 class _OneLineParser(argparse.ArgumentParser):
+    """Bad arguments are an invocation error like any other: one line on stderr, the result
+    object on stdout, exit 2."""
+
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"aw-harness: error: {message} (usage: aw-harness --config CONFIG --prompt PROMPT)\n")
+        line = f"{message} (usage: aw-harness --config CONFIG --prompt PROMPT)"
+        sys.stderr.write(f"aw-harness: error: {line}\n")
+        result = RunResult.invocation_error(InvocationError(line), "unknown").to_json()
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
         raise SystemExit(2)
 
 

@@ -18,6 +18,7 @@ its file, line and field; a checkpoint that does not fit).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -43,8 +44,15 @@ VIRTUAL_CONFIG = "aw-harness.workflow.json"
 
 
 class _OneLineParser(argparse.ArgumentParser):
+    """Bad arguments are an invocation error like any other: one line on stderr, the result
+    object on stdout, exit 2."""
+
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"aw-harness workflow: error: {message} (usage: {USAGE})\n")
+        line = f"{message} (usage: {USAGE})"
+        sys.stderr.write(f"aw-harness workflow: error: {line}\n")
+        result = RunResult.invocation_error(InvocationError(line), "unknown").to_json()
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
         raise SystemExit(2)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from aw_action.github.outputs import write_outputs
+from aw_action.github.outputs import APPLY_OUTPUT_NAMES, write_outputs
 from aw_action.run.redact import Redactor
 
 OK_STATUSES = frozenset({"planned", "created", "exists", "applied", "noted"})
@@ -52,12 +52,10 @@ def publish(report: dict[str, Any], env: Mapping[str, str], redactor: Redactor, 
         with open(Path(summary), "a", encoding="utf-8") as handle:
             handle.write(summary_markdown(safe))
     created = created_items(safe)
-    write_outputs(
-        env.get("GITHUB_OUTPUT"),
-        {
-            "created-urls": "\n".join(i["url"] for i in created),
-            "created-items": json.dumps(created),
-            "applied-count": str(sum(1 for i in safe["items"] if i["status"] in OK_STATUSES)),
-            "failed-count": str(sum(1 for i in safe["items"] if i["status"] not in OK_STATUSES)),
-        },
-    )
+    values = [
+        "\n".join(i["url"] for i in created),
+        json.dumps(created),
+        str(sum(1 for i in safe["items"] if i["status"] in OK_STATUSES)),
+        str(sum(1 for i in safe["items"] if i["status"] not in OK_STATUSES)),
+    ]
+    write_outputs(env.get("GITHUB_OUTPUT"), dict(zip(APPLY_OUTPUT_NAMES, values, strict=True)))

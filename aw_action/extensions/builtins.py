@@ -1,7 +1,8 @@
 """The built-in extensions, in load order (spec §7.1, §8).
 
 tools (bash, read, write, edit), bash-policy (config ``tools.bash``), provider-setup, cost-tracker,
-steering, repair, compaction, observability. Compaction is its own
+steering, repair, compaction, safe-outputs (the agent's record tools; none in gh-aw mode),
+observability. Compaction is its own
 built-in after repair: on ``turn_end`` repair's fixed history is queued first and compaction
 builds on it (``compaction.effective_history``); repair calls ``compaction.compact`` to recover
 from a context overflow. Observability comes last so that it sees every record the others post.
@@ -12,7 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from aw_action.extensions import bash_policy, compaction, cost_tracker, observability, provider_setup, repair, steering
+from aw_action.extensions import (
+    bash_policy,
+    compaction,
+    cost_tracker,
+    observability,
+    provider_setup,
+    repair,
+    safe_outputs,
+    steering,
+)
 from aw_action.extensions.api import ExtensionAPI
 from aw_action.tools import builtin_tools
 
@@ -31,5 +41,6 @@ BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
     ("steering", steering.setup),
     ("repair", repair.setup),
     ("compaction", compaction.setup),
+    ("safe-outputs", safe_outputs.setup),
     ("observability", observability.setup),
 ]

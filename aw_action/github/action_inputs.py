@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any, Literal, Self
 from urllib.parse import unquote
 
-from pydantic import AliasChoices, Field, ValidationError, create_model, field_validator
+from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, create_model, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
@@ -90,6 +90,10 @@ class _Inputs(BaseSettings):
     output_dir: str | None = _input("output-dir")
     upload_artifacts: bool = _input("upload-artifacts", True)
     artifact_name: str | None = _input("artifact-name")
+    output_schema: str | None = _input("output-schema")
+    mode: Literal["run", "apply"] = _input("mode", "run")
+    safe_outputs_path: str | None = _input("safe-outputs-path")
+    dry_run: bool = _input("dry-run", False)
     workflow: str | None = _input("workflow")
     workflow_checkpoint: str | None = _input("workflow-checkpoint")
     workflow_decision: Literal["approve", "request-changes", "continue"] | None = _input("workflow-decision")
@@ -97,15 +101,16 @@ class _Inputs(BaseSettings):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _blank_is_unset(cls, value: Any) -> Any:
-        return None if isinstance(value, str) and not value.strip() else value
+    def _blank_is_unset(cls, value: Any, info: ValidationInfo) -> Any:
+        blank = value is None or (isinstance(value, str) and not value.strip())
+        return cls.model_fields[str(info.field_name)].default if blank else value
 
-    @field_validator("upload_artifacts", mode="before")
+    @field_validator("upload_artifacts", "dry_run", mode="before")
     @classmethod
-    def _strict_bool(cls, value: Any) -> Any:
+    def _strict_bool(cls, value: Any, info: ValidationInfo) -> Any:
         """The YAML 1.2 core-schema booleans, as @actions/core ``getBooleanInput`` accepts."""
         if value is None or (isinstance(value, str) and not value.strip()):
-            return True
+            return cls.model_fields[str(info.field_name)].default
         if isinstance(value, bool):
             return value
         text = str(value).strip()

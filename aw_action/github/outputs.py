@@ -8,6 +8,7 @@ step ends, even after a cancel, so writing outputs early is what makes them surv
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,7 +27,14 @@ OUTPUT_NAMES = (
     "final-message",
     "session-file",
     "artifact-id",
+    "structured-output",
+    "created-urls",
+    "created-items",
+    "applied-count",
+    "failed-count",
 )
+APPLY_OUTPUT_NAMES = ("created-urls", "created-items", "applied-count", "failed-count")
+"""Written by ``mode: apply`` (``apply_outputs/report.py``), with ``conclusion`` and ``exit-code``."""
 
 
 class OutputError(ValueError):
@@ -95,4 +103,19 @@ def result_outputs(result: Mapping[str, Any], session_file: str = "") -> dict[st
         "ai-credits": _number(result.get("ai_credits"), 4),
         "final-message": _final_message(str(result.get("final_message") or "")),
         "session-file": session_file,
+        "structured-output": _structured(result),
     }
+
+
+STRUCTURED_OUTPUT_MAX_CHARS = 512 * 1024
+"""Within GitHub's 1 MiB of outputs per job; a larger value is only in structured-output.json
+(cutting it would leave invalid JSON)."""
+
+
+def _structured(result: Mapping[str, Any]) -> str:
+    """The validated output-schema value as JSON; empty without a schema, when it never matched,
+    or when it is too large for an output."""
+    if "structured_output" not in result or result.get("exit_code") != 0:
+        return ""
+    text = json.dumps(result["structured_output"], ensure_ascii=False)
+    return text if len(text) <= STRUCTURED_OUTPUT_MAX_CHARS else ""

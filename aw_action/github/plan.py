@@ -52,6 +52,7 @@ _OVERRIDES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("imports", ("imports",)),
     ("otlp-endpoint", ("observability", "otlp", "endpoint")),
     ("otlp-headers", ("observability", "otlp", "headers")),
+    ("output-schema", ("harness", "output-schema")),
 )
 """Input name -> the config.json field it overrides (kebab-case keys, as in spec §6.1)."""
 
@@ -78,7 +79,7 @@ def _resolve(workspace: Path, value: str) -> Path:
     return path if path.is_absolute() else workspace / path
 
 
-def override_values(inputs: ActionInputs) -> dict[str, Any]:
+def override_values(inputs: ActionInputs, workspace: Path) -> dict[str, Any]:
     """The inputs that are set, by input name, as config.json values."""
     values: dict[str, Any] = {
         "model": inputs.model,
@@ -88,8 +89,21 @@ def override_values(inputs: ActionInputs) -> dict[str, Any]:
         "imports": split_list(inputs.imports) or None,
         "otlp-endpoint": inputs.otlp_endpoint,
         "otlp-headers": parse_headers(inputs.otlp_headers) or None,
+        "output-schema": _output_schema(inputs.output_schema, workspace),
     }
     return {name: value for name, value in values.items() if value is not None}
+
+
+def _output_schema(value: str | None, workspace: Path) -> dict[str, Any] | None:
+    """Inline JSON or a file relative to the workspace, checked now so a bad one names the input."""
+    if value is None:
+        return None
+    from aw_action.structured import OutputSchemaError, load_output_schema  # jsonschema: only when used
+
+    try:
+        return load_output_schema(value, workspace)
+    except OutputSchemaError as exc:
+        raise ActionInputError("output-schema", str(exc).removeprefix("output-schema: ")) from None
 
 
 def _whole(kind: BudgetKind, value: float | None) -> float | int | None:
@@ -118,7 +132,7 @@ def build_config(inputs: ActionInputs, workspace: Path) -> tuple[RunConfig, Path
         data = copy.deepcopy(data)
     else:
         path, data = workspace / "config.json", {}
-    values = override_values(inputs)
+    values = override_values(inputs, workspace)
     for name, keys in _OVERRIDES:
         if name in values:
             _set(data, keys, values[name], name)
@@ -180,6 +194,9 @@ def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, wor
 def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path) -> RunPlan:
     """Raises ``ActionInputError`` naming the first input that cannot be used."""
     workspace = Path(env.get("GITHUB_WORKSPACE") or cwd)
+    for name, value in (("safe-outputs-path", inputs.safe_outputs_path), ("dry-run", inputs.dry_run)):
+        if value:
+            raise ActionInputError(name, "only used with mode: apply")
     config, config_path = build_config(inputs, workspace)
     require_workflow(inputs)
     wants_prompt = not inputs.workflow or inputs.prompt or inputs.prompt_file

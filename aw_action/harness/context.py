@@ -19,6 +19,7 @@ Contracts:
 from __future__ import annotations
 
 import asyncio
+import tempfile
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -104,10 +105,9 @@ class RunContext:
         self._cancelled = self._cancelled or reason
         self.session.cancel_pending(reason)
 
-    def end(self, stop_reason: str, error: str | None = None) -> None:
-        """End the run for the caller's own reason (a paused workflow, a failed preflight): no
-        further prompt starts and ``finish()`` reports ``stop_reason``, unless a cancel or a
-        failed prompt already decided how the run ends."""
+    def fail(self, stop_reason: str, error: str) -> None:
+        """End the run with ``stop_reason`` after its prompts completed (a check of their result
+        failed, e.g. ``invalid_output``); no further prompt starts. An earlier stop stands."""
         self._failed = self._failed or PromptOutcome(self.state.record.current_prompt, stop_reason, error)
 
     @property
@@ -226,10 +226,7 @@ async def assemble(
     inputs' provenance) before the extensions load; it must be for ``config``'s model."""
     model = resolve(config.engine.model)
     limits = resolve_limits(config, env)
-    try:
-        output_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InvocationError(f"output dir {output_dir}: cannot create it: {exc.strerror or exc}") from None
+    usable_output_dir(output_dir)
     state = state or RunState.for_model(model.ref)
     state.record.publish_limits({name: limit.limit for name, limit in limits.items()})
     registry = Registry()
@@ -281,6 +278,17 @@ async def assemble(
         runner=runner,
         session=session,
     )
+
+
+def usable_output_dir(output_dir: Path) -> None:
+    """Create ``output_dir`` and prove it takes a file; ``InvocationError`` (exit 2) naming it when
+    it is a file, read-only, full or unreachable, before any record is begun."""
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=output_dir) as probe:
+            probe.write(b"\n")
+    except OSError as exc:
+        raise InvocationError(f"output dir {output_dir}: not usable: {exc.strerror or exc}") from None
 
 
 def provider_for(model: Model, registry: Registry) -> Provider:

@@ -1,7 +1,8 @@
 """One invocation (spec §7.1): config.json + prompt.txt in, one result out.
 
 ``Harness.run()`` loads config.json and prompt.txt, resolves the imports, assembles the run
-(``context.assemble``), prompts it once with the imports and the prompt as one message, and
+(``context.assemble``), prompts it once with the imports and the prompt as one message (with an
+``output-schema``, the answer is then checked and corrected: ``output_schema.py``), and
 finishes it. Nothing raises past ``run()``: an ``InvocationError`` becomes a result with exit
 code 2 and its record (a JSONL ``error`` and, where there is a step summary, a failure summary).
 """
@@ -11,10 +12,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from aw_action.exits import InvocationError
 from aw_action.harness.context import RunContext, assemble, resolve
+from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import (
     ResolvedImport,
@@ -61,6 +63,8 @@ class Harness:
         self.context: RunContext | None = None
         self.state: RunState | None = None
         self._cancel_reason: str | None = None
+        self.schema: dict[str, Any] | None = None
+        """``harness.output-schema``, checked, once the config is loaded."""
         self.on_config: Callable[[RunConfig], None] | None = None
         """Called once config.json is loaded (the supervisor arms the run's deadline)."""
 
@@ -82,6 +86,7 @@ class Harness:
                 self.on_config(config)
             self.redactor = run_redactor(self.env, config.observability.otlp.headers)
             self.jsonl = JsonlSink(self.redactor, self.jsonl.stream)
+            self.schema = configured_schema(config, self.config_path.parent)
             prompt = self.load_prompt()
             imports = resolve_imports(config, self.config_path.parent, self._workspace_for_imports())
             for warning in apply_overrides(config):
@@ -114,9 +119,11 @@ class Harness:
         return load_prompt(self.prompt_path)
 
     async def drive(self, context: RunContext, imports: list[ResolvedImport], prompt: str) -> None:
-        """Prompt the assembled run: once, with the imports and the prompt as one message (a
-        workflow invocation prompts once per step)."""
-        await context.prompt(assemble_prompt(imports, prompt))
+        """Prompt the assembled run: once, with the imports and the prompt as one message, then
+        hold the answer to ``output-schema`` (a workflow invocation prompts once per step)."""
+        await context.prompt(with_instructions(assemble_prompt(imports, prompt), self.schema))
+        if self.schema is not None:
+            await enforce_output_schema(context, self.schema)
 
     def _workspace_for_imports(self) -> Path | None:
         ws = self.env.get("GITHUB_WORKSPACE")

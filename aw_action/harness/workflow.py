@@ -45,7 +45,8 @@ RESUME_HINT = (
     "To decide, resume from `{checkpoint}` with `aw-harness workflow resume CHECKPOINT --approve` or "
     '`--request-changes "what to change"` (in the action: inputs `workflow-checkpoint` and `workflow-decision`).'
 )
-PAUSE_STOPS = {"gate": "paused", "requested": "paused", "loop_guard": "max_step_visits", "failed": "step_incomplete"}
+PAUSE_STOPS = {"loop_guard": "max_step_visits", "failed": "step_incomplete"}
+"""Stop reasons of the pauses that fail the run (a gate or a step's ``$pause`` ends it ``paused``)."""
 
 
 class WorkflowHarness(Harness):
@@ -65,6 +66,7 @@ class WorkflowHarness(Harness):
         self.final: RunState | None = None
         self._announced = 0
         self._checkpoint_error: str | None = None
+        self._section: int | None = None
 
     # ---- before the session ------------------------------------------------------------------
 
@@ -85,10 +87,12 @@ class WorkflowHarness(Harness):
         except Exception as exc:  # a bug must still leave a readable record and a finished run
             message = f"internal error in the workflow: {type(exc).__name__}: {exc}"
             context.state.journal.warn(message)
-            context.end("error", message)
+            context.fail("error", message)
         await context.runner.flush()
 
     async def _run(self, context: RunContext, start: WorkflowStart, imports: list[ResolvedImport]) -> None:
+        if self.schema is not None:
+            context.state.journal.warn("harness.output-schema does not apply to a workflow run; it was not checked")
         preamble = "\n\n".join(import_block(i) for i in imports) if not start.resumed else ""
         runner = ContextStepRunner(context, preamble)
         self._announced = start.earlier_events
@@ -100,7 +104,7 @@ class WorkflowHarness(Harness):
         if missing:
             where = "; ".join(f"step {step!r} requires {', '.join(tools)}" for step, tools in missing.items())
             self._save(context, start, start.state)
-            context.end("invocation_error", f"the run does not have the tools the workflow requires: {where}")
+            context.fail("invocation_error", f"the run does not have the tools the workflow requires: {where}")
             return
         names = variable_names(context.config)
         run = WorkflowRun(
@@ -118,10 +122,11 @@ class WorkflowHarness(Harness):
     def _conclude(self, context: RunContext, final: RunState) -> None:
         context.runner.post(HarnessEvent("workflow", audit_record(final)))
         if self._checkpoint_error and final.status != "done":
-            context.end("error", f"the workflow checkpoint could not be written: {self._checkpoint_error}")
+            context.fail("error", f"the workflow checkpoint could not be written: {self._checkpoint_error}")
+        elif final.pause is not None and final.pause.kind in ("gate", "requested"):
+            context.state.record.request_stop("paused")  # a clean end (exit 0): no error to report
         elif final.pause is not None:
-            kind = final.pause.kind
-            context.end(PAUSE_STOPS[kind], None if kind in ("gate", "requested") else final.pause.reason)
+            context.fail(PAUSE_STOPS[final.pause.kind], final.pause.reason)
 
     # ---- the checkpoint and the records ------------------------------------------------------
 
@@ -132,7 +137,12 @@ class WorkflowHarness(Harness):
             context.runner.post(HarnessEvent("workflow_step", fields))
         self._announced = len(state.trail)
         hint = RESUME_HINT.format(checkpoint=self.checkpoint_path) if state.pending_gate is not None else ""
-        context.state.record.summary_sections["workflow"] = summary_markdown(state, hint)
+        sections, text = context.state.record.summary_sections, summary_markdown(state, hint)
+        if self._section is None:  # others only append: the index stays this section's
+            self._section = len(sections)
+            sections.append(text)
+        else:
+            sections[self._section] = text
         checkpoint = make_checkpoint(
             start.workflow,
             state,

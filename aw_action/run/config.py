@@ -93,6 +93,9 @@ class HarnessSettings(_Strict):
     """Script file for the scripted provider (``faux/...`` models), relative to config.json."""
     system_prompt: str | None = None
     """Replaces the harness's short built-in system prompt."""
+    output_schema: dict[str, Any] | str | None = None
+    """A JSON Schema the final answer must match: inline, or a file relative to config.json
+    (checked when the run is assembled: ``harness/output_schema.py``)."""
 
     @field_validator("extensions")
     @classmethod
@@ -109,5 +112,7 @@ class RunConfig(_Open):
     cli_proxy: bool = True
     tools: Tools = Field(default_factory=Tools)
     safe_outputs: dict[str, Any] = Field(default_factory=dict)
+    """Typed and checked by the safe-outputs extension (``safe_outputs/config.py``) when the run
+    is assembled, before any model request; ignored in gh-aw mode, where gh-aw applies it."""
     observability: Observability = Field(default_factory=Observability)
     harness: HarnessSettings = Field(default_factory=HarnessSettings)

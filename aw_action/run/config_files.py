@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from aw_action.exits import InvocationError
-from aw_action.run.config import ImportEntry, RunConfig
+from aw_action.run.config import RunConfig
+from aw_action.run.input_files import InputFileProblem, read_input_text, read_text_or_problem
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
@@ -48,19 +49,42 @@ def parse_config(data: Any, source: str) -> RunConfig:
         raise InvocationError(f"{source}: {describe_validation_error(exc)}") from None
 
 
+MAX_JSON_DEPTH = 64
+"""Deeper nesting is no configuration anyone writes; refusing it keeps every walk bounded."""
+
+
 def read_json_file(path: Path, what: str) -> Any:
+    """The parsed JSON of ``path`` (a regular file, at most 10 MiB, nested at most
+    ``MAX_JSON_DEPTH`` deep, no ``NaN``/``Infinity``); ``InvocationError`` naming the file."""
+    text = read_input_text(path, what)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvocationError(f"{what} not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvocationError(f"{what} unreadable: {path}: {exc}") from None
-    try:
-        return json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InvocationError(
             f"{what} is not valid JSON: {path}: line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except (RecursionError, ValueError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise InvocationError(f"{what} is not usable JSON: {path}: {reason}") from None
+    if _depth_over(data, MAX_JSON_DEPTH):
+        raise InvocationError(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels: {path}")
+    return data
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > limit:
+                return True
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def load_config(path: Path) -> RunConfig:
@@ -68,12 +92,7 @@ def load_config(path: Path) -> RunConfig:
 
 
 def load_prompt(path: Path) -> str:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvocationError(f"prompt file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvocationError(f"prompt file unreadable: {path}: {exc}") from None
+    text = read_input_text(path, "prompt file")
     if not text.strip():
         raise InvocationError(f"prompt file is empty: {path}")
     return text
@@ -105,16 +124,16 @@ def resolve_imports(config: RunConfig, config_dir: Path, workspace: Path | None)
     base = workspace or config_dir
     out: list[ResolvedImport] = []
     for i, entry in enumerate(config.imports):
-        item = ImportEntry(path=entry) if isinstance(entry, str) else entry
-        if item.content is not None:
-            out.append(ResolvedImport(item.path, item.content))
+        path, content = (entry, None) if isinstance(entry, str) else (entry.path, entry.content)
+        if content is not None:
+            out.append(ResolvedImport(path, content))
             continue
-        file = (base / item.path).resolve()
+        if not path.strip() or "\x00" in path:
+            raise InvocationError(f"imports[{i}]: the path is empty or holds a NUL character: {path!r}")
         try:
-            out.append(ResolvedImport(item.path, file.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = "not found" if isinstance(exc, FileNotFoundError) else str(exc)
-            raise InvocationError(f"imports[{i}]: {item.path}: {reason} (looked in {base})") from None
+            out.append(ResolvedImport(path, read_text_or_problem((base / path).resolve())))
+        except InputFileProblem as exc:
+            raise InvocationError(f"imports[{i}]: {path}: {exc} (looked in {base})") from None
     return out
 
 

@@ -30,6 +30,17 @@ class PromptRecord:
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class StructuredOutput:
+    """The run's ``output-schema`` check: the validated value, or ``valid`` False when the final
+    answer never matched (or the run stopped before it could be checked)."""
+
+    valid: bool
+    value: Any = None
+    corrections: int = 0
+    """Corrective prompts sent before the answer matched (or before giving up)."""
+
+
 @dataclass
 class RunRecord:
     model: str
@@ -49,9 +60,10 @@ class RunRecord:
     final_message: str = ""
     summary_written: bool = False
     """Set by whoever appended this run's step summary, so a last-words path writes none twice."""
-    summary_sections: dict[str, str] = field(default_factory=dict)
-    """Markdown sections a part of the run adds at the end of its step summary, by name (a
-    workflow's path and pending review); replaced whole, so the latest version is shown."""
+    summary_sections: list[str] = field(default_factory=list)
+    """Markdown sections (each with its ``###`` heading) that built-ins add to the step summary."""
+    structured_output: StructuredOutput | None = None
+    """Set when the run has an ``output-schema``."""
 
     @property
     def elapsed_ms(self) -> int:

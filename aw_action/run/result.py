@@ -3,7 +3,8 @@
 ``Outcome.of(stop_reason)`` is the one mapping from a stop reason to a conclusion and exit code
 (spec §5.3): ``completed`` 0 (success); ``skipped`` 0 (the run was not started on purpose);
 ``paused`` 0 (a workflow waits for a review or was paused by a step; docs/workflows.md);
-invocation errors 2; ``cancelled`` 1 (cancelled); any other reason 1 (failure).
+invocation errors 2; ``cancelled`` 1 (cancelled); any other reason 1 (failure), among them
+``invalid_output`` (the final answer never matched ``output-schema``).
 
 ``ResultRecord`` is shaped once, by ``RunResult.record()``; the stdout object, the JSONL
 ``session_end``, the unified-session closing records and the action outputs are views of it.
@@ -15,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from aw_action.exits import InvocationError
+from aw_action.run.record import StructuredOutput
 from aw_action.run.state import RunState
 
 INVOCATION_STOP_REASONS = frozenset({"invocation_error", "sdk_load_error", "extension_error"})
@@ -70,10 +72,17 @@ class ResultRecord:
     files: list[str]
     error: str | None
     degraded: list[str] = field(default_factory=list)
+    structured_output: StructuredOutput | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """``structured_output`` is there only when the run has an ``output-schema``: the
+        validated value, or null when the final answer never matched."""
         data = asdict(self)
         data.pop("degraded")
+        data.pop("structured_output")
+        checked = self.structured_output
+        if checked is not None:
+            data["structured_output"] = checked.value if checked.valid else None
         return data
 
 
@@ -141,6 +150,7 @@ class RunResult:
             files=list(self.files),
             error=self.error,
             degraded=[d.subsystem for d in s.journal.degraded],
+            structured_output=s.record.structured_output,
         )
 
     def to_json(self) -> dict[str, Any]:

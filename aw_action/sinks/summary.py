@@ -211,7 +211,7 @@ def render_run_summary(
         caption += f"; second line: the budget ({md.integer(limit)})." if limit else " (no effective-token budget)."
         parts += ["### Effective Tokens per Turn", chart, caption]
     parts += ["### Steering Notices", _notices(state), "### Context Provenance", _provenance(state, max_rows)]
-    parts += [section.strip() for section in state.record.summary_sections.values() if section.strip()]
+    parts += state.record.summary_sections
     return "\n\n".join(parts) + "\n"
 
 

@@ -27,6 +27,8 @@ MAX_ANSWER_CHARS = 1_000_000
 MAX_LISTED_ERRORS = 10
 MAX_ERROR_CHARS = 300
 MAX_SCHEMA_IN_MESSAGE_CHARS = 8_000
+MAX_DEPTH = 64
+"""Deeper answers are refused before validation: checking, redacting and saving them recurses."""
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)\n?[ \t]*```", re.DOTALL)
 
@@ -98,10 +100,25 @@ def extract_json(text: str) -> Any:
     first_error = ""
     for candidate in _candidates(stripped):
         try:
-            return _loads(candidate.strip())
+            value = _loads(candidate.strip())
         except ValueError as exc:
             first_error = first_error or str(exc)
+            continue
+        if _depth(value) > MAX_DEPTH:
+            raise AnswerNotJson(f"it is nested deeper than {MAX_DEPTH} levels")
+        return value
     raise AnswerNotJson(f"it is not valid JSON ({_cut(first_error)})")
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest (iteratively: a hostile answer must not exhaust the stack)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _cut(text: str, limit: int = MAX_ERROR_CHARS) -> str:
@@ -144,6 +161,20 @@ class AnswerCheck:
         )
 
 
+def answer_instructions(schema: Mapping[str, Any]) -> str:
+    """What the task prompt gains when the run has an output schema: the answer's shape, up front."""
+    text = json.dumps(schema, indent=2, ensure_ascii=False)
+    shown = (
+        f"```json\n{text}\n```"
+        if len(text) <= MAX_SCHEMA_IN_MESSAGE_CHARS
+        else f"```json\n{json.dumps(schema, separators=(',', ':'), ensure_ascii=False)}\n```"
+    )
+    return (
+        "Your final answer (your last message, once the task is done) must be one JSON value that "
+        f"validates against this JSON Schema, and nothing else:\n{shown}"
+    )
+
+
 def check_final_answer(text: str, schema: Mapping[str, Any]) -> AnswerCheck:
     """Parse ``text`` and validate it against ``schema`` (a schema ``load_output_schema`` accepted)."""
     try:
@@ -152,7 +183,10 @@ def check_final_answer(text: str, schema: Mapping[str, Any]) -> AnswerCheck:
         return AnswerCheck(False, errors=(str(exc),), schema=schema, not_json=True)
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
-    found = sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    try:
+        found = sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    except RecursionError:  # a schema that recurses into itself faster than the answer nests
+        return AnswerCheck(False, value=value, errors=("the answer is too deeply nested to check",), schema=schema)
     if not found:
         return AnswerCheck(True, value=value, schema=schema)
     errors = [f"at {_where(e)}: {_cut(e.message)}" for e in found[:MAX_LISTED_ERRORS]]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.github.outputs import OUTPUT_NAMES, heredoc_entry, result_outputs, write_outputs
+from aw_action.github.outputs import APPLY_OUTPUT_NAMES, OUTPUT_NAMES, heredoc_entry, result_outputs, write_outputs
 from tests.github.runner_sim import parse_file_command
 
 TRICKY = [
@@ -48,7 +48,7 @@ def test_no_output_file_means_nothing_is_written() -> None:
     assert write_outputs(None, {"a": "b"}) is False
 
 
-def test_result_outputs_cover_every_declared_output_but_artifact_id() -> None:
+def test_result_outputs_cover_every_run_output_but_artifact_id() -> None:
     result = {
         "conclusion": "success",
         "stop_reason": "completed",
@@ -60,7 +60,7 @@ def test_result_outputs_cover_every_declared_output_but_artifact_id() -> None:
         "final_message": "done",
     }
     outputs = result_outputs(result, "out/session.jsonl")
-    assert set(outputs) == set(OUTPUT_NAMES) - {"artifact-id"}
+    assert set(outputs) == set(OUTPUT_NAMES) - {"artifact-id", *APPLY_OUTPUT_NAMES}
     assert outputs["input-tokens"] == "155"
     assert outputs["output-tokens"] == "27"
     assert outputs["effective-tokens"] == "312.5"
@@ -80,3 +80,19 @@ def test_a_huge_final_message_is_cut_to_keep_outputs_under_githubs_cap() -> None
     assert out.startswith("x" * FINAL_MESSAGE_MAX_CHARS) and out.endswith("see session-file]")
     assert len(out) < FINAL_MESSAGE_MAX_CHARS + 200
     assert result_outputs({"final_message": "short"})["final-message"] == "short"
+
+
+def test_structured_output_is_the_validated_value_only() -> None:
+    value = {"verdict": "bug", "notes": "line\nbreak ✓"}
+    ok = result_outputs({"exit_code": 0, "structured_output": value})["structured-output"]
+    assert ok == '{"verdict": "bug", "notes": "line\\nbreak ✓"}'
+    assert result_outputs({"exit_code": 0, "structured_output": None})["structured-output"] == "null"
+    assert result_outputs({"exit_code": 1, "structured_output": None})["structured-output"] == ""
+    assert result_outputs({"exit_code": 0})["structured-output"] == "", "no schema: no structured output"
+
+
+def test_a_structured_output_too_large_for_an_output_is_left_to_the_file() -> None:
+    from aw_action.github.outputs import STRUCTURED_OUTPUT_MAX_CHARS
+
+    big = {"x": "y" * STRUCTURED_OUTPUT_MAX_CHARS}
+    assert result_outputs({"exit_code": 0, "structured_output": big})["structured-output"] == ""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from aw_action.safe_outputs.records import RECORDS_FILE
-from tests.action.launch import run_action
+from tests.action.launch import FAKE_GITHUB_TOKEN, run_action
 from tests.safe_outputs.fake_github import FakeGitHub
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,54 +38,63 @@ def test_only_the_apply_job_can_write() -> None:
     assert apply["permissions"]["issues"] == "write" and apply["permissions"]["pull-requests"] == "write"
     assert apply["needs"] == "agent"
     upload = _step(agent, "org/aw-harness")["with"]["artifact-name"]
-    assert _step(apply, "actions/download-artifact")["with"]["name"] == upload
-    command = apply["steps"][-1]["run"]
-    assert "aw-harness apply-safe-outputs" in command and "--config examples/safe-outputs/config.json" in command
-    assert apply["steps"][-1]["env"] == {"GITHUB_TOKEN": "${{ github.token }}"}
-    assert (REPO / _step(agent, "org/aw-harness")["env"]["AW_SAFE_OUTPUTS_CONFIG"]).is_file()
+    download = _step(apply, "actions/download-artifact")["with"]
+    assert download["name"] == upload
+    applying = _step(apply, "org/aw-harness")["with"]
+    assert applying == {
+        "mode": "apply",
+        "safe-outputs-path": download["path"],
+        "config": "examples/safe-outputs/config.json",
+    }
+    assert "github-token" not in _step(agent, "org/aw-harness")["with"], "the agent job keeps its read-only token"
+    assert not any("pip install" in str(step.get("run", "")) for step in apply["steps"])
 
 
 def test_both_jobs_end_to_end(tmp_path: Path) -> None:
-    shutil.copytree(REPO / "examples", tmp_path / "workspace" / "examples")
+    """The agent job through the entrypoint without any token (its add_labels tool and its bash),
+    then the apply job through the entrypoint in ``mode: apply`` against the fake GitHub."""
+    agent_tmp = tmp_path / "agent"
+    shutil.copytree(REPO / "examples", agent_tmp / "workspace" / "examples")
     step = _step(_workflow()["jobs"]["agent"], "org/aw-harness")
     inputs = {k: str(v) for k, v in step["with"].items() if "${{" not in str(v)}
     inputs.update({"model": "faux/scripted", "upload-artifacts": "false", "github-token": ""})  # no token at all
     env = {k: str(v) for k, v in step["env"].items() if "${{" not in str(v)}
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"
     env.update(ISSUE_NUMBER="1", AW_FAUX_SCRIPT="script.json", PATH=path)
-    agent = run_action(tmp_path, inputs, env, timeout=120)
+    agent = run_action(agent_tmp, inputs, env, timeout=120)
     assert agent.returncode == 0, agent.stdout[-3000:] + agent.stderr[-3000:]
-    out = tmp_path / "runner_temp" / "aw-harness"
+    out = agent_tmp / "runner_temp" / "aw-harness"
     lines = [json.loads(line) for line in (out / RECORDS_FILE).read_text().splitlines()]
     assert [line["type"] for line in lines] == ["add_labels", "add_comment"]
     assert (out / "safe-outputs.config.json").is_file()  # the artifact carries the config
+    assert "### Safe Outputs Proposed" in agent.summary
 
+    apply_job = _workflow()["jobs"]["apply"]
+    apply_tmp = tmp_path / "apply"
+    workspace = apply_tmp / "workspace"
+    (workspace / "examples" / "safe-outputs").mkdir(parents=True)
+    shutil.copy(REPO / "examples" / "safe-outputs" / "config.json", workspace / "examples" / "safe-outputs")
+    shutil.copytree(out, workspace / _step(apply_job, "actions/download-artifact")["with"]["path"])
     fake = FakeGitHub()
     try:
         fake.add_issue("App crashes")
-        event = tmp_path / "event.json"
+        event = apply_tmp / "event.json"
         event.write_text(json.dumps({"action": "opened", "issue": {"number": 1}}))
-        apply_env = {
-            "PATH": "/usr/bin:/bin",
-            "PYTHONPATH": str(REPO),
-            "GITHUB_TOKEN": "ghs_ApplyJobToken0123456789abcdef",
-            "GITHUB_API_URL": fake.url,
-            "GITHUB_REPOSITORY": "octo/hello",
-            "GITHUB_RUN_ID": "77",
-            "GITHUB_EVENT_PATH": str(event),
-            "AW_GITHUB_WRITE_INTERVAL_MS": "0",
-        }
-        config = tmp_path / "workspace" / "examples" / "safe-outputs" / "config.json"
-        done = subprocess.run(
-            [sys.executable, "-m", "aw_action", "apply-safe-outputs", str(out), "--config", str(config)],
-            env=apply_env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        extra = {"GITHUB_API_URL": fake.url, "GITHUB_EVENT_PATH": str(event), "AW_GITHUB_WRITE_INTERVAL_MS": "0"}
+        applied = run_action(apply_tmp, dict(_step(apply_job, "org/aw-harness")["with"]), extra, timeout=120)
     finally:
         fake.close()
-    assert done.returncode == 0, done.stderr
+    assert applied.returncode == 0, applied.stdout[-3000:] + applied.stderr[-3000:]
     assert [label["name"] for label in fake.issues[1]["labels"]] == ["needs-info"]
     (comment,) = fake.comments[1]
     assert comment["body"].startswith("Thanks for the report! Which version are you on")
+    assert applied.outputs["conclusion"] == "success" and applied.outputs["exit-code"] == "0"
+    assert applied.outputs["applied-count"] == "2" and applied.outputs["failed-count"] == "0"
+    created = json.loads(applied.outputs["created-items"])
+    assert [item["type"] for item in created] == ["add_comment"]
+    assert applied.outputs["created-urls"] == created[0]["url"]
+    assert "### Safe outputs" in applied.summary
+    assert applied.stdout.startswith(f"::add-mask::{FAKE_GITHUB_TOKEN}\n"), "masked before anything is printed"
+    printed = applied.stdout.split("\n", 1)[1] + applied.stderr + applied.summary
+    assert FAKE_GITHUB_TOKEN not in printed
+    assert applied.runner.named("error") == [] and applied.runner.named("warning") == []

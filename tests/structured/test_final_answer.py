@@ -147,3 +147,19 @@ def test_the_validated_value_is_written_to_the_output_dir(tmp_path: Path) -> Non
     path = write_structured_output(tmp_path / "out", {"verdict": "approve", "score": 9, "note": "é"})
     assert path == tmp_path / "out" / STRUCTURED_OUTPUT_FILE
     assert json.loads(path.read_text(encoding="utf-8")) == {"verdict": "approve", "score": 9, "note": "é"}
+
+
+def test_a_deeply_nested_answer_is_refused_without_exhausting_the_stack() -> None:
+    recursive = {"$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n"}}}, "$ref": "#/$defs/n"}
+    assert check_final_answer("[" * 64 + "]" * 64, recursive).ok
+    for depth in (65, 900, 5000):
+        check = check_final_answer("[" * depth + "]" * depth, {})
+        assert not check.ok and check.not_json, depth
+        assert "nested" in check.errors[0]
+
+
+def test_the_prompt_states_the_schema() -> None:
+    from aw_action.structured import answer_instructions
+
+    text = answer_instructions({"type": "object", "required": ["verdict"]})
+    assert "validates against this JSON Schema" in text and '"required": [\n    "verdict"\n  ]' in text
