@@ -42,8 +42,9 @@ from aw_action.workflows.request import WorkflowRequest
 from aw_action.workflows.state import RunState
 
 RESUME_HINT = (
-    "To decide, resume from `{checkpoint}` with `aw-harness workflow resume CHECKPOINT --approve` or "
-    '`--request-changes "what to change"` (in the action: inputs `workflow-checkpoint` and `workflow-decision`).'
+    f"To decide, resume from this run's `{CHECKPOINT_FILE}` (in its output dir and artifact): "
+    '`aw-harness workflow resume CHECKPOINT --approve` or `--request-changes "what to change"`; in the action, '
+    "inputs `workflow-checkpoint` and `workflow-decision`."
 )
 PAUSE_STOPS = {"loop_guard": "max_step_visits", "failed": "step_incomplete"}
 """Stop reasons of the pauses that fail the run (a gate or a step's ``$pause`` ends it ``paused``)."""
@@ -136,7 +137,7 @@ class WorkflowHarness(Harness):
             fields = {"change": fields.pop("event"), **fields}  # "event" names the record itself
             context.runner.post(HarnessEvent("workflow_step", fields))
         self._announced = len(state.trail)
-        hint = RESUME_HINT.format(checkpoint=self.checkpoint_path) if state.pending_gate is not None else ""
+        hint = RESUME_HINT if state.pending_gate is not None else ""
         sections, text = context.state.record.summary_sections, summary_markdown(state, hint)
         if self._section is None:  # others only append: the index stays this section's
             self._section = len(sections)
