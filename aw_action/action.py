@@ -45,6 +45,7 @@ from aw_action.harness.context import TRANSCRIPT_FILE
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import exit_soon, stuck_result, supervise
+from aw_action.harness.workflow import WorkflowHarness
 from aw_action.run.cancel import CancelClock, StopSignals
 from aw_action.run.redact import run_redactor
 from aw_action.run.result import RunResult
@@ -113,6 +114,10 @@ async def _run(
     clock = stops.clock
     stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
     harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config, readable=True)
+    if plan.workflow is not None:
+        harness = WorkflowHarness(
+            plan.config_path, plan.workflow, plan.env, stderr=stream, config=plan.config, readable=True
+        )
     harness.appendix = appendix
     # Lines that bypass the harness's sinks (an extension's print) are redacted with the same
     # secrets: credentials set on the step's env:, not only those passed as inputs.

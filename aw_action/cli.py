@@ -15,18 +15,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, NoReturn, cast
 
-from aw_action.ai.text import one_line
-from aw_action.exits import InvocationError
+from aw_action.harness.arguments import OneLineParser
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import run_and_print, stop_signals
-from aw_action.run.result import RunResult
 from aw_action.sinks.pretty import FORMATS, PrettyStream, wants_pretty
 
 SUBCOMMANDS: dict[str, str] = {
@@ -35,6 +32,7 @@ SUBCOMMANDS: dict[str, str] = {
     "safe-output": "aw_action.safe_outputs.cli:main",
     "apply-safe-outputs": "aw_action.apply_outputs.apply_cli:main",
     "gh-aw": "aw_action.gh_aw_step:main",
+    "workflow": "aw_action.workflow_cli:main",
 }
 """Subcommand name -> ``module:function`` with signature ``main(argv: list[str]) -> int``.
 Imported only when called, so a plain run never pays for them."""
@@ -47,21 +45,10 @@ def run_subcommand(name: str, argv: list[str]) -> int:
     return handler(argv)
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """Bad arguments are an invocation error like any other: one line on stderr, the result
-    object on stdout, exit 2."""
-
-    def error(self, message: str) -> NoReturn:
-        line = f"{one_line(message)} (usage: aw-harness --config CONFIG --prompt PROMPT)"
-        sys.stderr.write(f"aw-harness: error: {line}\n")
-        result = RunResult.invocation_error(InvocationError(line), "unknown").to_json()
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
-        sys.stdout.flush()
-        raise SystemExit(2)
-
-
 def run_parser() -> argparse.ArgumentParser:
-    parser = _OneLineParser(prog="aw-harness", description="Run one agent session.")
+    parser = OneLineParser(
+        prog="aw-harness", description="Run one agent session.", usage_line="aw-harness --config CONFIG --prompt PROMPT"
+    )
     parser.add_argument("--config", required=True, type=Path, help="compiler-generated config.json")
     parser.add_argument("--prompt", required=True, type=Path, help="compiler-generated prompt.txt")
     parser.add_argument(

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 from pathlib import Path
-from typing import NoReturn
 
 from aw_action.exits import InvocationError
 from aw_action.ghaw.invocation import CONFIG_ENV, Invocation, build
+from aw_action.harness.arguments import OneLineParser
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import ResultPrinter, run_and_print, stop_signals
@@ -31,14 +30,10 @@ VIRTUAL_CONFIG = "aw-harness.gh-aw.json"
 """Stands in for config.json when there is none: relative paths resolve in the workspace."""
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"aw-harness gh-aw: error: {message} (usage: {USAGE})\n")
-        raise SystemExit(2)
-
-
 def parser() -> argparse.ArgumentParser:
-    p = _OneLineParser(prog="aw-harness gh-aw", description="Run one session inside a gh-aw agent step.")
+    p = OneLineParser(
+        prog="aw-harness gh-aw", description="Run one session inside a gh-aw agent step.", usage_line=USAGE
+    )
     p.add_argument("--config", type=Path, help=f"optional config.json with harness settings (or {CONFIG_ENV})")
     p.add_argument("--model", help="model, overriding AW_HARNESS_MODEL")
     p.add_argument("prompt", nargs="*", help="the compiled prompt text (GH_AW_PROMPT wins when set)")

@@ -13,6 +13,8 @@ otherwise stop.
 Endings:
 - a request that ends in an error: its assistant message is persisted, then ``turn_end`` (with
   no tool results) and ``agent_end`` with the error, as in Pi: the turn is counted and recorded;
+- the owner's ``ending`` (``AgentSession.end_after_turn``): after the turn's save point the run
+  ends cleanly, as if the model had stopped, leaving queued steering for the next prompt;
 - abort: no model request and no tool call starts once the signal is set; a turn that did not
   reach ``turn_end`` is discarded (its assistant message is not persisted). This is where the
   project deliberately differs from Pi, which records the aborted message and a ``turn_end``;
@@ -177,6 +179,8 @@ async def _loop(run: _Run, prompts: list[UserMessage]) -> AgentEnd:
         snapshot = await host.save_point()
         if host.signal.aborted:
             return await run.end(host.signal.reason or "aborted")
+        if host.ending:  # the owner ends the prompt here; queued steering waits for its next prompt
+            return await run.end()
         pending = host.drain_steering()
         if not assistant.tool_calls and not pending:
             pending = host.drain_follow_ups()

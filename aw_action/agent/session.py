@@ -116,6 +116,7 @@ class AgentSession:
         self._next_turn: list[UserMessage] = []
         self._pending: list[PendingWrite] = []
         self.abort_reason: str | None = None
+        self._end_after_turn = False
         self.last_end: AgentEnd | None = None
         self.disposed = False
 
@@ -226,6 +227,21 @@ class AgentSession:
         self._steering.clear()
         self._follow_ups.clear()
 
+    def end_after_turn(self) -> None:
+        """End the running prompt once the current turn is complete (its tool batch, ``turn_end``
+        and save point), as if the agent had stopped: no further model request, no follow-up run.
+        Unlike ``abort`` it is not a failure (``agent_end`` has no error) and it keeps the queues:
+        steering and follow-ups queued now reach the model with the next prompt. While idle it
+        does nothing; the prompt clears it when it ends. (A workflow step ends this way once
+        its completion is recorded.)"""
+        if not self.is_idle:
+            self._end_after_turn = True
+
+    @property
+    def ending(self) -> bool:
+        """Whether the running prompt ends after this turn (``end_after_turn``)."""
+        return self._end_after_turn
+
     def cancel_pending(self, reason: str = "cancelled") -> None:
         """Cancel the session's work, whatever its phase (the CLI's early cancel).
 
@@ -319,6 +335,7 @@ class AgentSession:
         self._phase = phase
         self._signal = AbortSignal()
         self.abort_reason = None
+        self._end_after_turn = False
         if self._cancel_pending is not None:
             reason, self._cancel_pending = self._cancel_pending, None
             self.abort(reason)
@@ -332,7 +349,7 @@ class AgentSession:
             self._next_turn.clear()
             end = await run_loop(self, batch)
             runs = 1
-            while self._follow_ups and not self._signal.aborted and runs < MAX_CHAINED_RUNS:
+            while self._follow_ups and not self._signal.aborted and not self.ending and runs < MAX_CHAINED_RUNS:
                 self._flush_pending()
                 end = await run_loop(self, self.drain_follow_ups())
                 runs += 1
@@ -340,6 +357,7 @@ class AgentSession:
             return end
         finally:
             self._flush_pending()
+            self._end_after_turn = False
             self._phase = "idle"
 
     async def run_structural(self, phase: Phase, operation: Callable[[], Any]) -> Any:

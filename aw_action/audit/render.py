@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aw_action.audit.workflow import render_workflow
 from aw_action.sinks import markdown as md
 
 
@@ -120,6 +121,8 @@ def render_text(report: dict[str, Any]) -> str:
             for t in report["tools"]
         ]
         parts += ["### Tools", md.table(["Tool", "Calls", "Errors", "Time"], rows, "lrrr")]
+    if report.get("workflow"):
+        parts.append(render_workflow(report["workflow"]))
     parts.append("### Warnings")
     parts.append("\n".join(f"- {md.cell(w)}" for w in report["warnings"]) or "_None._")
     if report["degraded"]:

@@ -24,6 +24,7 @@ from aw_action.audit.readers import (
     phase_of_path,
 )
 from aw_action.audit.sources import Artifact, AuditInputError
+from aw_action.audit.workflow import workflow_report
 
 MAX_REQUESTS = 100_000
 """More usage records than this in one audit is refused (the report lists every request)."""
@@ -130,6 +131,7 @@ class _Session:
                 self.warnings.append(str(data["message"]))
             elif isinstance(kind, str) and kind in (
                 "harness.run",
+                "harness.workflow",
                 "session.result",
                 "workflow.info",
                 "session.init",
@@ -232,6 +234,9 @@ def build_report(artifact: Artifact) -> dict[str, Any]:
         "skipped": skipped,
         "requests": [asdict(r) for r in requests],
     }
+    workflow = workflow_report(session.info.get("harness.workflow"))
+    if workflow is not None:
+        report["workflow"] = workflow
     if detection:
         report["detection"] = {"totals": _totals(detection), "by_model": _by_model(detection)}
     return report

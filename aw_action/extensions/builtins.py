@@ -1,10 +1,10 @@
 """The built-in extensions, in load order (spec §7.1, §8).
 
-tools (bash, read, write, edit), provider-setup, cost-tracker, steering, repair, compaction,
-safe-outputs (the agent's record tools; none in gh-aw mode), progress-comment (opt-in; before
-observability, so its last update precedes the run's closing records), observability, narration
-(the readable log; after observability, so its lines follow the records they explain).
-Compaction is its own
+tools (bash, read, write, edit), bash-policy (config ``tools.bash``), provider-setup, cost-tracker,
+steering, repair, compaction, safe-outputs (the agent's record tools; none in gh-aw mode),
+progress-comment (opt-in; before observability, so its last update precedes the run's closing
+records), observability, narration (the readable log; after observability, so its lines follow
+the records they explain). Compaction is its own
 built-in after repair: on ``turn_end`` repair's fixed history is queued first and compaction
 builds on it (``compaction.effective_history``); repair calls ``compaction.compact`` to recover
 from a context overflow. Observability comes after every built-in that posts records, so that
@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aw_action.extensions import (
+    bash_policy,
     compaction,
     cost_tracker,
     narration,
@@ -39,6 +40,7 @@ def register_builtin_tools(api: ExtensionAPI) -> None:
 
 BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
     ("tools", register_builtin_tools),
+    ("bash-policy", bash_policy.setup),
     ("provider-setup", provider_setup.setup),
     ("cost-tracker", cost_tracker.setup),
     ("steering", steering.setup),

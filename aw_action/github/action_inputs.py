@@ -99,6 +99,10 @@ class _Inputs(BaseSettings):
     allowed_bots: str | None = _input("allowed-bots")
     event_context: bool = _input("event-context", False)
     progress_comment: bool | None = _input("progress-comment")
+    workflow: str | None = _input("workflow")
+    workflow_checkpoint: str | None = _input("workflow-checkpoint")
+    workflow_decision: Literal["approve", "request-changes", "continue"] | None = _input("workflow-decision")
+    workflow_feedback: str | None = _input("workflow-feedback")
 
     @field_validator("*", mode="before")
     @classmethod

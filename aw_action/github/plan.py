@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +31,11 @@ from aw_action.github.action_inputs import ActionInputError, ActionInputs, parse
 from aw_action.github.event import TriggerEvent
 from aw_action.github.fork_files import ForkFiles
 from aw_action.github.paths import default_output_dir, keep_out_of_git
+from aw_action.github.workflow_inputs import require_workflow, workflow_request
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import describe_validation_error, read_json_file
+from aw_action.workflows.request import WorkflowRequest
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
 RUNNER_CREDENTIALS = (
@@ -75,6 +77,9 @@ class RunPlan:
     event: TriggerEvent
     fork: ForkFiles | None = None
     """Set on a fork's pull request: the files above came from its base commit."""
+    workflow: WorkflowRequest | None = None
+    """Set when the run is a workflow (``github/workflow_inputs.py``); ``prompt_path`` then
+    held its input."""
 
 
 def _resolve(workspace: Path, value: str) -> Path:
@@ -212,7 +217,13 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: T
     event = event or TriggerEvent.from_env(env)
     fork = ForkFiles.for_event(event.name, event.payload, env, workspace, inputs.github_token)
     config, config_path = build_config(inputs, workspace, fork)
-    prompt = prompt_path(inputs, workspace, env.get("RUNNER_TEMP"), fork)
+    require_workflow(inputs)
+    wants_prompt = not inputs.workflow or inputs.prompt or inputs.prompt_file
+    prompt = prompt_path(inputs, workspace, env.get("RUNNER_TEMP"), fork) if wants_prompt else None
+    workflow = workflow_request(inputs, prompt)
+    if fork is not None and workflow is not None and workflow.workflow is not None:
+        # what the steps run and may do comes from the base commit, like the config
+        workflow = replace(workflow, workflow=fork.file(_resolve(workspace, str(workflow.workflow)), "workflow"))
     out_dir = output_dir(inputs, env, workspace)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -222,7 +233,7 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: T
     return RunPlan(
         config=config,
         config_path=config_path,
-        prompt_path=prompt,
+        prompt_path=prompt or workspace / "prompt.txt",
         workspace=workspace,
         output_dir=out_dir,
         env=harness_env(inputs, env, out_dir, workspace),
@@ -230,4 +241,5 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: T
         artifact_name=inputs.artifact_name or f"aw-harness-{env.get('GITHUB_JOB') or 'run'}",
         event=event,
         fork=fork,
+        workflow=workflow,
     )

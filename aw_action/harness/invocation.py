@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from aw_action.ai.text import one_line
 from aw_action.exits import InvocationError
@@ -23,7 +23,14 @@ from aw_action.harness.context import RunContext, assemble, resolve
 from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
 from aw_action.harness.run_files import start_afresh
 from aw_action.run.config import RunConfig
-from aw_action.run.config_files import apply_overrides, assemble_prompt, load_config, load_prompt, resolve_imports
+from aw_action.run.config_files import (
+    ResolvedImport,
+    apply_overrides,
+    assemble_prompt,
+    load_config,
+    load_prompt,
+    resolve_imports,
+)
 from aw_action.run.mode import gh_aw_phase
 from aw_action.run.provenance import record_appendix, record_inputs
 from aw_action.run.redact import Redactor, run_redactor
@@ -63,6 +70,8 @@ class Harness:
         self.context: RunContext | None = None
         self.state: RunState | None = None
         self._cancel_reason: str | None = None
+        self.schema: dict[str, Any] | None = None
+        """``harness.output-schema``, checked, once the config is loaded."""
         self.on_config: Callable[[RunConfig], None] | None = None
         """Called once config.json is loaded (the supervisor arms the run's deadline)."""
         self.appendix: tuple[str, str] | None = None
@@ -90,8 +99,8 @@ class Harness:
                 self.on_config(config)
             self.redactor = run_redactor(self.env, config.observability.otlp.headers)
             self.jsonl = JsonlSink(self.redactor, self.jsonl.stream, readable=self.jsonl.readable)
-            schema = configured_schema(config, self.config_path.parent)
-            prompt = load_prompt(self.prompt_path)
+            self.schema = configured_schema(config, self.config_path.parent)
+            prompt = self.load_prompt()
             imports = resolve_imports(config, self.config_path.parent, self._workspace_for_imports())
             for warning in apply_overrides(config):
                 self.jsonl.line(f"aw-harness: warning: {warning}")
@@ -117,13 +126,23 @@ class Harness:
             return RunResult.invocation_error(exc, model_name, self.state)
         if self._cancel_reason:
             context.cancel(self._cancel_reason)
+        await self.drive(context, imports, prompt)
+        return await context.finish()
+
+    def load_prompt(self) -> str:
+        """The prompt text (raises ``InvocationError``); a workflow invocation loads its
+        workflow and checkpoint here, before any session exists."""
+        return load_prompt(self.prompt_path)
+
+    async def drive(self, context: RunContext, imports: list[ResolvedImport], prompt: str) -> None:
+        """Prompt the assembled run: once, with the imports and the prompt as one message, then
+        hold the answer to ``output-schema`` (a workflow invocation prompts once per step)."""
         first = assemble_prompt(imports, prompt)
         if self.appendix is not None:
             first = f"{first}\n\n{self.appendix[1]}"
-        await context.prompt(with_instructions(first, schema))
-        if schema is not None:
-            await enforce_output_schema(context, schema)
-        return await context.finish()
+        await context.prompt(with_instructions(first, self.schema))
+        if self.schema is not None:
+            await enforce_output_schema(context, self.schema)
 
     def _workspace_for_imports(self) -> Path | None:
         ws = self.env.get("GITHUB_WORKSPACE")

@@ -48,7 +48,9 @@ class GithubTools(_Open):
 class Tools(_Open):
     github: GithubTools = Field(default_factory=GithubTools)
     bash: list[str] | bool | None = None
-    """Allowed command names (informational; the compiler's bash policy), or true/false."""
+    """Allowed commands, or true/false: the bash policy (``extensions/bash_policy.py``)."""
+    bash_variables: list[str] = Field(default_factory=list)
+    """Variables a restricted command may use as ``"$NAME"`` (never credentials)."""
 
 
 class Otlp(_Open):

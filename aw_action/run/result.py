@@ -2,6 +2,7 @@
 
 ``Outcome.of(stop_reason)`` is the one mapping from a stop reason to a conclusion and exit code
 (spec §5.3): ``completed`` 0 (success); ``skipped`` 0 (the run was not started on purpose);
+``paused`` 0 (a workflow waits for a review or was paused by a step; docs/workflows.md);
 invocation errors 2; ``cancelled`` 1 (cancelled); any other reason 1 (failure), among them
 ``invalid_output`` (the final answer never matched ``output-schema``).
 
@@ -33,6 +34,8 @@ class Outcome:
             return cls("success", stop_reason, 0)
         if stop_reason == "skipped":
             return cls("skipped", stop_reason, 0)
+        if stop_reason == "paused":
+            return cls("paused", stop_reason, 0)
         if stop_reason in INVOCATION_STOP_REASONS:
             return cls("failure", stop_reason, 2)
         if stop_reason == "cancelled":

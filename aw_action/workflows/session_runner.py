@@ -5,9 +5,10 @@ current step's guard and asks the guard last, after every other ``tool_call`` ha
 arguments it approves are the arguments that run. ``SessionStepRunner`` narrows the active
 tools to the step's (plus its completion tool), installs the guard and prompts.
 
-Known limit until prompts get their own stop signal (issue 9): after an accepted completion the
-session keeps going until the model ends its turn; the guard refuses every further tool call
-meanwhile, so the model can no longer act, only spend a turn.
+This runner lets the model end its turn after an accepted completion (the guard refuses every
+further tool call meanwhile, so the model can no longer act, only spend a turn). The runner the
+CLI and the action use, ``harness/step_runner.ContextStepRunner``, ends the prompt right after
+the completion's turn instead (``AgentSession.end_after_turn``).
 """
 
 from __future__ import annotations

@@ -48,6 +48,7 @@ def test_every_example_has_its_three_files() -> None:
         "otel",
         "matrix-smoke",
         "safe-outputs",
+        "workflow-review",
     }
     for folder in EXAMPLES:
         for name in ("workflow.yml", "config.json", "prompt.txt"):

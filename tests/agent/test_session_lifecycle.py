@@ -369,3 +369,36 @@ async def test_replace_messages_while_busy_keeps_messages_persisted_meanwhile(tm
     roles_and_text = [(m.role, getattr(m, "text", "")) for m in provider.requests[1].messages]
     assert roles_and_text[0] == ("user", "REWRITTEN PROMPT")
     assert [r for r, _ in roles_and_text] == ["user", "assistant", "toolResult"]
+
+
+async def test_end_after_turn_ends_the_prompt_cleanly_and_keeps_queued_steering_for_the_next(
+    tmp_path: Path,
+) -> None:
+    """A workflow step ends once its completion is recorded: the turn (tool batch, ``turn_end``,
+    save point) completes, no further request is made, the prompt ends without an error, and
+    steering queued during the turn reaches the model with the next prompt, not never."""
+    hooks = Hooks()
+    ran: list[dict[str, Any]] = []
+    session, provider = make_session(
+        tmp_path, [tool_turn("a"), {"text": "next prompt"}, {"text": "follow-up"}], hooks, ran
+    )
+
+    def finish_step(event: AgentEvent) -> None:
+        session.steer("NOTICE")
+        session.follow_up("LATER")
+        session.end_after_turn()
+
+    hooks.on("tool_execution_end", finish_step)
+    end = await session.prompt("step one")
+    assert end.error is None and session.abort_reason is None
+    assert len(provider.requests) == 1 and ran == [{"x": "a"}]
+    assert hooks.types()[-3:] == ["message_end", "turn_end", "agent_end"]
+    assert [m.role for m in session.messages] == ["user", "assistant", "toolResult"]
+    assert session.queued["steer"] == ["NOTICE"] and session.queued["follow_up"] == ["LATER"]
+    assert not session.ending  # reset with the operation
+
+    session.end_after_turn()  # idle: nothing to end, the next prompt runs normally
+    end = await session.prompt("step two")
+    assert end.error is None and len(provider.requests) == 3  # answered, then the follow-up ran
+    assert user_texts(provider.requests[1].messages) == ["step one", "step two", "NOTICE"]
+    assert user_texts(provider.requests[2].messages)[-1] == "LATER"

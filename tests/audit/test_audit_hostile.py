@@ -105,10 +105,12 @@ KINDS = st.sampled_from(
         "session.result",
         "session.start",
         "agent.execution",
+        "harness.workflow",
     ]
 )
 FIELDS = ["requestId", "model", "usage", "durationMs", "aic", "steering", "turnId", "toolName", "isError"]
 FIELDS += ["message", "exitCode", "conclusion", "stopReason", "degraded", "status", "numTurns", "success"]
+FIELDS += ["workflow", "visits", "path", "pauses", "pending_review"]
 
 
 @st.composite
@@ -147,3 +149,25 @@ def test_main_prints_one_object_on_stdout(tmp_path: Path, capsys: Any) -> None:
     out, err = capsys.readouterr()
     assert json.loads(out)["totals"]["input_tokens"] == 3
     assert err.count("\n") == 1 and "1 line(s) skipped (first: line 2: not JSON" in err
+
+
+def test_a_lying_workflow_record_is_reported_by_what_holds_up() -> None:
+    record = {
+        "type": "harness.workflow",
+        "data": {
+            "workflow": "fix|`x`\n",
+            "status": 5,
+            "visits": {"a": 2, "b": "three", "c": -1, "d": True},
+            "path": [{"step": "a", "visit": "1", "outcome": ["x"], "next": "b"}, "junk", None],
+            "pauses": "none",
+            "pending_review": {"step": "b", "artifact_chars": "12"},
+        },
+    }
+    artifact = Artifact(root="x", files={"usage/aw_session.jsonl": json.dumps(record)})
+    report = build_report(artifact)
+    workflow = report["workflow"]
+    assert workflow["visits"] == {"a": 2} and workflow["pauses"] == []
+    assert workflow["path"] == [{"step": "a", "visit": None, "outcome": "", "next": "b", "decided_by": ""}]
+    assert workflow["pending_review"] == {"step": "b", "outcome": "", "artifact_chars": None}
+    text = render_text(report)
+    assert "### Workflow `` fix|`x` ``: unknown" in text and "| 1 | `a` | – |  | b |  |" in text

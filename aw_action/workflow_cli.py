@@ -1,0 +1,126 @@
+"""``aw-harness workflow run|resume``: a declarative multi-step workflow as one run (docs/workflows.md).
+
+    aw-harness workflow run FILE --input TEXT [--model MODEL] [--config CONFIG] [--format F]
+    aw-harness workflow resume CHECKPOINT [--approve | --request-changes TEXT]
+                                          [--workflow FILE] [--model MODEL] [--config CONFIG] [--format F]
+
+``--config`` is a config.json (budgets, steering, tools, extensions, ...); ``--model`` overrides
+its ``engine.model`` (and is required without one). ``resume`` reloads the workflow the
+checkpoint names (or ``--workflow``), reconciles the checkpoint with it and continues; a run
+waiting for a review needs ``--approve`` or ``--request-changes``.
+
+Output and stops are the CLI's: one JSON result on stdout, the JSONL stream on stderr, the
+shared stop scheme (signals, the deadline), exit 0 (done or paused), 1 (a step failed, the loop
+guard, a cancel or a budget) or 2 (an invocation error: a workflow that does not load, with
+its file, line and field; a checkpoint that does not fit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import IO, cast
+
+from aw_action.exits import InvocationError
+from aw_action.harness.arguments import OneLineParser
+from aw_action.harness.guards import harden_process
+from aw_action.harness.invocation import Harness
+from aw_action.harness.supervisor import ResultPrinter, run_and_print, stop_signals
+from aw_action.harness.workflow import WorkflowHarness
+from aw_action.run.config import RunConfig
+from aw_action.run.config_files import parse_config, read_json_file
+from aw_action.run.result import RunResult
+from aw_action.sinks.invocation_failure import report_invocation_error
+from aw_action.sinks.pretty import FORMATS, PrettyStream, wants_pretty
+from aw_action.workflows.request import WorkflowRequest
+from aw_action.workflows.resume import GateDecision
+
+USAGE = (
+    "aw-harness workflow run FILE --input TEXT [--model MODEL] [--config CONFIG] | "
+    "aw-harness workflow resume CHECKPOINT [--approve | --request-changes TEXT] [--workflow FILE]"
+)
+VIRTUAL_CONFIG = "aw-harness.workflow.json"
+"""Stands in for config.json when there is none: relative paths resolve in the workspace."""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog="aw-harness workflow", description="Run or resume a declarative workflow.", usage_line=USAGE)
+    commands = p.add_subcommands(dest="command", required=True)
+    run = commands.add_parser("run", help="start a workflow run")
+    run.add_argument("workflow", type=Path, help="the workflow file (YAML)")
+    run.add_argument("--input", required=True, help="the workflow's input ({{workflow.input}})")
+    resume = commands.add_parser("resume", help="continue a paused run from its checkpoint")
+    resume.add_argument("checkpoint", type=Path, help="workflow-checkpoint.json of the paused run")
+    decision = resume.add_mutually_exclusive_group()
+    decision.add_argument("--approve", action="store_true", help="approve the artifact waiting for review")
+    decision.add_argument("--request-changes", metavar="TEXT", help="send the artifact back with this feedback")
+    resume.add_argument("--workflow", type=Path, help="the workflow file (default: the one the checkpoint names)")
+    for sub in (run, resume):
+        sub.add_argument("--model", help="model, overriding the config's engine.model")
+        sub.add_argument("--config", type=Path, help="config.json with budgets, steering and the rest")
+        sub.add_argument(
+            "--format",
+            choices=FORMATS,
+            default="auto",
+            help="stderr for people (pretty) or machines (jsonl); auto: pretty on a terminal",
+        )
+    return p
+
+
+def request_of(args: argparse.Namespace) -> WorkflowRequest:
+    if args.command == "run":
+        return WorkflowRequest(workflow=args.workflow, input=args.input)
+    decision = None
+    if args.approve:
+        decision = GateDecision(approved=True)
+    elif args.request_changes is not None:
+        if not args.request_changes.strip():
+            raise InvocationError("--request-changes needs the feedback text")
+        decision = GateDecision(approved=False, feedback=args.request_changes)
+    return WorkflowRequest(workflow=args.workflow, checkpoint=args.checkpoint, decision=decision)
+
+
+def load_config(args: argparse.Namespace, workspace: Path) -> tuple[RunConfig, Path]:
+    """The run's config: ``--config`` with ``--model`` over its ``engine.model``; raises
+    ``InvocationError``."""
+    if args.config is not None:
+        data = read_json_file(args.config, "config file")
+        source, path = str(args.config), args.config
+    elif args.model:
+        data, source, path = {}, "--model", workspace / VIRTUAL_CONFIG
+    else:
+        raise InvocationError("a model is required: pass --model or a --config with engine.model")
+    if isinstance(data, dict) and args.model:
+        engine = data.setdefault("engine", {})
+        if not isinstance(engine, dict):
+            raise InvocationError(f"{source}: engine: expected an object")
+        engine["model"] = args.model
+    return parse_config(data, source), path
+
+
+def main(argv: list[str]) -> int:
+    harden_process()
+    stops = stop_signals()
+    args = parser().parse_args(argv)
+    env = dict(os.environ)
+    workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
+    try:
+        config, config_path = load_config(args, workspace)
+        request = request_of(args)
+    except InvocationError as exc:
+        return _fail(env, exc, args.model or "unknown")
+    pretty = wants_pretty(args.format, sys.stderr)
+    stream = cast(IO[str], PrettyStream(sys.stderr)) if pretty else None  # a text stream but for typeshed
+    harness = WorkflowHarness(config_path, request, env, stderr=stream, config=config, readable=pretty)
+    return run_and_print(harness, stops)
+
+
+def _fail(env: dict[str, str], exc: InvocationError, model: str) -> int:
+    harness = Harness(Path(VIRTUAL_CONFIG), Path("prompt.txt"), env)
+    harness.error_line(str(exc))
+    report_invocation_error(exc, model, harness.env, harness.jsonl, harness.redactor)
+    result = RunResult.invocation_error(exc, model)
+    ResultPrinter(harness).print(result)
+    return result.exit_code

@@ -1,0 +1,20 @@
+"""What a workflow invocation is asked to do, as the CLI and the action inputs state it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from aw_action.workflows.resume import GateDecision
+
+
+@dataclass(frozen=True)
+class WorkflowRequest:
+    """A new run (``workflow`` and ``input``) or a resumed one (``checkpoint``, with the
+    reviewer's ``decision`` when an artifact waits for review; ``workflow`` then defaults to the
+    file the checkpoint names). Relative paths are from the workspace."""
+
+    workflow: Path | None = None
+    input: str | None = None
+    checkpoint: Path | None = None
+    decision: GateDecision | None = None
