@@ -85,13 +85,3 @@ def effective_tokens(usage: Usage, multiplier: float) -> float:
 def credits(cost_usd: float | None) -> float | None:
     return None if cost_usd is None else cost_usd / USD_PER_CREDIT
 
-
-def min_next_request_et(multiplier: float, previous: Usage | None, new_tokens: int) -> float:
-    """A lower bound on the ET of the next request.
-
-    At best the previous prompt and its answer are read back from the cache (weight 0.1), and
-    whatever was added since (tool results, steering) is new input (weight 1.0); the output is at
-    least zero. If even this crosses the limit, the request would certainly cross it.
-    """
-    carried = 0 if previous is None else previous.input + previous.cache_read + previous.cache_write + previous.output
-    return multiplier * (WEIGHTS["cache_read"] * carried + WEIGHTS["input"] * new_tokens)

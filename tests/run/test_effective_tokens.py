@@ -15,7 +15,6 @@ from aw_action.run.effective_tokens import (
     base_weighted_tokens,
     credits,
     effective_tokens,
-    min_next_request_et,
     parse_overrides,
 )
 
@@ -85,13 +84,6 @@ def test_limit_gates() -> None:
     limit = Limit(KINDS_BY_NAME["effective_tokens"], 1000, critical_percent=90)
     assert not limit.exceeded(899) and limit.exceeded(900)
     assert limit.percent(250) == 25
-    assert not limit.would_cross(800, 200) and limit.would_cross(800, 201) and limit.would_cross(1000, 0)
-
-
-def test_cheapest_next_request_reads_the_previous_prompt_from_cache() -> None:
-    previous = Usage(input=100, cache_read=800, cache_write=100, output=50)
-    assert min_next_request_et(2.0, previous, 30) == pytest.approx(2.0 * (0.1 * 1050 + 30))
-    assert min_next_request_et(1.0, None, 40) == 40
 
 
 @pytest.mark.parametrize(("raw", "expected"), [(None, None), ("", None), ("250", 250.0), (" 1.5 ", 1.5)])
