@@ -84,4 +84,3 @@ def effective_tokens(usage: Usage, multiplier: float) -> float:
 
 def credits(cost_usd: float | None) -> float | None:
     return None if cost_usd is None else cost_usd / USD_PER_CREDIT
-
