@@ -220,7 +220,14 @@ class Observability:
         self.jsonl.record("turn_end", fields)
         self.jsonl.line(
             human_turn_line(
-                t.turn, fields["input_tokens"], fields["output_tokens"], t.cumulative_tokens, t.cumulative_cost_usd
+                t.turn,
+                fields["input_tokens"],
+                fields["output_tokens"],
+                t.cumulative_tokens,
+                t.cumulative_cost_usd,
+                effective=t.effective_tokens,
+                cumulative_effective=t.cumulative_effective_tokens,
+                effective_limit=self.state.record.limits.get("effective_tokens"),
             )
         )
         self.record(

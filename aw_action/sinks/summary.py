@@ -13,7 +13,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from aw_action.run.budget_kinds import BUDGET_KINDS, KINDS_BY_NAME
+from aw_action.run.budget_kinds import BUDGET_KINDS, KINDS_BY_NAME, BudgetKind
+from aw_action.run.effective_tokens import base_weighted_tokens
 from aw_action.run.redact import Redactor
 from aw_action.run.result import Outcome
 from aw_action.run.state import RunState
@@ -71,24 +72,42 @@ def _turn_table(state: RunState, max_rows: int | None) -> str:
                 md.integer(t.usage.input + t.usage.cache_read + t.usage.cache_write),
                 md.integer(t.usage.output + t.usage.reasoning),
                 md.integer(t.cumulative_tokens),
+                md.integer(t.cumulative_effective_tokens),
                 md.usd(t.cumulative_cost_usd),
                 md.duration(ended),
             ]
         )
     totals = state.ledger.totals
-    rows = _elided(rows, max_rows, 6)
+    rows = _elided(rows, max_rows, 7)
     rows.append(
         [
             "**Total**",
             f"**{md.integer(totals.input + totals.cache_read + totals.cache_write)}**",
             f"**{md.integer(totals.output + totals.reasoning)}**",
             f"**{md.integer(totals.total)}**",
+            f"**{md.integer(state.ledger.effective_tokens)}**",
             f"**{md.usd(state.ledger.cost_usd)}**",
             f"**{md.duration(state.elapsed_ms)}**",
         ]
     )
-    header = ["Turn", "Input Tokens", "Output Tokens", "Cumulative", "Est. Cost", "Elapsed"]
-    return md.table(header, rows, "rrrrrr")
+    header = ["Turn", "Input Tokens", "Output Tokens", "Cumulative", "Cumulative Effective", "Est. Cost", "Elapsed"]
+    return md.table(header, rows, "rrrrrrr")
+
+
+def _weights_note(state: RunState) -> str:
+    """What the two counts mean, with each model's multiplier as the records show it."""
+    seen: dict[str, float] = {}
+    for r in state.ledger.requests:
+        base = base_weighted_tokens(r.usage)
+        if base > 0 and r.model not in seen:
+            seen[r.model] = r.effective_tokens / base
+    weighs = ", ".join(f"{md.code(model)} weighs ×{factor:.3g}" for model, factor in seen.items())
+    return (
+        "Input and output are raw token counts as the API reported them (cache reads and writes count as "
+        "input, reasoning as output). Effective tokens are the weighted count a token budget uses: "
+        "multiplier × (input + 0.1 × cache read + 4 × output + 4 × reasoning + cache write)"
+        + (f"; {weighs}." if weighs else ".")
+    )
 
 
 def _offset_ms(start: datetime, iso: str) -> float | None:
@@ -114,12 +133,11 @@ def _budget_table(state: RunState, limits: Mapping[str, float]) -> str:
         if limit is None and not kind.always_shown:
             continue
         value = kind.used(state)
-        shown = f"{value:,.{kind.decimals}f}" if kind.decimals and value is not None else md.integer(value)
         rows.append(
             [
                 kind.label,
-                shown,
-                md.integer(limit) if limit else "no limit",
+                _amount(kind, value),
+                _amount(kind, limit) if limit else "no limit",
                 md.percent(value, limit) if value is not None else "–",
             ]
         )
@@ -158,6 +176,35 @@ def _provenance(state: RunState, max_rows: int | None) -> str:
     return md.table(["Source", "Path", "Tokens", "Cumulative"], _elided(rows, max_rows, 4), "llrr")
 
 
+def _amount(kind: BudgetKind, value: Any) -> str:
+    """A budget figure for people: whole units, or the kind's decimals (credits: 2)."""
+    if not isinstance(value, int | float):
+        return "–"
+    return f"{value:,.{kind.decimals}f}" if kind.decimals else md.integer(value)
+
+
+def _why_stopped(info: Mapping[str, Any], kind: BudgetKind) -> str:
+    trigger = info.get("trigger")
+    if trigger == "next_request":
+        worst = _amount(kind, info.get("next_request"))
+        return (
+            f"The next request was not sent: at its worst case ({worst} for a prompt of about "
+            f"{md.integer(info.get('input_tokens'))} tokens, nothing read from a cache, and a minimal answer) "
+            "it could have passed the limit. Every turn so far completed."
+        )
+    if trigger == "answer_cut":
+        return (
+            f"The last answer was cut at {md.integer(info.get('max_tokens'))} tokens, all the budget still paid "
+            "for, and discarded (no tool of it ran). The turns before it completed."
+        )
+    if trigger == "critical_percent":
+        return (
+            f"No request starts once {info.get('critical_percent', 100):g}% of the limit is used; the turn that "
+            "reached it completed."
+        )
+    return "Turns completed before the limit are kept."
+
+
 def _budget_exhausted(state: RunState, limits: Mapping[str, float]) -> str:
     info = state.journal.budget_exceeded or {}
     kind = KINDS_BY_NAME.get(str(info.get("budget") or "effective_tokens"), KINDS_BY_NAME["effective_tokens"])
@@ -168,9 +215,9 @@ def _budget_exhausted(state: RunState, limits: Mapping[str, float]) -> str:
         "caution",
         [
             f"**Budget exhausted.** The session was stopped by its {label.lower()} budget (hard limit): "
-            f"{md.integer(used)} used of {md.integer(limit)} ({md.percent(float(used or 0), limit)}).",
-            "Turns completed before the limit are kept; the in-flight turn was discarded. "
-            "Raise the limit in `harness.budget` or narrow the task.",
+            f"{_amount(kind, used)} used of {_amount(kind, limit)} ({md.percent(float(used or 0), limit)}).",
+            _why_stopped(info, kind) + " Raise the limit in `harness.budget` or narrow the task "
+            "(docs/budgets-steering-repair.md: what a budget buys).",
         ],
     )
 
@@ -197,10 +244,12 @@ def render_run_summary(
     parts += [
         "### Token Consumption",
         _turn_table(state, max_rows),
-        f"Effective tokens: **{md.integer(state.ledger.effective_tokens)}** · Estimated cost: "
+        f"Effective tokens (weighted): **{md.integer(state.ledger.effective_tokens)}** · Raw tokens: "
+        f"**{md.integer(state.ledger.totals.total)}** · Estimated cost: "
         f"**{md.usd(state.ledger.cost_usd)}** · AI credits: **"
         f"{'unknown' if state.ledger.ai_credits is None else f'{state.ledger.ai_credits:,.2f}'}**"
         + _uncounted_note(state),
+        _weights_note(state),
         "### Budget",
         _budget_table(state, limits),
     ]
