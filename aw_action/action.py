@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, cast
 
 from aw_action.exits import InvocationError
+from aw_action.github import credential_help
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, secret_values
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import result_outputs, write_outputs
@@ -76,6 +77,7 @@ async def _run(plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: Stop
     clock = stops.clock
     stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
     harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config)
+    harness.explain = lambda exc: credential_help.explain(exc, plan.env, action=True)
     # Lines that bypass the harness's sinks (an extension's print) are redacted with the same
     # secrets: credentials set on the step's env:, not only those passed as inputs.
     log.redactor.add(*run_redactor(plan.env, plan.config.observability.otlp.headers).secrets)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from aw_action.github import credential_help
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import run_and_print, stop_signals
 
@@ -63,7 +64,9 @@ def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
         return run_subcommand(args[0], args[1:])
     stops = stop_signals()
     parsed = run_parser().parse_args(args)
-    return run_and_print(Harness(parsed.config, parsed.prompt), stops, guard_exit=guard_exit)
+    harness = Harness(parsed.config, parsed.prompt)
+    harness.explain = lambda exc: credential_help.explain(exc, harness.env, action=False)
+    return run_and_print(harness, stops, guard_exit=guard_exit)
 
 
 def entrypoint() -> NoReturn:

@@ -164,7 +164,7 @@ def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, wor
         (inputs.anthropic_api_key, "ANTHROPIC_API_KEY"),
         (inputs.openai_api_key, "OPENAI_API_KEY"),
         (inputs.github_token, "GITHUB_TOKEN"),
-    ):
+    ):  # the pairs of credential_help.KEY_INPUTS
         if value:
             out[name] = value
     out["AW_OUTPUT_DIR"] = str(out_dir)

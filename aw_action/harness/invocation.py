@@ -56,6 +56,8 @@ class Harness:
         self._cancel_reason: str | None = None
         self.on_config: Callable[[RunConfig], None] | None = None
         """Called once config.json is loaded (the supervisor arms the run's deadline)."""
+        self.explain: Callable[[InvocationError], InvocationError] | None = None
+        """Rewords an invocation error for this entry point's users (the action names its inputs)."""
 
     def cancel(self, reason: str = "cancelled") -> None:
         """Stop the run as soon as possible; the outcome is ``reason`` (exit 1)."""
@@ -92,7 +94,8 @@ class Harness:
                 jsonl=self.jsonl,
                 state=state,
             )
-        except InvocationError as exc:
+        except InvocationError as raised:
+            exc = self.explain(raised) if self.explain is not None else raised
             self.error_line(str(exc))
             report_invocation_error(exc, model_name, self.env, self.jsonl, self.redactor)
             return RunResult.invocation_error(exc, model_name, self.state)

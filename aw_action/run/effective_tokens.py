@@ -3,9 +3,10 @@
 Effective tokens (ET) follow gh-aw's Effective Tokens specification:
 ``ET = multiplier(model) x (1.0 input + 0.1 cache_read + 4.0 output + 4.0 reasoning + 1.0 cache_write)``.
 The per-model multipliers are data (``aw_action/data/model_multipliers.json``: gh-aw's legacy ET
-registry as of 2026-05-14, its ``source`` key says exactly where from), looked up case-insensitively with ``.`` and ``-`` treated alike: the exact id first,
-then the longest key that is a ``key-`` prefix of the id, else 1.0 (and the model is reported as
-unknown). ``GH_AW_MODEL_MULTIPLIERS`` (a JSON object) overrides or adds entries.
+registry as of 2026-05-14, its ``source`` key says exactly where from), looked up
+case-insensitively with ``.`` and ``-`` treated alike: the exact id first, then the longest key
+that is a ``key-`` prefix of the id, else 1.0 (and the model is reported as unknown).
+``GH_AW_MODEL_MULTIPLIERS`` (a JSON object) overrides or adds entries.
 
 One AI credit is $0.01 of estimated cost. The gates that use these figures are in
 ``run/budget_kinds.py``.

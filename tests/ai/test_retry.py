@@ -129,7 +129,7 @@ async def test_quota_429_is_fatal(server: WireServer) -> None:
 async def test_error_text_never_carries_the_key(server: WireServer) -> None:
     server.script(oai.error_reply(401, f"Incorrect API key provided: {KEY}", code="invalid_api_key"))
     _, msg = await collect(openai_provider(server), request("gpt-4o"))
-    assert msg.error_kind == "fatal"
+    assert msg.error_kind == "auth"
     assert msg.error_message is not None and "Incorrect API key" in msg.error_message
     assert KEY not in msg.error_message and KEY not in msg.model_dump_json()
 
@@ -222,7 +222,8 @@ async def test_client_errors_fail_at_once_without_a_retry(
     server.default = wire.error_reply(status, kind, text)
     hooks = RecordingHooks()
     _, msg = await collect(anthropic_provider(server), request("sonnet"), hooks)
-    assert msg.stop_reason == "error" and msg.error_kind == "fatal" and text in (msg.error_message or "")
+    expected = "auth" if status in (401, 403) else "fatal"
+    assert msg.stop_reason == "error" and msg.error_kind == expected and text in (msg.error_message or "")
     assert len(server.requests) == 1 and hooks.retries == []
 
 
