@@ -17,6 +17,7 @@ stop by that plus two seconds, or by two seconds in all on cancellation.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -36,6 +37,7 @@ from aw_action.agent.events import (
     TurnEnd,
     TurnStart,
 )
+from aw_action.exits import InvocationError
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.result import RunResult
@@ -63,11 +65,17 @@ still get written."""
 
 
 def otlp_timeout(env: Mapping[str, str]) -> float:
-    """Seconds per OTLP export and for the final flush: ``AW_OTLP_TIMEOUT_S`` (0.1-30), default 5."""
+    """Seconds per OTLP export and for the final flush: ``AW_OTLP_TIMEOUT_S`` (kept within
+    0.1-30), default 5; a value that is not a positive number is an invocation error."""
+    raw = (env.get("AW_OTLP_TIMEOUT_S") or "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT_S
     try:
-        value = float(env.get("AW_OTLP_TIMEOUT_S") or DEFAULT_TIMEOUT_S)
+        value = float(raw)
     except ValueError:
-        value = DEFAULT_TIMEOUT_S
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise InvocationError(f"AW_OTLP_TIMEOUT_S: expected a positive number of seconds, got {raw[:40]!r}")
     return min(max(value, 0.1), 30.0)
 
 
@@ -293,6 +301,7 @@ class Observability:
 
 
 def setup(api: ExtensionAPI) -> None:
+    otlp_timeout(api.env)  # read at the session's start; a malformed value must fail the invocation now
     obs = Observability(api)
     api.on("session_start", obs.on_start)
     api.on("after_provider_response", obs.on_response)

@@ -29,7 +29,7 @@ from aw_action.github.action_inputs import ActionInputError, ActionInputs, parse
 from aw_action.github.paths import default_output_dir, keep_out_of_git
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
-from aw_action.run.config_files import describe_validation_error, read_json_file
+from aw_action.run.config_files import check_top_level_keys, describe_validation_error, read_json_file
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
 RUNNER_CREDENTIALS = (
@@ -113,6 +113,10 @@ def build_config(inputs: ActionInputs, workspace: Path) -> tuple[RunConfig, Path
         data = copy.deepcopy(data)
     else:
         path, data = workspace / "config.json", {}
+    try:
+        check_top_level_keys(data, str(path))
+    except InvocationError as exc:
+        raise ActionInputError("config", str(exc)) from None
     values = override_values(inputs)
     for name, keys in _OVERRIDES:
         if name in values:

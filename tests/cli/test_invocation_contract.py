@@ -90,6 +90,12 @@ def test_invocation_errors_exit_2_with_one_line(tmp_path: Path) -> None:
     unknown_model.write_text(json.dumps({"engine": {"model": "sonet"}}))
     no_key = tmp_path / "nokey.json"
     no_key.write_text(json.dumps({"engine": {"model": "sonnet"}}))
+    near_miss = tmp_path / "nearmiss.json"
+    near_miss.write_text(json.dumps({**FAUX, "timeout-minute": 5}))
+    harness_near_miss = tmp_path / "harnessnearmiss.json"
+    harness_near_miss.write_text(json.dumps({**FAUX, "harness": {"budget": {"max-turn": 5}}}))
+    no_script = tmp_path / "noscript.json"
+    no_script.write_text(json.dumps(FAUX))
     cases = [
         (["--config", str(tmp_path / "missing.json"), "--prompt", str(good_prompt)], "config file not found"),
         (["--config", str(bad_json), "--prompt", str(good_prompt)], "is not valid JSON"),
@@ -100,6 +106,15 @@ def test_invocation_errors_exit_2_with_one_line(tmp_path: Path) -> None:
         (["--config", str(good_cfg), "--prompt", str(empty_prompt)], "prompt file is empty"),
         (["--config", str(unknown_model), "--prompt", str(good_prompt)], "did you mean: sonnet"),
         (["--config", str(no_key), "--prompt", str(good_prompt)], "ANTHROPIC_API_KEY"),
+        (
+            ["--config", str(near_miss), "--prompt", str(good_prompt)],
+            "unknown key 'timeout-minute'; did you mean 'timeout-minutes'?",
+        ),
+        (
+            ["--config", str(harness_near_miss), "--prompt", str(good_prompt)],
+            "harness.budget.max-turn: unknown key (not a harness setting); did you mean 'max-turns'?",
+        ),
+        (["--config", str(no_script), "--prompt", str(good_prompt)], "plays a script of answers, and none is set"),
         (["--prompt", str(good_prompt)], "--config"),
     ]
     for args, expected in cases:
@@ -111,11 +126,15 @@ def test_invocation_errors_exit_2_with_one_line(tmp_path: Path) -> None:
         assert_no_traceback(run.stderr)
 
 
-def test_unknown_top_level_keys_are_ignored_and_overrides_warn(tmp_path: Path) -> None:
+def test_foreign_top_level_keys_are_ignored_and_overrides_warn(tmp_path: Path) -> None:
     config = {
         **FAUX,
         "on": {"schedule": [{"cron": "0 9 * * 1"}]},
         "permissions": {"contents": "read"},
+        "roles": ["admin"],
+        "network": {"allowed": ["defaults"]},
+        "env": {"A": "b"},
+        "timeout_minutes": 5,  # the field's own name validates too: no near miss
         "cli-proxy": False,
         "tools": {"github": {"mode": "remote", "toolsets": ["issues"]}},
     }
@@ -243,3 +262,12 @@ def test_edit_accepts_the_legacy_argument_shapes_through_its_shim(tmp_path: Path
     run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path))
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "ws" / "f.txt").read_text() == "ALPHA\nBETA\n"
+
+
+def test_a_malformed_numeric_setting_in_the_env_is_an_invocation_error(tmp_path: Path) -> None:
+    c, p = write_run_files(tmp_path, cfg(), script=DONE)
+    for name, value in (("AW_RETRY_MAX_ATTEMPTS", "abc"), ("AW_PROVIDER_TIMEOUT_S", "-1"), ("AW_OTLP_TIMEOUT_S", "x")):
+        run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path, **{name: value}))
+        assert run.returncode == 2, (name, run.stderr)
+        assert run.result["stop_reason"] == "invocation_error" and run.result["error"].startswith(f"{name}: expected")
+        assert_no_traceback(run.stderr)
