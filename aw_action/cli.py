@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -34,6 +35,15 @@ SUBCOMMANDS: dict[str, str] = {
 """Subcommand name -> ``module:function`` with signature ``main(argv: list[str]) -> int``.
 Imported only when called, so a plain run never pays for them."""
 
+SUBCOMMAND_HELP: dict[str, str] = {
+    "audit": "report on a run's output folder or artifact zip (aw-harness audit DIR [--json])",
+    "action": "the GitHub Action's entrypoint (inputs from INPUT_* variables)",
+    "safe-output": "propose a GitHub write from inside a run (docs/safe-outputs.md)",
+    "apply-safe-outputs": "apply a run's proposed writes, in a job with write access",
+    "gh-aw": "run as the agent step of a compiled gh-aw workflow (docs/gh-aw.md)",
+}
+"""One line per subcommand for ``--help`` (the same names as ``SUBCOMMANDS``)."""
+
 
 def run_subcommand(name: str, argv: list[str]) -> int:
     module_name, _, func = SUBCOMMANDS[name].partition(":")
@@ -49,10 +59,28 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def run_parser() -> argparse.ArgumentParser:
-    parser = _OneLineParser(prog="aw-harness", description="Run one agent session.")
+    width = max(len(name) for name in SUBCOMMANDS)
+    commands = "\n".join(f"  {name:<{width}}  {SUBCOMMAND_HELP.get(name, '')}" for name in SUBCOMMANDS)
+    parser = _OneLineParser(
+        prog="aw-harness",
+        usage="aw-harness --config CONFIG --prompt PROMPT\n       aw-harness SUBCOMMAND [ARGS ...]",
+        description="Run one agent session: one JSON result on stdout, JSONL records on stderr.",
+        epilog=f"subcommands (aw-harness SUBCOMMAND --help for their options):\n{commands}\n\n"
+        "exit codes: 0 completed, 1 session failure, 2 invocation error",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--config", required=True, type=Path, help="compiler-generated config.json")
     parser.add_argument("--prompt", required=True, type=Path, help="compiler-generated prompt.txt")
+    parser.add_argument("--version", action="version", version=f"aw-harness {version()}")
     return parser
+
+
+def version() -> str:
+    """The installed package's version (``unknown`` when run from an uninstalled source tree)."""
+    try:
+        return importlib.metadata.version("aw-harness")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:

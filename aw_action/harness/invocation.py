@@ -78,7 +78,7 @@ class Harness:
             self.redactor = run_redactor(self.env, config.observability.otlp.headers)
             self.jsonl = JsonlSink(self.redactor, self.jsonl.stream)
             prompt = load_prompt(self.prompt_path)
-            imports = resolve_imports(config, self.config_path.parent, self._workspace_for_imports())
+            imports = resolve_imports(config, self.workspace)
             for warning in apply_overrides(config):
                 self.jsonl.line(f"aw-harness: warning: {warning}")
             model_name = resolve(config.engine.model).ref
@@ -103,7 +103,3 @@ class Harness:
             context.cancel(self._cancel_reason)
         await context.prompt(assemble_prompt(imports, prompt))
         return await context.finish()
-
-    def _workspace_for_imports(self) -> Path | None:
-        ws = self.env.get("GITHUB_WORKSPACE")
-        return Path(ws) if ws else None

@@ -139,10 +139,12 @@ class ResolvedImport:
     content: str
 
 
-def resolve_imports(config: RunConfig, config_dir: Path, workspace: Path | None) -> list[ResolvedImport]:
-    """Imports in declared order. Inline content wins; a path is read relative to the
-    workspace (GITHUB_WORKSPACE) when set, else relative to config.json's folder."""
-    base = workspace or config_dir
+def resolve_imports(config: RunConfig, workspace: Path) -> list[ResolvedImport]:
+    """Imports in declared order. Inline content wins; a path is a repository path, read
+    relative to the workspace: ``GITHUB_WORKSPACE`` when set, else the current directory (the
+    caller's ``Harness.workspace``), never config.json's folder (the compiler writes repository
+    paths, and ``examples/pr-review/config.json`` names ``examples/pr-review/checklist.md``)."""
+    base = workspace
     out: list[ResolvedImport] = []
     for i, entry in enumerate(config.imports):
         item = ImportEntry(path=entry) if isinstance(entry, str) else entry

@@ -83,5 +83,10 @@ def effective_tokens(usage: Usage, multiplier: float) -> float:
     return multiplier * base_weighted_tokens(usage)
 
 
+CREDIT_PLACES = 8
+"""Credits are kept to 8 decimal places (10^-10 USD, far below any price's precision), so binary
+fractions do not show: $0.0972 is 9.72 credits, not 9.719999999999999."""
+
+
 def credits(cost_usd: float | None) -> float | None:
-    return None if cost_usd is None else cost_usd / USD_PER_CREDIT
+    return None if cost_usd is None else round(cost_usd / USD_PER_CREDIT, CREDIT_PLACES)

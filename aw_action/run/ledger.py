@@ -103,8 +103,8 @@ class UsageLedger:
         self.requests.append(record)
         self.totals = self.totals + record.usage
         self.effective_tokens += record.effective_tokens
-        if self.cost_usd is not None:
-            self.cost_usd = None if record.cost_usd is None else self.cost_usd + record.cost_usd
+        if self.cost_usd is not None:  # to 10^-12 USD: sums of binary fractions stay readable
+            self.cost_usd = None if record.cost_usd is None else round(self.cost_usd + record.cost_usd, 12)
 
     def close_turn(self, tool_calls: int, prompt: int = 1, ended_at: str | None = None) -> TurnRecord:
         """Book the requests since the last turn as one completed turn."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import base_env, run_cli, write_run_files
+from tests.conftest import REPO, base_env, run_cli, write_run_files
 
 FAUX = {"engine": {"id": "aw", "model": "faux/scripted"}}
 DONE = [{"text": "all done"}]
@@ -271,3 +271,29 @@ def test_a_malformed_numeric_setting_in_the_env_is_an_invocation_error(tmp_path:
         assert run.returncode == 2, (name, run.stderr)
         assert run.result["stop_reason"] == "invocation_error" and run.result["error"].startswith(f"{name}: expected")
         assert_no_traceback(run.stderr)
+
+
+def test_imports_resolve_against_the_current_directory_without_a_workspace(tmp_path: Path) -> None:
+    """As documented (and as the compiler writes them), imports are repository paths: from the
+    repository root, the example's config finds its checklist without GITHUB_WORKSPACE."""
+    env = base_env(tmp_path)
+    del env["GITHUB_WORKSPACE"]
+    config, prompt = REPO / "examples/pr-review/config.json", REPO / "examples/pr-review/prompt.txt"
+    run = run_cli(["--config", str(config), "--prompt", str(prompt)], env, cwd=REPO)
+    assert run.returncode == 2  # it stops at the missing API key, after the imports were read
+    assert "no credentials for model anthropic/claude-sonnet-4-5" in run.result["error"]
+    assert "not found" not in run.stderr
+
+
+def test_imports_resolve_against_the_workspace_when_it_is_set(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "shared").mkdir(parents=True)
+    (ws / "shared" / "notes.md").write_text("FROM THE WORKSPACE")
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "shared").mkdir(parents=True)
+    (elsewhere / "shared" / "notes.md").write_text("FROM THE CURRENT DIRECTORY")
+    c, p = write_run_files(tmp_path, {**FAUX, "imports": ["shared/notes.md"]}, script=DONE)
+    run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path), cwd=elsewhere)
+    assert run.returncode == 0, run.stderr
+    text = json.dumps(transcript(run.output_dir))
+    assert "FROM THE WORKSPACE" in text and "FROM THE CURRENT DIRECTORY" not in text

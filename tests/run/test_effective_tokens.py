@@ -95,3 +95,15 @@ def test_limit_from_env(raw: str | None, expected: float | None) -> None:
 def test_limit_from_env_rejects_nonsense_naming_the_variable(raw: str) -> None:
     with pytest.raises(InvocationError, match=r"^GH_AW_MAX_AI_CREDITS: expected a positive"):
         env_limit("GH_AW_MAX_AI_CREDITS", raw)
+
+
+def test_credits_and_summed_costs_read_as_decimals_without_losing_a_real_digit() -> None:
+    from aw_action.run.ledger import RequestRecord, UsageLedger
+
+    assert credits(0.0972) == 9.72 and credits(0.1 + 0.2) == 30.0 and credits(0.000123456789) == 0.01234568
+    ledger = UsageLedger()
+    for i, cost in enumerate((0.1, 0.2, 0.0000025)):
+        ledger.record_request(
+            RequestRecord("t", f"r{i}", "p", "m", "agent", "ok", True, Usage(input=1), 1, 1.0, cost, credits(cost), 1)
+        )
+    assert ledger.cost_usd == 0.3000025 and ledger.ai_credits == 30.00025
