@@ -44,18 +44,11 @@ from aw_action.ai.types import (
 )
 from aw_action.ai.usage import estimate_tokens
 
-DEMO_SCRIPT = "faux_demo.json"
 
-
-def load_script(path: Path | None) -> list[dict[str, Any]]:
-    """Read a script file; ``None`` gives the bundled demo script."""
-    if path is None:
-        from importlib import resources
-
-        text = resources.files("aw_action.ai").joinpath(DEMO_SCRIPT).read_text(encoding="utf-8")
-    else:
-        text = path.read_text(encoding="utf-8")
-    data = json.loads(text)
+def load_script(path: Path) -> list[dict[str, Any]]:
+    """Read a script file (``examples/demo/script.json`` is one); raises ``OSError`` or
+    ``ValueError`` when it cannot be read or is not a script."""
+    data = json.loads(path.read_text(encoding="utf-8"))
     turns = data.get("turns") if isinstance(data, dict) else data
     if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
         raise ValueError('a faux script must be a list of turn objects (or {"turns": [...]})')
