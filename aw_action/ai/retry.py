@@ -59,8 +59,10 @@ class RetryPolicy:
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> RetryPolicy:
         """Tuning knobs: ``AW_RETRY_MAX_ATTEMPTS`` (a whole number >= 1), ``AW_RETRY_BASE_DELAY_MS``,
-        ``AW_RETRY_MAX_DELAY_MS``, ``AW_RETRY_JITTER_MS`` (milliseconds >= 0). Unset or blank keeps
-        the default; anything else that is not such a number raises ``RetrySettingError``."""
+        ``AW_RETRY_MAX_DELAY_MS``, ``AW_RETRY_JITTER_MS`` (milliseconds >= 0), and for an endpoint
+        that cannot be reached ``AW_RETRY_CONNECT_ATTEMPTS`` and ``AW_RETRY_CONNECT_DELAY_MS`` (a
+        proxy that takes a while to start). Unset or blank keeps the default; anything else that
+        is not such a number raises ``RetrySettingError``."""
         base = cls()
 
         def num(name: str, default: float, scale: float = 1000.0, whole: bool = False) -> float:
@@ -82,6 +84,8 @@ class RetryPolicy:
             base_delay_s=num("AW_RETRY_BASE_DELAY_MS", base.base_delay_s),
             max_delay_s=num("AW_RETRY_MAX_DELAY_MS", base.max_delay_s),
             jitter_s=num("AW_RETRY_JITTER_MS", base.jitter_s),
+            connect_attempts=int(num("AW_RETRY_CONNECT_ATTEMPTS", base.connect_attempts, 1.0, whole=True)),
+            connect_delay_s=num("AW_RETRY_CONNECT_DELAY_MS", base.connect_delay_s),
         )
 
 

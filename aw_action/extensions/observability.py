@@ -46,6 +46,7 @@ from aw_action.sinks.jsonl_records import human_turn_line
 from aw_action.sinks.otel import DEFAULT_TIMEOUT_S, OtelSink, resolve_target
 from aw_action.sinks.provenance_file import ProvenanceFile
 from aw_action.sinks.summary import append_step_summary, render_run_summary
+from aw_action.sinks.summary_story import agent_commands
 from aw_action.sinks.token_usage import TokenUsageFile
 from aw_action.sinks.unified_session import USAGE_SOURCE, UnifiedSession, usage_report
 
@@ -260,12 +261,15 @@ class Observability:
         if summary:
 
             def write_summary() -> None:
-                render = lambda rows: render_run_summary(state, outcome, limits, rows)  # noqa: E731
+                commands = agent_commands(ctx.session.messages)
+                render = lambda rows: render_run_summary(  # noqa: E731
+                    state, outcome, limits, rows, error=result.error, commands=commands
+                )
                 append_step_summary(Path(summary), render, self.redactor)
                 state.record.summary_written = True
 
             self.guard("step-summary", write_summary)
-        if outcome.stop_reason == "error" and result.error:
+        if outcome.stop_reason in ("error", "credentials_refused") and result.error:
             self.jsonl.event("error", message=result.error, stop_reason=outcome.stop_reason)
         self.jsonl.record("session_end", jsonl_records.session_end(result.record()))
         for path in (self.usage.path, self.unified.path, self.provenance.path):

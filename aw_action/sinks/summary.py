@@ -8,7 +8,7 @@ cuts as a last resort. Every string passes through the run's redactor before it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from aw_action.run.result import Outcome
 from aw_action.run.state import RunState
 from aw_action.sinks import markdown as md
 from aw_action.sinks.mermaid import token_chart
+from aw_action.sinks.summary_story import commands_section, final_message_section
 
 STEP_SUMMARY_LIMIT = 1024 * 1024
 """GitHub rejects a step summary file larger than 1 MiB."""
@@ -229,8 +230,16 @@ def _degraded(state: RunState) -> str:
 
 
 def render_run_summary(
-    state: RunState, outcome: Outcome, limits: Mapping[str, float], max_rows: int | None = None
+    state: RunState,
+    outcome: Outcome,
+    limits: Mapping[str, float],
+    max_rows: int | None = None,
+    *,
+    error: str | None = None,
+    commands: Sequence[str] = (),
 ) -> str:
+    """The run's summary; ``error`` (the result's) and ``commands`` (``summary_story``) are
+    shown when given, the final message whenever the run has one."""
     parts = [
         f"## AW Harness Run — {md.code(state.model)}",
         f"**Conclusion:** {md.cell(outcome.conclusion)} · **Stop reason:** {md.code(outcome.stop_reason)} · "
@@ -239,8 +248,15 @@ def render_run_summary(
     ]
     if state.journal.budget_exceeded is not None:
         parts.append(_budget_exhausted(state, limits))
+    elif error and outcome.exit_code != 0 and error != outcome.stop_reason:
+        parts.append(md.alert("caution", [f"**The run failed.** {error}"]))
     if state.journal.degraded:
         parts.append(_degraded(state))
+    parts += [
+        section
+        for section in (final_message_section(state.record.final_message), commands_section(commands))
+        if section
+    ]
     parts += [
         "### Token Consumption",
         _turn_table(state, max_rows),
