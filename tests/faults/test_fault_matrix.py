@@ -135,7 +135,9 @@ def test_malformed_sse_fails_the_session_cleanly(tmp_path: Path) -> None:
 def test_a_model_slower_than_the_deadline_times_out(tmp_path: Path) -> None:
     trickle = wire.stream_reply(text="thinking very slowly about it")
     trickle.stall_after, trickle.stall_s = 3, 60.0  # starts answering, then goes quiet
-    run = run_fault(tmp_path, [tool_turn(LEAVE_BEHIND), trickle], config={"timeout-minutes": 0.05})
+    # 9 s (soft deadline 8.1 s), counted from the process start: room for start-up and the first
+    # turn on a loaded machine (with 3 s, start-up alone could reach the deadline: turns == 0)
+    run = run_fault(tmp_path, [tool_turn(LEAVE_BEHIND), trickle], config={"timeout-minutes": 0.15})
     result = check_contract(run, 1, "timeout")
     assert result["turns"] == 1  # the first turn completed; the slow one is discarded
     assert run.events("timeout")
