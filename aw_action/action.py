@@ -32,6 +32,7 @@ from typing import IO, cast
 
 from aw_action.apply_outputs.action_mode import run_apply_mode
 from aw_action.exits import InvocationError
+from aw_action.github import credential_help
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, secret_values
 from aw_action.github.event import TriggerEvent
 from aw_action.github.log import WorkflowLog
@@ -119,6 +120,7 @@ async def _run(
             plan.config_path, plan.workflow, plan.env, stderr=stream, config=plan.config, readable=True
         )
     harness.appendix = appendix
+    harness.explain = lambda exc: credential_help.explain(exc, plan.env, action=True)
     # Lines that bypass the harness's sinks (an extension's print) are redacted with the same
     # secrets: credentials set on the step's env:, not only those passed as inputs.
     log.redactor.add(*run_redactor(plan.env, plan.config.observability.otlp.headers).secrets)

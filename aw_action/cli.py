@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, NoReturn, cast
 
+from aw_action.github import credential_help
 from aw_action.harness.arguments import OneLineParser
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
@@ -37,6 +39,15 @@ SUBCOMMANDS: dict[str, str] = {
 """Subcommand name -> ``module:function`` with signature ``main(argv: list[str]) -> int``.
 Imported only when called, so a plain run never pays for them."""
 
+SUBCOMMAND_HELP: dict[str, str] = {
+    "audit": "report on a run's output folder or artifact zip (aw-harness audit DIR [--json])",
+    "action": "the GitHub Action's entrypoint (inputs from INPUT_* variables)",
+    "safe-output": "propose a GitHub write from inside a run (docs/safe-outputs.md)",
+    "apply-safe-outputs": "apply a run's proposed writes, in a job with write access",
+    "gh-aw": "run as the agent step of a compiled gh-aw workflow (docs/gh-aw.md)",
+}
+"""One line per subcommand for ``--help`` (the same names as ``SUBCOMMANDS``)."""
+
 
 def run_subcommand(name: str, argv: list[str]) -> int:
     module_name, _, func = SUBCOMMANDS[name].partition(":")
@@ -46,8 +57,16 @@ def run_subcommand(name: str, argv: list[str]) -> int:
 
 
 def run_parser() -> argparse.ArgumentParser:
+    width = max(len(name) for name in SUBCOMMANDS)
+    commands = "\n".join(f"  {name:<{width}}  {SUBCOMMAND_HELP.get(name, '')}" for name in SUBCOMMANDS)
     parser = OneLineParser(
-        prog="aw-harness", description="Run one agent session.", usage_line="aw-harness --config CONFIG --prompt PROMPT"
+        prog="aw-harness",
+        usage="aw-harness --config CONFIG --prompt PROMPT\n       aw-harness SUBCOMMAND [ARGS ...]",
+        usage_line="aw-harness --config CONFIG --prompt PROMPT",
+        description="Run one agent session: one JSON result on stdout, JSONL records on stderr.",
+        epilog=f"subcommands (aw-harness SUBCOMMAND --help for their options):\n{commands}\n\n"
+        "exit codes: 0 completed, 1 session failure, 2 invocation error",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--config", required=True, type=Path, help="compiler-generated config.json")
     parser.add_argument("--prompt", required=True, type=Path, help="compiler-generated prompt.txt")
@@ -57,7 +76,16 @@ def run_parser() -> argparse.ArgumentParser:
         default="auto",
         help="stderr for people (pretty) or machines (jsonl); auto: pretty on a terminal",
     )
+    parser.add_argument("--version", action="version", version=f"aw-harness {version()}")
     return parser
+
+
+def version() -> str:
+    """The installed package's version (``unknown`` when run from an uninstalled source tree)."""
+    try:
+        return importlib.metadata.version("aw-harness")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
@@ -73,6 +101,7 @@ def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
     pretty = wants_pretty(parsed.format, sys.stderr)
     stream = cast(IO[str], PrettyStream(sys.stderr)) if pretty else None  # a text stream but for typeshed
     harness = Harness(parsed.config, parsed.prompt, stderr=stream, readable=pretty)
+    harness.explain = lambda exc: credential_help.explain(exc, harness.env, action=False)
     return run_and_print(harness, stops, guard_exit=guard_exit)
 
 

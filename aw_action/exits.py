@@ -19,6 +19,16 @@ class InvocationError(HarnessError):
     stop_reason = "invocation_error"
 
 
+class MissingCredentialsError(InvocationError):
+    """No credential for the run's model. ``variables`` are where the catalog looks for one, so
+    an entry point can say how its users set them (the action names its inputs)."""
+
+    def __init__(self, message: str, model: str, variables: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.model = model
+        self.variables = variables
+
+
 class SdkLoadError(InvocationError):
     """A provider SDK (or another required module) cannot be imported (spec §11.2.1)."""
 

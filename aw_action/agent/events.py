@@ -19,6 +19,7 @@ from aw_action.ai.types import (
     StreamDelta,
     StreamOptions,
     ToolResultMessage,
+    ToolSpec,
     UserMessage,
 )
 
@@ -203,13 +204,18 @@ class BeforeProviderRequestEvent:
     """Before a model request: ``options`` is this request's copy; mutate it or return a new one.
 
     Returning ``ProviderRequestResult(options=...)`` replaces the options for this request only.
-    Handlers may also call ``ctx.abort(...)``: the request is then not sent.
+    Handlers may also call ``ctx.abort(...)``: the request is then not sent. ``system_prompt``,
+    ``messages`` and ``tools`` are what the request will send (read only: the cost tracker sizes
+    the request's worst case from them).
     """
 
     model: Model
     options: StreamOptions
     purpose: str
     type: Literal["before_provider_request"] = "before_provider_request"
+    system_prompt: str = ""
+    messages: list[AnyMessage] = field(default_factory=list)
+    tools: list[ToolSpec] = field(default_factory=list)
 
 
 @dataclass

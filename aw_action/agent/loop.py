@@ -268,7 +268,12 @@ async def request_model(
     (``ai/text.py``): whatever the provider produced, the message encodes as UTF-8 JSON."""
     hooks = host.hooks
     model = snapshot.model
-    prepared = await hooks.before_provider_request(BeforeProviderRequestEvent(model, options.copy(), purpose))
+    specs = [tool_spec(t) for t in tools]
+    prepared = await hooks.before_provider_request(
+        BeforeProviderRequestEvent(
+            model, options.copy(), purpose, system_prompt=system_prompt, messages=messages, tools=specs
+        )
+    )
     if host.signal.aborted:
         return _unsent(snapshot, "aborted", host.signal.reason or "aborted")
     if not messages:
@@ -281,7 +286,7 @@ async def request_model(
         model=model,
         system_prompt=system_prompt,
         messages=messages,
-        tools=[tool_spec(t) for t in tools],
+        tools=specs,
         options=prepared.options or options,
         session_id=snapshot.session_id + suffix,
         purpose=purpose,

@@ -14,7 +14,12 @@ Every failure of one HTTP attempt becomes a ``ProviderError`` carrying a ``Class
   reach ``GH_AW_MAX_AI_CREDITS`` (or the 10,000 hard cap), ``effective_tokens_limit_exceeded`` for
   the legacy effective-token budget (gh-aw-firewall ``guards/ai-credits-guard.js``,
   ``guards/common-guard-checks.js``). Never retried: every later request gets the same answer.
-- ``fatal``: everything else (bad request, auth, quota/billing even when sent as 429).
+- ``unreachable``: the connection itself failed (refused, no such host, connect timeout):
+  retried briefly on its own schedule (``retry.py``), then the run fails; nothing is gained by
+  asking again.
+- ``auth``: HTTP 401 or 403 (but AWF's 403 budget refusals above): the credential was refused.
+  Never retried; the run ends as an invocation error (exit 2).
+- ``fatal``: everything else (bad request, quota/billing even when sent as 429).
 
 Classification works on duck-typed attributes (``status_code``, ``body``, ``response.headers``)
 and class names, so this module imports no SDK. Error text is scrubbed by the caller's redactor.
@@ -32,6 +37,10 @@ from typing import Any
 from aw_action.ai.types import ErrorKind
 
 TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
+AUTH_STATUS = frozenset({401, 403})
+CONNECT_CLASS_NAMES = frozenset({"ConnectError", "ConnectTimeout", "ConnectionRefusedError", "gaierror"})
+"""Failures to open the connection at all (httpx, the OS, name resolution), found anywhere in the
+exception's chain (the SDKs wrap them in their ``APIConnectionError``)."""
 
 BUDGET_ERROR_TYPES = ("ai_credits_limit_exceeded", "effective_tokens_limit_exceeded")
 """AWF api-proxy error types for a run budget that is spent (HTTP 403, older releases 429)."""
@@ -126,6 +135,10 @@ def classify(exc: BaseException) -> Classified:
     status = _int_or_none(getattr(exc, "status_code", None))
     message = _describe(exc)
     headers = _headers_of(exc)
+    if status is None and _is_connect_error(exc):
+        root = _root_cause(exc)
+        detail = f"{type(root).__name__}: {root}" if root is not exc and str(root) else ""
+        return Classified("unreachable", f"{message} ({detail})" if detail and detail not in message else message)
     if status is None and _is_transport_error(exc):
         return Classified("transient", message)
     return classify_status(status, message, headers)
@@ -143,6 +156,8 @@ def classify_status(status: int | None, message: str, headers: Mapping[str, str]
         return Classified("overflow", message, status)
     if any(p in text for p in QUOTA_PHRASES):
         return Classified("fatal", message, status)
+    if status in AUTH_STATUS:
+        return Classified("auth", message, status)
     if status in TRANSIENT_STATUS:
         return Classified("transient", message, status, retry_after)
     if (status is None or status < 400) and any(p in text for p in TRANSIENT_PHRASES):
@@ -171,6 +186,27 @@ def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) ->
     except (TypeError, ValueError, IndexError):
         return None
     return max(0.0, parsed.timestamp() - (now if now is not None else time.time()))
+
+
+def _is_connect_error(exc: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError) or any(
+            cls.__name__ in CONNECT_CLASS_NAMES for cls in type(current).__mro__
+        ):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    seen = {id(exc)}
+    while (nxt := exc.__cause__ or exc.__context__) is not None and id(nxt) not in seen:
+        seen.add(id(nxt))
+        exc = nxt
+    return exc
 
 
 def _is_transport_error(exc: BaseException) -> bool:

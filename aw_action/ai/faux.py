@@ -9,7 +9,8 @@ with a ``turns`` list). Each turn may hold:
 - ``stop_reason``: overrides the derived one (``toolUse`` when there are tool calls, else ``stop``);
 - ``usage``: overrides the estimate (``input``, ``output``, ``cache_read``, ``cache_write``,
   ``reasoning``); otherwise usage is estimated at about four characters a token, like Pi's faux
-  provider: input from the whole request, output from the produced content;
+  provider: input from the whole request, output from the produced content; an answer whose
+  output passes the request's ``max_tokens`` is cut there (stop reason ``length``);
 - ``error``: ``{"message", "kind"}`` ends the request as an error of that kind;
 - ``delay_s``: seconds to wait (abortably) before answering, to simulate a slow model.
 
@@ -43,18 +44,11 @@ from aw_action.ai.types import (
 )
 from aw_action.ai.usage import estimate_tokens
 
-DEMO_SCRIPT = "faux_demo.json"
 
-
-def load_script(path: Path | None) -> list[dict[str, Any]]:
-    """Read a script file; ``None`` gives the bundled demo script."""
-    if path is None:
-        from importlib import resources
-
-        text = resources.files("aw_action.ai").joinpath(DEMO_SCRIPT).read_text(encoding="utf-8")
-    else:
-        text = path.read_text(encoding="utf-8")
-    data = json.loads(text)
+def load_script(path: Path) -> list[dict[str, Any]]:
+    """Read a script file (``examples/demo/script.json`` is one); raises ``OSError`` or
+    ``ValueError`` when it cannot be read or is not a script."""
+    data = json.loads(path.read_text(encoding="utf-8"))
     turns = data.get("turns") if isinstance(data, dict) else data
     if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
         raise ValueError('a faux script must be a list of turn objects (or {"turns": [...]})')
@@ -145,8 +139,28 @@ class FauxProvider:
             if isinstance(usage, dict)
             else Usage(input=estimate_tokens(_request_text(request)), output=estimate_tokens(out_text))
         )
+        _honour_max_tokens(message, request.options.max_tokens)
         message.cost_usd = 0.0
         yield StreamDone(message)
+
+
+def _honour_max_tokens(message: AssistantMessage, max_tokens: int | None) -> None:
+    """An answer longer than ``max_tokens`` is cut there, as an API cuts it: the output counts
+    ``max_tokens``, the text keeps its head (about four characters a token), a tool call that did
+    not fit is lost, and the stop reason is ``length``."""
+    usage = message.usage
+    if max_tokens is None or usage.output + usage.reasoning <= max_tokens:
+        return
+    reasoning = min(usage.reasoning, max_tokens)
+    message.usage = usage.model_copy(update={"reasoning": reasoning, "output": max_tokens - reasoning})
+    room = 4 * (max_tokens - reasoning)
+    kept: list[AssistantContent] = []
+    for block in message.content:
+        if isinstance(block, TextContent) and room > 0:
+            kept.append(TextContent(text=block.text[:room]))
+            room -= len(block.text)
+    message.content = kept
+    message.stop_reason = "length"
 
 
 def _failed(base: AssistantMessage, text: str, kind: Any, stop: Any = "error") -> AssistantMessage:

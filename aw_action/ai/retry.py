@@ -4,7 +4,8 @@
 an error that is not a transient ``ProviderError``, the attempts run out, or ``abort`` is set.
 
 Delay before retry n (1-based): the server's ``retry-after``/``retry-after-ms`` when given, else
-``min(cap, base * 2**(n-1) + uniform(0, jitter))``. A server asking for more than the cap
+``min(cap, base * 2**(n-1) + uniform(0, jitter))``; an ``unreachable`` endpoint is retried on its
+own short schedule (``connect_attempts``, ``connect_delay_s``). A server asking for more than the cap
 (``max_delay_s``) is not retried: sleeping less than it asked would only fail again.
 Each retry is reported through ``report(attempt, status, delay_s, error)`` before the sleep,
 and the sleep ends early when ``abort`` is set (no further attempt then starts).
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
@@ -34,38 +36,66 @@ T = TypeVar("T")
 Report = Callable[[int, int | None, float, str], Awaitable[None]]
 
 
+class RetrySettingError(ValueError):
+    """A retry setting in the environment is not a number the policy can use; names the variable."""
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Defaults follow Pi (3 retries from 2 s, doubling) with a 60 s cap."""
+    """Defaults follow Pi (3 retries from 2 s, doubling) with a 60 s cap.
+
+    An endpoint that cannot be reached at all (``unreachable``: connection refused, no such host)
+    gets its own short policy, ``connect_attempts`` attempts ``connect_delay_s`` apart (doubling,
+    no jitter): a proxy that is still starting gets a moment, a wrong URL fails in about a
+    second instead of the minute the general policy would wait."""
 
     max_attempts: int = 4
     base_delay_s: float = 2.0
     max_delay_s: float = 60.0
     jitter_s: float = 1.0
+    connect_attempts: int = 3
+    connect_delay_s: float = 0.5
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> RetryPolicy:
-        """Tuning knobs: ``AW_RETRY_MAX_ATTEMPTS``, ``AW_RETRY_BASE_DELAY_MS``,
-        ``AW_RETRY_MAX_DELAY_MS``, ``AW_RETRY_JITTER_MS``; unset or invalid values keep defaults."""
+        """Tuning knobs: ``AW_RETRY_MAX_ATTEMPTS`` (a whole number >= 1), ``AW_RETRY_BASE_DELAY_MS``,
+        ``AW_RETRY_MAX_DELAY_MS``, ``AW_RETRY_JITTER_MS`` (milliseconds >= 0), and for an endpoint
+        that cannot be reached ``AW_RETRY_CONNECT_ATTEMPTS`` and ``AW_RETRY_CONNECT_DELAY_MS`` (a
+        proxy that takes a while to start). Unset or blank keeps the default; anything else that
+        is not such a number raises ``RetrySettingError``."""
         base = cls()
 
-        def num(name: str, default: float, scale: float = 1000.0) -> float:
-            try:
-                value = float(env[name]) / scale
-            except (KeyError, ValueError):
+        def num(name: str, default: float, scale: float = 1000.0, whole: bool = False) -> float:
+            raw = env.get(name, "").strip()
+            if not raw:
                 return default
-            return value if value >= 0 else default
+            try:
+                value = float(raw)
+            except ValueError:
+                value = math.nan
+            least = 1.0 if whole else 0.0
+            if not math.isfinite(value) or value < least or (whole and not value.is_integer()):
+                what = "a whole number of attempts, at least 1" if whole else "a number of milliseconds, at least 0"
+                raise RetrySettingError(f"{name}: expected {what}, got {raw[:40]!r}")
+            return value / scale
 
         return cls(
-            max_attempts=max(1, int(num("AW_RETRY_MAX_ATTEMPTS", base.max_attempts, 1.0))),
+            max_attempts=int(num("AW_RETRY_MAX_ATTEMPTS", base.max_attempts, 1.0, whole=True)),
             base_delay_s=num("AW_RETRY_BASE_DELAY_MS", base.base_delay_s),
             max_delay_s=num("AW_RETRY_MAX_DELAY_MS", base.max_delay_s),
             jitter_s=num("AW_RETRY_JITTER_MS", base.jitter_s),
+            connect_attempts=int(num("AW_RETRY_CONNECT_ATTEMPTS", base.connect_attempts, 1.0, whole=True)),
+            connect_delay_s=num("AW_RETRY_CONNECT_DELAY_MS", base.connect_delay_s),
         )
 
 
 def _is_transient(exc: BaseException) -> bool:
-    return isinstance(exc, ProviderError) and exc.info.kind == "transient"
+    return isinstance(exc, ProviderError) and exc.info.kind in ("transient", "unreachable")
+
+
+def _unreachable(state: RetryCallState) -> bool:
+    err = _info(state)
+    return err is not None and err.info.kind == "unreachable"
 
 
 def _info(state: RetryCallState) -> ProviderError | None:
@@ -81,6 +111,8 @@ async def run_with_retries(
 
     def wait(state: RetryCallState) -> float:
         err = _info(state)
+        if _unreachable(state):
+            return float(policy.connect_delay_s * 2 ** (state.attempt_number - 1))
         if err is not None and err.info.retry_after_s is not None:
             return err.info.retry_after_s
         return min(policy.max_delay_s, float(backoff(state)))
@@ -88,7 +120,8 @@ async def run_with_retries(
     def stop(state: RetryCallState) -> bool:
         err = _info(state)
         too_long = err is not None and (err.info.retry_after_s or 0.0) > policy.max_delay_s
-        return abort.aborted or too_long or stop_after_attempt(policy.max_attempts)(state)
+        attempts = policy.connect_attempts if _unreachable(state) else policy.max_attempts
+        return abort.aborted or too_long or stop_after_attempt(attempts)(state)
 
     async def before_sleep(state: RetryCallState) -> None:
         err = _info(state)

@@ -118,8 +118,11 @@ class SdkProvider:
         price_provider: str | None = None,
         headers: dict[str, str] | None = None,
         bearer: bool = False,
+        credential_var: str | None = None,
     ) -> None:
         self.name = name
+        self.credential_var = credential_var
+        """Where the credential came from, named when the API refuses it."""
         self.base_url = base_url
         self.headers = dict(headers or {})
         """Sent with every request (``default_headers`` of the SDK client)."""
@@ -252,9 +255,18 @@ class SdkProvider:
         message.stop_reason = "aborted" if info.kind == "aborted" else "error"
         message.error_kind = info.kind
         status = f" (HTTP {info.status})" if info.status and str(info.status) not in info.message else ""
-        message.error_message = self.scrub(info.message + status)
+        message.error_message = self.scrub(self._explained(info, info.message + status))
         message.cost_usd = 0.0
         return message
+
+    def _explained(self, info: Classified, detail: str) -> str:
+        """The error in the user's terms when it is about their setup (the key, the endpoint)."""
+        if info.kind == "auth":
+            where = f" in {self.credential_var}" if self.credential_var else ""
+            return f"the {self.name} API refused the credential{where}: {detail}; check that the key is valid"
+        if info.kind == "unreachable":
+            return f"cannot reach the {self.name} API at {self.base_url or 'its default endpoint'}: {detail}"
+        return detail
 
 
 def import_sdk(module: str) -> Any:

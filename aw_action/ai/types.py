@@ -24,9 +24,11 @@ from pydantic import BaseModel, ConfigDict, Field
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 """Why an assistant message ended. ``error`` and ``aborted`` carry ``error_message``."""
 
-ErrorKind = Literal["transient", "overflow", "fatal", "aborted", "budget"]
-"""How an error ended a request: retried-and-still-failing, context overflow, a spending limit
-enforced outside the harness (AWF's proxy: ``budget``), or neither."""
+ErrorKind = Literal["transient", "unreachable", "overflow", "fatal", "auth", "aborted", "budget"]
+"""How an error ended a request: retried-and-still-failing (``transient``), an endpoint that
+cannot be reached at all (``unreachable``), context overflow, a credential the API refused
+(``auth``: HTTP 401/403), a spending limit enforced outside the harness (AWF's proxy:
+``budget``), or none of these (``fatal``)."""
 
 
 def now_ms() -> int:

@@ -8,10 +8,17 @@ Budgets come from the budget table (``run/budget_kinds.py``), resolved once when
 assembled; the tracker enforces its own copy, so nothing else can loosen them. Gates, spec §8.2
 / §11.2.2, by the kind's ``gate``:
 
-- ``amount`` (effective tokens, AI credits): after each request the session is aborted once
-  usage reaches ``budget-critical-percent`` of the limit (the loop then discards the in-flight
-  turn, so no tool of that response runs); before each request it is refused when a budget is
-  already past that point, or when even the cheapest possible next request would cross the limit;
+- ``amount`` (effective tokens, AI credits) hold exactly: before each request its worst case
+  (``budget_rules.py``: the input as estimated by ``request_size.py``, every token at full
+  price, plus ``max_tokens`` of output) must fit what is left of every budget. The request's
+  ``max_tokens`` is lowered to what the remainder pays for (a ``budget_cap`` record says so),
+  and the request is refused (trigger ``next_request``) when not even ``MIN_ANSWER_TOKENS``
+  fit. No request starts once a budget reached ``budget-critical-percent`` of its limit
+  (trigger ``critical_percent``); the turn that crossed it completes (its tools run). An answer
+  cut short by the budget's cap (``stop_reason`` ``length``) stops the run at once (trigger
+  ``answer_cut``) and is discarded: a half-written tool call must not run. After each turn the
+  tracker forecasts the next request (``ledger.outlook``); steering warns when the one after
+  it is not expected to fit;
 - ``turns``: the request that would start turn N+1 is refused;
 - ``tool_calls``: call N+1 is blocked before it runs, and the run stops.
 
@@ -27,26 +34,43 @@ A request refused by a budget enforced outside the harness (AWF's api-proxy 403
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from aw_action.agent.compaction import messages_tokens
-from aw_action.agent.events import BeforeProviderRequestEvent, RequestEnd, ToolCallEvent, ToolCallResult, TurnEnd
-from aw_action.ai.types import AssistantMessage, Usage
-from aw_action.extensions.api import ExtensionAPI, ExtensionContext
-from aw_action.run.budget_kinds import KINDS_BY_NAME, Limit
-from aw_action.run.effective_tokens import (
-    MULTIPLIER_ENV,
-    Multipliers,
-    credits,
-    effective_tokens,
-    min_next_request_et,
-    parse_overrides,
+from aw_action.agent.events import (
+    BeforeProviderRequestEvent,
+    ProviderRequestResult,
+    RequestEnd,
+    ToolCallEvent,
+    ToolCallResult,
+    TurnEnd,
 )
+from aw_action.agent.loop import llm_messages
+from aw_action.agent.tools import tool_spec
+from aw_action.ai.catalog import provider_specs
+from aw_action.ai.types import AssistantMessage, Model
+from aw_action.extensions.api import ExtensionAPI, ExtensionContext
+from aw_action.extensions.budget_rules import MIN_ANSWER_TOKENS, Charge, CreditCharge, EffectiveTokenCharge
+from aw_action.extensions.request_size import RequestSizer, SizeEstimate
+from aw_action.run.budget_kinds import KINDS_BY_NAME, Limit
+from aw_action.run.effective_tokens import MULTIPLIER_ENV, Multipliers, credits, effective_tokens, parse_overrides
 from aw_action.run.external_budget import refusal
-from aw_action.run.ledger import RequestRecord
+from aw_action.run.ledger import Outlook, RequestRecord
 from aw_action.timestamps import utc_iso
 
 UNPRICED_HINT = "set harness.budget.max-effective-tokens, which does not depend on prices"
+NOTICE_TOKENS = 64
+"""Room the forecast keeps for a steering notice added before the next request."""
+
+
+@dataclass(frozen=True)
+class Planned:
+    """The request in flight: its size estimate and, when a budget lowered it, its cap."""
+
+    purpose: str
+    size: SizeEstimate
+    max_tokens: int
+    capped_by: Limit | None
 
 
 class CostTracker:
@@ -56,8 +80,13 @@ class CostTracker:
         self.ledger = api.state.ledger
         self.limits: dict[str, Limit] = dict(api.services.limits)
         self.multipliers = self._multipliers()
-        self.last_agent_usage: Usage | None = None
         self.warned_models: set[str] = set()
+        self.sizer = RequestSizer()
+        self.planned: Planned | None = None
+        self.longest_answer = 0
+        """The longest agent answer so far (output + reasoning tokens): the forecast's answer."""
+        self.growth = 0
+        """The most input one turn added after its answer (tool results, notices), estimated."""
 
     def _multipliers(self) -> Multipliers:
         try:
@@ -69,6 +98,25 @@ class CostTracker:
     def _by_gate(self, gate: str) -> list[Limit]:
         return [limit for limit in self.limits.values() if limit.kind.gate == gate]
 
+    def _amounts(self) -> list[tuple[Limit, float]]:
+        """The amount budgets whose usage is known, with that usage."""
+        out = []
+        for limit in self._by_gate("amount"):
+            used = limit.kind.used(self.state)
+            if used is not None:
+                out.append((limit, used))
+        return out
+
+    def charge_for(self, limit: Limit, model: Model) -> Charge | None:
+        """How ``limit`` is charged for a request to ``model``; None when it cannot be known."""
+        if limit.name == "effective_tokens":
+            return EffectiveTokenCharge(self.multipliers.get(model.id))
+        if limit.name == "ai_credits":
+            spec = provider_specs().get(model.provider)
+            charge = CreditCharge(model, spec.price_provider if spec else None)
+            return charge if charge.priced() else None
+        return None
+
     def multiplier_for(self, msg: AssistantMessage, ctx: ExtensionContext) -> float:
         found = self.multipliers.lookup(msg.model)
         if found is None and msg.model not in self.warned_models and msg.provider != "faux":
@@ -78,7 +126,7 @@ class CostTracker:
             )
         return 1.0 if found is None else found
 
-    def stop(self, ctx: ExtensionContext, limit: Limit, used: float, trigger: str) -> None:
+    def stop(self, ctx: ExtensionContext, limit: Limit, used: float, trigger: str, **extra: Any) -> None:
         record: dict[str, Any] = {
             "budget": limit.name,
             "reason": "hard_limit",
@@ -88,6 +136,7 @@ class CostTracker:
             "percent": round(limit.percent(used), 1),
             "critical_percent": limit.critical_percent,
             "trigger": trigger,
+            **extra,
         }
         if self.state.journal.record_budget_stop(record):
             ctx.emit("budget_exceeded", **record)
@@ -126,16 +175,19 @@ class CostTracker:
             detail = f"the price of model {msg.model!r} is unknown, so max-ai-credits cannot be enforced"
             ctx.warn(detail)
             self.state.journal.degrade("budget", detail, UNPRICED_HINT)
-        if event.purpose == "agent" and status == "ok":
-            self.last_agent_usage = msg.usage
+        planned, self.planned = self.planned, None
         if msg.error_kind == "budget":
             self.refused(ctx, msg.error_message)
             return
-        for limit in self._by_gate("amount"):
-            used = limit.kind.used(self.state)
-            if used is not None and limit.exceeded(used):
-                self.stop(ctx, limit, used, "critical_percent")
-                return
+        if status != "ok" or planned is None or planned.purpose != event.purpose:
+            return
+        self.sizer.reconcile(planned.size, msg.usage)
+        if event.purpose == "agent":
+            self.longest_answer = max(self.longest_answer, msg.usage.output + msg.usage.reasoning)
+        if planned.capped_by is not None and msg.stop_reason == "length":
+            limit = planned.capped_by
+            used = limit.kind.used(self.state) or 0.0
+            self.stop(ctx, limit, used, "answer_cut", max_tokens=planned.max_tokens)
 
     def refused(self, ctx: ExtensionContext, message: str | None) -> None:
         """The proxy refused the request for a spent budget: stop with that kind's stop reason."""
@@ -157,31 +209,50 @@ class CostTracker:
 
     # ---- before a request --------------------------------------------------------------------
 
-    def before_request(self, event: BeforeProviderRequestEvent, ctx: ExtensionContext) -> None:
+    def before_request(self, event: BeforeProviderRequestEvent, ctx: ExtensionContext) -> ProviderRequestResult | None:
         if event.purpose == "agent":
             for limit in self._by_gate("turns"):
                 used = float(len(self.ledger.turns))
                 if used >= limit.limit:
                     self.stop(ctx, limit, used, "max_turns")
-                    return
-        for limit in self._by_gate("amount"):
-            used_now = limit.kind.used(self.state)
-            if used_now is None:
-                continue
-            used = used_now
-            next_at_least = 0.0
-            if limit.name == "effective_tokens" and event.purpose == "agent":
-                next_at_least = min_next_request_et(
-                    self.multipliers.get(event.model.id),
-                    self.last_agent_usage,
-                    _new_tokens(ctx, self.last_agent_usage is None),
-                )
+                    return None
+        amounts = self._amounts()
+        for limit, used in amounts:
             if limit.exceeded(used):
                 self.stop(ctx, limit, used, "critical_percent")
-                return
-            if limit.would_cross(used, next_at_least):
-                self.stop(ctx, limit, used, "next_request")
-                return
+                return None
+        if not amounts:
+            return None
+        size = self.sizer.estimate(event.system_prompt, event.messages, event.tools)
+        if event.purpose == "agent":
+            self.growth = max(self.growth, size.tokens - size.known)
+        ceiling = event.options.max_tokens or event.model.max_output_tokens
+        floor = min(MIN_ANSWER_TOKENS, ceiling)
+        answer, capped_by = ceiling, None
+        for limit, used in amounts:
+            charge = self.charge_for(limit, event.model)
+            if charge is None:
+                continue
+            fits = charge.max_answer(size.tokens, limit.limit - used, ceiling)
+            if fits < floor:
+                worst = round(charge.worst(size.tokens, floor), 2)
+                self.stop(ctx, limit, used, "next_request", next_request=worst, input_tokens=size.tokens)
+                return None
+            if fits < answer:
+                answer, capped_by = fits, limit
+        self.planned = Planned(event.purpose, size, answer, capped_by)
+        if capped_by is not None:
+            ctx.emit(
+                "budget_cap",
+                budget=capped_by.name,
+                purpose=event.purpose,
+                max_tokens=answer,
+                model_max_tokens=ceiling,
+                input_tokens=size.tokens,
+            )
+        options = event.options.copy()
+        options.max_tokens = answer  # always set: an API without it answers up to the model's maximum
+        return ProviderRequestResult(options=options)
 
     # ---- tool calls and turns ----------------------------------------------------------------
 
@@ -200,6 +271,29 @@ class CostTracker:
 
     def on_turn_end(self, event: TurnEnd, ctx: ExtensionContext) -> None:
         self.ledger.close_turn(len(event.tool_results), max(self.state.record.current_prompt, 1))
+        self.forecast(ctx)
+
+    def forecast(self, ctx: ExtensionContext) -> None:
+        """``ledger.outlook``: what the next request will cost at most with an answer as long as
+        the longest so far, and whether the budget is then expected to pay for one more."""
+        session = ctx.session
+        model = session.model
+        specs = [tool_spec(t) for t in session.tools]
+        size = self.sizer.estimate(session.system_prompt, llm_messages(session.messages), specs)
+        next_input = size.tokens + NOTICE_TOKENS
+        ceiling = model.max_output_tokens
+        answer = min(ceiling, max(MIN_ANSWER_TOKENS, self.longest_answer))
+        after_input = next_input + answer + max(self.growth, size.tokens - size.known)
+        outlook: dict[str, Outlook] = {}
+        for limit, used in self._amounts():
+            charge = self.charge_for(limit, model)
+            if charge is None:
+                continue
+            cost = charge.worst(next_input, answer)
+            after = used + cost
+            last = after >= limit.critical_point or after + charge.worst(after_input, MIN_ANSWER_TOKENS) > limit.limit
+            outlook[limit.name] = Outlook(limit.name, used, cost, last)
+        self.ledger.outlook = outlook
 
 
 def setup(api: ExtensionAPI) -> None:
@@ -209,12 +303,3 @@ def setup(api: ExtensionAPI) -> None:
     api.on("tool_call", tracker.on_tool_call)
     api.on("tool_execution_end", tracker.on_tool_end)
     api.on("turn_end", tracker.on_turn_end)
-
-
-def _new_tokens(ctx: ExtensionContext, first: bool) -> int:
-    """Estimated tokens the next request adds: everything after the last answer (or all)."""
-    messages = ctx.session.messages
-    if first:
-        return messages_tokens(messages) + len(ctx.session.system_prompt) // 4
-    last = max((i for i, m in enumerate(messages) if isinstance(m, AssistantMessage)), default=-1)
-    return messages_tokens(messages[last + 1 :])

@@ -10,7 +10,10 @@ time-critical notice). Rules:
 - among pending rungs the highest threshold goes first; at the same threshold ``timeout`` before
   ``ai_credit`` before ``token``; lower rungs still go out later, one per request;
 - when a named rung and a plain rung share a type and threshold they are one notice (the named
-  text wins).
+  text wins);
+- the ``budget_final`` notice is not a rung of the ladder: steering sends it, once per type and
+  before any other, when the cost tracker forecasts that the budget will not pay for the request
+  after the next one (its threshold is the percentage used when it is sent).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from aw_action.run.budget_kinds import SteeringType
 from aw_action.run.time_budget import TimeBudget
 
 NoticeType = SteeringType
-RungKind = Literal["ladder", "budget_warning", "time_warning", "time_critical"]
+RungKind = Literal["ladder", "budget_warning", "budget_final", "time_warning", "time_critical"]
 
 LADDER = (80, 90, 95, 99)
 TYPE_ORDER: dict[str, int] = {"timeout": 0, "ai_credit": 1, "token": 2}
@@ -128,6 +131,12 @@ def notice_text(rung: Rung, *, abort_percent: float | None = None, minutes_left:
                 "Write your final output NOW and stop starting new work."
             )
         return f"{prefix} {left} left before this run is stopped. Begin wrapping up your current work."
+    if rung.kind == "budget_final":
+        text = (
+            f"{prefix} You have used {rung.threshold}% of {WHAT[rung.type]}, and it is not expected to pay for "
+            "another response after your next one. Finalize and submit your work in your next response."
+        )
+        return text
     text = f"{prefix} You have used {rung.threshold}% of {WHAT[rung.type]}. {_advice(rung.threshold, rung.type)}"
     if abort_percent is not None and rung.type != "timeout":
         text += f" The run is stopped at {abort_percent:g}%."

@@ -22,6 +22,7 @@ stop by that plus two seconds, or by two seconds in all on cancellation.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -41,6 +42,7 @@ from aw_action.agent.events import (
     TurnEnd,
     TurnStart,
 )
+from aw_action.exits import InvocationError
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.mode import gh_aw_mode
@@ -51,6 +53,7 @@ from aw_action.sinks.jsonl_records import human_turn_line
 from aw_action.sinks.otel import DEFAULT_TIMEOUT_S, OtelSink, resolve_targets
 from aw_action.sinks.provenance_file import ProvenanceFile
 from aw_action.sinks.summary import append_step_summary, render_run_summary
+from aw_action.sinks.summary_story import agent_commands
 from aw_action.sinks.token_usage import TokenUsageFile
 from aw_action.sinks.unified_session import USAGE_SOURCE, UnifiedSession, usage_report
 
@@ -70,11 +73,17 @@ still get written."""
 
 
 def otlp_timeout(env: Mapping[str, str]) -> float:
-    """Seconds per OTLP export and for the final flush: ``AW_OTLP_TIMEOUT_S`` (0.1-30), default 5."""
+    """Seconds per OTLP export and for the final flush: ``AW_OTLP_TIMEOUT_S`` (kept within
+    0.1-30), default 5; a value that is not a positive number is an invocation error."""
+    raw = (env.get("AW_OTLP_TIMEOUT_S") or "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT_S
     try:
-        value = float(env.get("AW_OTLP_TIMEOUT_S") or DEFAULT_TIMEOUT_S)
+        value = float(raw)
     except ValueError:
-        value = DEFAULT_TIMEOUT_S
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise InvocationError(f"AW_OTLP_TIMEOUT_S: expected a positive number of seconds, got {raw[:40]!r}")
     return min(max(value, 0.1), 30.0)
 
 
@@ -249,7 +258,14 @@ class Observability:
         self.jsonl.record("turn_end", fields)
         self.jsonl.line(
             human_turn_line(
-                t.turn, fields["input_tokens"], fields["output_tokens"], t.cumulative_tokens, t.cumulative_cost_usd
+                t.turn,
+                fields["input_tokens"],
+                fields["output_tokens"],
+                t.cumulative_tokens,
+                t.cumulative_cost_usd,
+                effective=t.effective_tokens,
+                cumulative_effective=t.cumulative_effective_tokens,
+                effective_limit=self.state.record.limits.get("effective_tokens"),
             )
         )
         self.record(
@@ -278,12 +294,15 @@ class Observability:
         if summary:
 
             def write_summary() -> None:
-                render = lambda rows: render_run_summary(state, outcome, limits, rows)  # noqa: E731
+                commands = agent_commands(ctx.session.messages)
+                render = lambda rows: render_run_summary(  # noqa: E731
+                    state, outcome, limits, rows, error=result.error, commands=commands
+                )
                 append_step_summary(Path(summary), render, self.redactor)
                 state.record.summary_written = True
 
             self.guard("step-summary", write_summary)
-        if outcome.stop_reason == "error" and result.error:
+        if outcome.stop_reason in ("error", "credentials_refused") and result.error:
             self.jsonl.event("error", message=result.error, stop_reason=outcome.stop_reason)
         self.jsonl.record("session_end", jsonl_records.session_end(result.record()))
         for sink in (self.usage, self.unified, self.agent_session, self.provenance):
@@ -320,6 +339,7 @@ class Observability:
 
 
 def setup(api: ExtensionAPI) -> None:
+    otlp_timeout(api.env)  # read at the session's start; a malformed value must fail the invocation now
     obs = Observability(api)
     api.on("session_start", obs.on_start)
     api.on("after_provider_response", obs.on_response)

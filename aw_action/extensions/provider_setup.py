@@ -18,17 +18,21 @@ placeholder is not (it is no secret). With ``AWF_REFLECT_ENABLED`` set, AWF's ``
 and its models; a failed discovery is a warning and the environment is used.
 
 The scripted provider (``faux``) is registered when the run's model is a ``faux/...`` model; it
-plays the script named by ``harness.faux-script``, the ``AW_FAUX_SCRIPT`` variable, or the demo.
+plays the script named by ``harness.faux-script`` or the ``AW_FAUX_SCRIPT`` variable; without
+one (or with one that cannot be read) the invocation fails (exit 2).
 
 The run's own provider imports its SDK now, so a missing or broken SDK fails the invocation
 (``SdkLoadError``, exit 2) before any session exists; the other providers import theirs on first
 use. No credential at all for a credentialed model fails here with a message naming the
 variables looked for. Retry tuning: ``AW_RETRY_MAX_ATTEMPTS``, ``AW_RETRY_BASE_DELAY_MS``,
-``AW_RETRY_MAX_DELAY_MS``, ``AW_RETRY_JITTER_MS``; read timeout ``AW_PROVIDER_TIMEOUT_S``.
+``AW_RETRY_MAX_DELAY_MS``, ``AW_RETRY_JITTER_MS``; read timeout ``AW_PROVIDER_TIMEOUT_S``; a value
+that is not a number (or not a positive one, where zero makes no sense) is an invocation error
+naming the variable.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,10 +41,10 @@ from aw_action.ai import awf_reflect
 from aw_action.ai.catalog import ProviderSpec, UnknownModelError, provider_specs, resolve_model
 from aw_action.ai.credentials import Credential, base_url, find_credential, request_headers
 from aw_action.ai.faux import FauxProvider, load_script
-from aw_action.ai.retry import RetryPolicy
+from aw_action.ai.retry import RetryPolicy, RetrySettingError
 from aw_action.ai.sdk_provider import DEFAULT_TIMEOUT_S, SdkProvider
 from aw_action.ai.types import Model
-from aw_action.exits import InvocationError
+from aw_action.exits import InvocationError, MissingCredentialsError
 from aw_action.extensions.api import ExtensionAPI
 
 
@@ -52,12 +56,48 @@ def faux_script_path(api: ExtensionAPI) -> Path | None:
     return path if path.is_absolute() else api.services.config_dir / path
 
 
-def _timeout(env: Mapping[str, str]) -> float:
+def faux_script(api: ExtensionAPI) -> list[dict[str, Any]]:
+    """The scripted provider's script; without one, or with one that cannot be played, the run
+    does not start (exit 2): playing something else would write files the user never asked for."""
+    path = faux_script_path(api)
+    source = "harness.faux-script" if api.config.harness.faux_script else "AW_FAUX_SCRIPT"
+    if path is None:
+        raise InvocationError(
+            f"model {api.config.engine.model} plays a script of answers, and none is set: set harness.faux-script "
+            "in config.json (a path relative to it) or AW_FAUX_SCRIPT (examples/demo/config.json names one)"
+        )
     try:
-        value = float(env.get("AW_PROVIDER_TIMEOUT_S", ""))
+        return load_script(path)
+    except FileNotFoundError:
+        raise InvocationError(f"{source}: {path}: not found") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InvocationError(f"{source}: {path}: not a faux script: {exc}") from None
+
+
+def _timeout(env: Mapping[str, str]) -> float:
+    return env_seconds(env, "AW_PROVIDER_TIMEOUT_S", DEFAULT_TIMEOUT_S)
+
+
+def env_seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """A positive number of seconds from ``name``; unset or blank is ``default``, anything else
+    that is not a positive finite number is an invocation error naming the variable."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
     except ValueError:
-        return DEFAULT_TIMEOUT_S
-    return value if value > 0 else DEFAULT_TIMEOUT_S
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise InvocationError(f"{name}: expected a positive number of seconds, got {raw[:40]!r}")
+    return value
+
+
+def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
+    try:
+        return RetryPolicy.from_env(env)
+    except RetrySettingError as exc:
+        raise InvocationError(str(exc)) from None
 
 
 def build_provider(
@@ -67,12 +107,13 @@ def build_provider(
     env = api.env
     common: dict[str, Any] = {
         "base_url": base_url(spec, env, discovered_url),
-        "retry": RetryPolicy.from_env(env),
+        "retry": retry_policy(env),
         "timeout_s": _timeout(env),
         "scrub": api.services.redactor.text,
         "price_provider": spec.price_provider,
         "headers": request_headers(spec, env),
         "bearer": cred.bearer,
+        "credential_var": cred.var,
     }
     if spec.sdk == "anthropic":
         from aw_action.ai.anthropic_messages import AnthropicProvider
@@ -98,8 +139,10 @@ def discover(api: ExtensionAPI, specs: Mapping[str, ProviderSpec]) -> awf_reflec
 
 def setup(api: ExtensionAPI) -> None:
     name = api.config.engine.model
+    retry_policy(api.env)  # a malformed setting fails the run, whichever provider it would tune
+    _timeout(api.env)
     if name.startswith(("faux", "scripted")):
-        api.register_provider("faux", FauxProvider(load_script(faux_script_path(api))))
+        api.register_provider("faux", FauxProvider(faux_script(api)))
     specs = provider_specs()
     reflection = discover(api, specs)
     providers: dict[str, SdkProvider] = {}
@@ -123,13 +166,20 @@ def setup(api: ExtensionAPI) -> None:
     if model.provider in providers:
         providers[model.provider].ensure_sdk()  # SdkLoadError propagates: exit 2
     elif not providers and wanted is not None and wanted.sdk:
-        raise InvocationError(missing_credentials_message(model, []))
+        raise missing_credentials(model, [])
     # credentials for other providers only: the harness reports it once every extension loaded
 
 
 def credential_hints() -> dict[str, str]:
     """Provider name to the variables that hold its credential (from the catalog)."""
     return {name: " or ".join(spec.credential_env) for name, spec in provider_specs().items() if spec.credential_env}
+
+
+def missing_credentials(model: Model, registered: list[str]) -> MissingCredentialsError:
+    """The invocation error when no registered provider can serve ``model``."""
+    spec = provider_specs().get(model.provider)
+    variables = spec.credential_env if spec else ()
+    return MissingCredentialsError(missing_credentials_message(model, registered), model.ref, variables)
 
 
 def missing_credentials_message(model: Model, registered: list[str]) -> str:

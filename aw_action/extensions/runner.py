@@ -12,6 +12,7 @@ cancelled (an isolated error): a handler that ignores the abort cannot hold the 
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from typing import TYPE_CHECKING, Any
 
@@ -161,7 +162,7 @@ class ExtensionRunner:
             ok, result = await self._call(
                 reg,
                 "before_provider_request",
-                BeforeProviderRequestEvent(event.model, options, event.purpose),
+                dataclasses.replace(event, options=options),
             )
             if ok and isinstance(result, ProviderRequestResult):
                 options = result.options or options

@@ -7,7 +7,10 @@ and time-critical notices, below the soft deadline. After each turn whose answer
 tools, the highest pending notice is queued with ``session.steer``: it reaches the model with
 the next request (after the tool batch), which is labelled ``steering: {type, threshold}`` on
 its usage record. One notice per request: a new one is queued only after the previous one went
-out. Delivered notices land in the journal and as JSONL ``steering`` records.
+out. Delivered notices land in the journal and as JSONL ``steering`` records. Budget notices
+look one request ahead: when the cost tracker's forecast (``ledger.outlook``) says the budget
+will not pay for the request after the next one, the next request carries the ``budget_final``
+notice, so the agent hears it on a request whose answer is kept, before the gate stops the run.
 
 In gh-aw mode with AWF's token steering on (``ghaw/awf_steering.py``) the api-proxy sends the
 token and credit notices, so the budget ladders are left out (one ``steering_delegated`` record
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from typing import Any
 
 from aw_action.agent.events import BeforeProviderRequestEvent, ProviderRequestResult, RequestEnd, TurnEnd
@@ -70,6 +74,7 @@ class Steering:
         self.queued: tuple[Rung, str] | None = None
         self.in_flight: tuple[Rung, str] | None = None
         self.timer: asyncio.Task[None] | None = None
+        self.final_sent: set[str] = set()
 
     def observe(self) -> float:
         elapsed = self.clock.now() - self.began
@@ -93,12 +98,27 @@ class Steering:
         elapsed = self.observe()
         if self.queued or self.in_flight or not event.message.tool_calls or ctx.session.signal.aborted:
             return
-        rung = self.ladder.take()
+        rung = self.final_notice() or self.ladder.take()
         if rung is not None:
             minutes_left = self.time_budget.minutes_left(elapsed)
             text = notice_text(rung, abort_percent=self.critical, minutes_left=minutes_left)
             ctx.steer(text)
             self.queued = (rung, text)
+
+    def final_notice(self) -> Rung | None:
+        """The ``budget_final`` notice, when the cost tracker's forecast says the budget will not
+        pay for the request after the next one (once per type; the ladder's rungs of that type
+        are then spent: the agent was told the most urgent thing already)."""
+        for limit in self.steered:
+            outlook = self.state.ledger.outlook.get(limit.name)
+            type_ = _notice_type(limit)
+            if outlook is None or not outlook.last_call or type_ in self.final_sent:
+                continue
+            self.final_sent.add(type_)
+            self.ladder.delivered.update(r.key for r in self.ladder.rungs if r.type == type_)
+            percent = limit.percent(outlook.used)
+            return Rung(type_, math.floor(percent), percent, "budget_final")
+        return None
 
     def before_request(self, event: BeforeProviderRequestEvent, ctx: ExtensionContext) -> ProviderRequestResult | None:
         if event.purpose != "agent" or self.queued is None or ctx.session.signal.aborted:

@@ -34,7 +34,7 @@ from aw_action.github.paths import default_output_dir, keep_out_of_git
 from aw_action.github.workflow_inputs import require_workflow, workflow_request
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
-from aw_action.run.config_files import describe_validation_error, read_json_file
+from aw_action.run.config_files import check_top_level_keys, describe_validation_error, read_json_file
 from aw_action.workflows.request import WorkflowRequest
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
@@ -146,6 +146,10 @@ def build_config(inputs: ActionInputs, workspace: Path, fork: ForkFiles | None =
     else:
         original = path = workspace / "config.json"
         data = {}
+    try:
+        check_top_level_keys(data, str(path))
+    except InvocationError as exc:
+        raise ActionInputError("config", str(exc)) from None
     values = override_values(inputs, workspace, fork)
     for name, keys in _OVERRIDES:
         if name in values:
@@ -200,7 +204,7 @@ def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, wor
         (inputs.anthropic_api_key, "ANTHROPIC_API_KEY"),
         (inputs.openai_api_key, "OPENAI_API_KEY"),
         (inputs.github_token, "GITHUB_TOKEN"),
-    ):
+    ):  # the pairs of credential_help.KEY_INPUTS
         if value:
             out[name] = value
     out["AW_OUTPUT_DIR"] = str(out_dir)

@@ -14,7 +14,7 @@ per-turn line), so it needs no hook into the harness. Layout it produces::
       ← [1] bash: ok, 12 ms, 3 lines
     {"event": "turn_end", "turn": 1, ...}
     ::endgroup::                              (closed after the turn_end record)
-    > **Turn 1**: 765 in / 46 out | ...       (the human line and notices stay visible)
+    > **Turn 1**: 765 in / 46 out raw tokens, ...  (the human line and notices stay visible)
 """
 
 from __future__ import annotations

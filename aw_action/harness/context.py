@@ -29,11 +29,11 @@ from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import ToolContext
 from aw_action.agent.transcript import Transcript
 from aw_action.ai.catalog import UnknownModelError, resolve_model
-from aw_action.ai.types import Model, Provider, UserMessage
+from aw_action.ai.types import AssistantMessage, Model, Provider, UserMessage
 from aw_action.exits import HarnessError, InvocationError
 from aw_action.extensions.api import HostServices
 from aw_action.extensions.loader import load_all
-from aw_action.extensions.provider_setup import missing_credentials_message
+from aw_action.extensions.provider_setup import missing_credentials
 from aw_action.extensions.registry import Registry
 from aw_action.extensions.runner import ExtensionRunner
 from aw_action.harness.guards import RunGuards, guard_run
@@ -41,7 +41,7 @@ from aw_action.run.budget_kinds import resolve_limits
 from aw_action.run.config import RunConfig
 from aw_action.run.record import PromptRecord
 from aw_action.run.redact import Redactor
-from aw_action.run.result import RunResult
+from aw_action.run.result import RunResult, error_stop_reason
 from aw_action.run.state import RunState
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.tools.processes import kill_all_agent_processes
@@ -166,7 +166,8 @@ class RunContext:
         if reason:
             return PromptOutcome(index, reason, session.signal.reason)
         if end.error:
-            return PromptOutcome(index, "error", end.error)
+            kind = next((m.error_kind for m in reversed(end.messages) if isinstance(m, AssistantMessage)), None)
+            return PromptOutcome(index, error_stop_reason(kind), end.error)
         return PromptOutcome(index, "completed")
 
     # ---- the end -----------------------------------------------------------------------------
@@ -305,5 +306,5 @@ def usable_output_dir(output_dir: Path) -> None:
 def provider_for(model: Model, registry: Registry) -> Provider:
     provider = registry.provider(model.provider)
     if provider is None:
-        raise InvocationError(missing_credentials_message(model, sorted(registry.providers)))
+        raise missing_credentials(model, sorted(registry.providers))
     return provider

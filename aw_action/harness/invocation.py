@@ -77,6 +77,8 @@ class Harness:
         self.appendix: tuple[str, str] | None = None
         """``(source, text)`` added after the prompt in the first message (the action's fenced
         event context)."""
+        self.explain: Callable[[InvocationError], InvocationError] | None = None
+        """Rewords an invocation error for this entry point's users (the action names its inputs)."""
 
     def cancel(self, reason: str = "cancelled") -> None:
         """Stop the run as soon as possible; the outcome is ``reason`` (exit 1)."""
@@ -101,7 +103,7 @@ class Harness:
             self.jsonl = JsonlSink(self.redactor, self.jsonl.stream, readable=self.jsonl.readable)
             self.schema = configured_schema(config, self.config_path.parent)
             prompt = self.load_prompt()
-            imports = resolve_imports(config, self.config_path.parent, self._workspace_for_imports())
+            imports = resolve_imports(config, self.workspace)
             for warning in apply_overrides(config):
                 self.jsonl.line(f"aw-harness: warning: {warning}")
             model_name = resolve(config.engine.model).ref
@@ -120,7 +122,8 @@ class Harness:
                 jsonl=self.jsonl,
                 state=state,
             )
-        except InvocationError as exc:
+        except InvocationError as raised:
+            exc = self.explain(raised) if self.explain is not None else raised
             self.error_line(str(exc))
             report_invocation_error(exc, model_name, self.env, self.jsonl, self.redactor)
             return RunResult.invocation_error(exc, model_name, self.state)
@@ -143,7 +146,3 @@ class Harness:
         await context.prompt(with_instructions(first, self.schema))
         if self.schema is not None:
             await enforce_output_schema(context, self.schema)
-
-    def _workspace_for_imports(self) -> Path | None:
-        ws = self.env.get("GITHUB_WORKSPACE")
-        return Path(ws) if ws else None

@@ -10,9 +10,9 @@ tracker, steering, the step summary, the records, the outputs and the action-inp
 loop over ``BUDGET_KINDS``; adding a kind is a row here, a config field and its docs.
 
 Gates (who enforces what, and when):
-- ``amount`` (cost tracker): after each request the run stops once usage reaches the
-  critical percent of the limit; before a request it is refused when even the cheapest
-  request would cross the limit;
+- ``amount`` (cost tracker): no request starts once usage reached the critical percent of
+  the limit, and each request's ``max_tokens`` is lowered so that its worst case fits what is
+  left of the limit (refused when not even a minimal answer fits);
 - ``turns`` (cost tracker): the request that would start turn N+1 is refused;
 - ``tool_calls`` (cost tracker): call N+1 is blocked before it runs and the run stops;
 - ``deadline`` (steering): the soft-deadline timer stops the run.
@@ -162,10 +162,6 @@ class Limit:
     def exceeded(self, used: float) -> bool:
         """Reached the stop point (``critical_percent`` of the limit)."""
         return used >= self.critical_point
-
-    def would_cross(self, used: float, next_at_least: float) -> bool:
-        """The limit itself is reached, or the cheapest next request would pass it."""
-        return used >= self.limit or used + next_at_least > self.limit
 
 
 def env_limit(name: str, raw: str | None, integer: bool = False) -> float | None:

@@ -6,12 +6,13 @@ violations, the field path (``harness.budget.max-effective-tokens: ...``).
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from aw_action.exits import InvocationError
 from aw_action.run.config import RunConfig
@@ -36,13 +37,52 @@ def describe_validation_error(exc: ValidationError) -> str:
     msg = first["msg"]
     if first["type"] == "extra_forbidden":
         msg = "unknown key (not a harness setting)"
+        likely = _likely_key(str(loc[-1]), _keys_at(loc[:-1])) if loc else None
+        if likely:
+            msg += f"; did you mean {likely!r}?"
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return f"{_field_path(loc)}: {msg}{more}"
+
+
+def _keys_at(path: tuple[int | str, ...]) -> list[str]:
+    """The keys config.json accepts at ``path`` (an object's fields, by their kebab-case names)."""
+    model: Any = RunConfig
+    for key in path:
+        fields = {(f.alias or name): f for name, f in model.model_fields.items()}
+        field = fields.get(str(key))
+        annotation = getattr(field, "annotation", None)
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def _likely_key(key: str, known: list[str]) -> str | None:
+    match = difflib.get_close_matches(key, known, n=1, cutoff=NEAR_MISS_CUTOFF)
+    return match[0] if match else None
+
+
+NEAR_MISS_CUTOFF = 0.8
+"""How alike (difflib's ratio) an unknown key must be to a known one to count as its typo:
+``timeout-minute`` (0.97) and ``harnes`` (0.92) are typos; gh-aw's own frontmatter keys that
+the harness ignores (``on``, ``permissions``, ``roles``, ``network``, ``env``) are not."""
+
+
+def check_top_level_keys(data: dict[str, Any], source: str) -> None:
+    """Unknown top-level keys are ignored (the compiler passes frontmatter such as ``on:``),
+    unless one is a near miss of a key the harness reads: then it is a typo that would silently
+    drop a setting (``timeout-minute`` leaves the run at the default 20 minutes)."""
+    known = _keys_at(())
+    accepted = {*known, *RunConfig.model_fields}  # snake_case field names validate too
+    for key in data:
+        if key not in accepted and (likely := _likely_key(str(key), known)):
+            raise InvocationError(f"{source}: unknown key {key!r}; did you mean {likely!r}?")
 
 
 def parse_config(data: Any, source: str) -> RunConfig:
     if not isinstance(data, dict):
         raise InvocationError(f"{source}: expected a JSON object at the top level")
+    check_top_level_keys(data, source)
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:
@@ -118,10 +158,12 @@ class ResolvedImport:
     content: str
 
 
-def resolve_imports(config: RunConfig, config_dir: Path, workspace: Path | None) -> list[ResolvedImport]:
-    """Imports in declared order. Inline content wins; a path is read relative to the
-    workspace (GITHUB_WORKSPACE) when set, else relative to config.json's folder."""
-    base = workspace or config_dir
+def resolve_imports(config: RunConfig, workspace: Path) -> list[ResolvedImport]:
+    """Imports in declared order. Inline content wins; a path is a repository path, read
+    relative to the workspace: ``GITHUB_WORKSPACE`` when set, else the current directory (the
+    caller's ``Harness.workspace``), never config.json's folder (the compiler writes repository
+    paths, and ``examples/pr-review/config.json`` names ``examples/pr-review/checklist.md``)."""
+    base = workspace
     out: list[ResolvedImport] = []
     for i, entry in enumerate(config.imports):
         path, content = (entry, None) if isinstance(entry, str) else (entry.path, entry.content)

@@ -2,10 +2,11 @@
 
 Effective tokens (ET) follow gh-aw's Effective Tokens specification:
 ``ET = multiplier(model) x (1.0 input + 0.1 cache_read + 4.0 output + 4.0 reasoning + 1.0 cache_write)``.
-The per-model multipliers are data (``aw_action/data/model_multipliers.json``, gh-aw's legacy ET
-registry), looked up case-insensitively with ``.`` and ``-`` treated alike: the exact id first,
-then the longest key that is a ``key-`` prefix of the id, else 1.0 (and the model is reported as
-unknown). ``GH_AW_MODEL_MULTIPLIERS`` (a JSON object) overrides or adds entries.
+The per-model multipliers are data (``aw_action/data/model_multipliers.json``: gh-aw's legacy ET
+registry as of 2026-05-14, its ``source`` key says exactly where from), looked up
+case-insensitively with ``.`` and ``-`` treated alike: the exact id first, then the longest key
+that is a ``key-`` prefix of the id, else 1.0 (and the model is reported as unknown).
+``GH_AW_MODEL_MULTIPLIERS`` (a JSON object) overrides or adds entries.
 
 One AI credit is $0.01 of estimated cost. The gates that use these figures are in
 ``run/budget_kinds.py``.
@@ -82,16 +83,10 @@ def effective_tokens(usage: Usage, multiplier: float) -> float:
     return multiplier * base_weighted_tokens(usage)
 
 
+CREDIT_PLACES = 8
+"""Credits are kept to 8 decimal places (10^-10 USD, far below any price's precision), so binary
+fractions do not show: $0.0972 is 9.72 credits, not 9.719999999999999."""
+
+
 def credits(cost_usd: float | None) -> float | None:
-    return None if cost_usd is None else cost_usd / USD_PER_CREDIT
-
-
-def min_next_request_et(multiplier: float, previous: Usage | None, new_tokens: int) -> float:
-    """A lower bound on the ET of the next request.
-
-    At best the previous prompt and its answer are read back from the cache (weight 0.1), and
-    whatever was added since (tool results, steering) is new input (weight 1.0); the output is at
-    least zero. If even this crosses the limit, the request would certainly cross it.
-    """
-    carried = 0 if previous is None else previous.input + previous.cache_read + previous.cache_write + previous.output
-    return multiplier * (WEIGHTS["cache_read"] * carried + WEIGHTS["input"] * new_tokens)
+    return None if cost_usd is None else round(cost_usd / USD_PER_CREDIT, CREDIT_PLACES)

@@ -1,7 +1,7 @@
 """The usage ledger: every model request, turn and tool call of a run, counted once.
 
 Owner: the cost tracker is the only writer (``record_request``, ``close_turn``, ``record_tool_call``,
-``record_tool_end``); every sink reads. Totals are kept as the records arrive, so a reader never
+``record_tool_end``, ``outlook``); every sink reads. Totals are kept as the records arrive, so a reader never
 re-sums and a budget gate always sees the figure the next record will be checked against.
 """
 
@@ -63,6 +63,19 @@ class ToolStats:
     duration_ms: int = 0
 
 
+@dataclass(frozen=True)
+class Outlook:
+    """The cost tracker's forecast for one amount budget after a turn (steering reads it)."""
+
+    budget: str
+    used: float
+    next_request: float
+    """What the next request is expected to cost at most: its input at full price and an
+    answer as long as the longest so far (at least the floor)."""
+    last_call: bool
+    """After the next request, the budget is not expected to pay for another one."""
+
+
 @dataclass
 class UsageLedger:
     requests: list[RequestRecord] = field(default_factory=list)
@@ -74,6 +87,8 @@ class UsageLedger:
     tools: dict[str, ToolStats] = field(default_factory=dict)
     tool_calls: int = 0
     """Tool calls authorised to run (the max-tool-calls gate counts these, before they end)."""
+    outlook: dict[str, Outlook] = field(default_factory=dict)
+    """Per amount budget, the forecast made at the last turn end."""
     _turn_start: int = 0
 
     @property
@@ -88,8 +103,8 @@ class UsageLedger:
         self.requests.append(record)
         self.totals = self.totals + record.usage
         self.effective_tokens += record.effective_tokens
-        if self.cost_usd is not None:
-            self.cost_usd = None if record.cost_usd is None else self.cost_usd + record.cost_usd
+        if self.cost_usd is not None:  # to 10^-12 USD: sums of binary fractions stay readable
+            self.cost_usd = None if record.cost_usd is None else round(self.cost_usd + record.cost_usd, 12)
 
     def close_turn(self, tool_calls: int, prompt: int = 1, ended_at: str | None = None) -> TurnRecord:
         """Book the requests since the last turn as one completed turn."""

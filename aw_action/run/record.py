@@ -92,5 +92,8 @@ class RunRecord:
         self.stop_requested = self.stop_requested or reason
 
     def finish(self, stop_reason: str, final_message: str) -> None:
+        """``final_message`` is the agent's answer only when the run completed: after any stop
+        (budget, time, error, cancel) the last text was a step on the way, not an answer, so
+        the record keeps none and ``stop_reason`` says why."""
         self.stop_reason = stop_reason
-        self.final_message = final_message
+        self.final_message = final_message if stop_reason == "completed" else ""

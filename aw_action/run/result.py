@@ -3,8 +3,9 @@
 ``Outcome.of(stop_reason)`` is the one mapping from a stop reason to a conclusion and exit code
 (spec §5.3): ``completed`` 0 (success); ``skipped`` 0 (the run was not started on purpose);
 ``paused`` 0 (a workflow waits for a review or was paused by a step; docs/workflows.md);
-invocation errors 2; ``cancelled`` 1 (cancelled); any other reason 1 (failure), among them
-``invalid_output`` (the final answer never matched ``output-schema``).
+invocation errors 2 (``credentials_refused`` too: the provider refused the key, HTTP 401/403);
+``cancelled`` 1 (cancelled); any other reason 1 (failure), among them ``invalid_output`` (the
+final answer never matched ``output-schema``).
 
 ``ResultRecord`` is shaped once, by ``RunResult.record()``; the stdout object, the JSONL
 ``session_end``, the unified-session closing records and the action outputs are views of it.
@@ -19,7 +20,14 @@ from aw_action.exits import InvocationError
 from aw_action.run.record import StructuredOutput
 from aw_action.run.state import RunState
 
-INVOCATION_STOP_REASONS = frozenset({"invocation_error", "sdk_load_error", "extension_error"})
+INVOCATION_STOP_REASONS = frozenset({"invocation_error", "sdk_load_error", "extension_error", "credentials_refused"})
+ERROR_KIND_STOP_REASONS: dict[str, str] = {"auth": "credentials_refused"}
+"""A run whose last request failed with this ``error_kind`` ends with this stop reason rather than
+``error``: a refused key is the invocation's fault (exit 2), not the session's."""
+
+
+def error_stop_reason(error_kind: str | None) -> str:
+    return ERROR_KIND_STOP_REASONS.get(error_kind or "", "error")
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,25 @@ from aw_action.run.ledger import RequestRecord, TurnRecord
 from aw_action.run.result import ResultRecord
 
 
-def human_turn_line(turn: int, input_tokens: int, output_tokens: int, cumulative: int, cost: float | None) -> str:
-    """``> **Turn N**: X in / Y out | cumulative Z tokens ($C)`` (a GFM blockquote)."""
+def human_turn_line(
+    turn: int,
+    input_tokens: int,
+    output_tokens: int,
+    cumulative: int,
+    cost: float | None,
+    *,
+    effective: float = 0.0,
+    cumulative_effective: float = 0.0,
+    effective_limit: float | None = None,
+) -> str:
+    """``> **Turn N**: X in / Y out raw tokens, E effective | cumulative Z raw, F effective
+    tokens (of L) | $C`` (a GFM blockquote). Raw counts are what the API reported; effective
+    tokens are the weighted count the budget uses (gh-aw's weights x the model's multiplier)."""
     cost_text = "cost unknown" if cost is None else f"${cost:.4f}"
+    of = f" (of {effective_limit:,.0f})" if effective_limit else ""
     return (
-        f"> **Turn {turn}**: {input_tokens:,} in / {output_tokens:,} out | "
-        f"cumulative {cumulative:,} tokens ({cost_text})"
+        f"> **Turn {turn}**: {input_tokens:,} in / {output_tokens:,} out raw tokens, {effective:,.0f} effective | "
+        f"cumulative {cumulative:,} raw, {cumulative_effective:,.0f} effective tokens{of} | {cost_text}"
     )
 
 

@@ -8,17 +8,19 @@ cuts as a last resort. Every string passes through the run's redactor before it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from aw_action.run.budget_kinds import BUDGET_KINDS, KINDS_BY_NAME
+from aw_action.run.budget_kinds import BUDGET_KINDS, KINDS_BY_NAME, BudgetKind
+from aw_action.run.effective_tokens import base_weighted_tokens
 from aw_action.run.redact import Redactor
 from aw_action.run.result import Outcome
 from aw_action.run.state import RunState
 from aw_action.sinks import markdown as md
 from aw_action.sinks.mermaid import token_chart
+from aw_action.sinks.summary_story import commands_section, final_message_section
 
 STEP_SUMMARY_LIMIT = 1024 * 1024
 """GitHub rejects a step summary file larger than 1 MiB."""
@@ -71,24 +73,42 @@ def _turn_table(state: RunState, max_rows: int | None) -> str:
                 md.integer(t.usage.input + t.usage.cache_read + t.usage.cache_write),
                 md.integer(t.usage.output + t.usage.reasoning),
                 md.integer(t.cumulative_tokens),
+                md.integer(t.cumulative_effective_tokens),
                 md.usd(t.cumulative_cost_usd),
                 md.duration(ended),
             ]
         )
     totals = state.ledger.totals
-    rows = _elided(rows, max_rows, 6)
+    rows = _elided(rows, max_rows, 7)
     rows.append(
         [
             "**Total**",
             f"**{md.integer(totals.input + totals.cache_read + totals.cache_write)}**",
             f"**{md.integer(totals.output + totals.reasoning)}**",
             f"**{md.integer(totals.total)}**",
+            f"**{md.integer(state.ledger.effective_tokens)}**",
             f"**{md.usd(state.ledger.cost_usd)}**",
             f"**{md.duration(state.elapsed_ms)}**",
         ]
     )
-    header = ["Turn", "Input Tokens", "Output Tokens", "Cumulative", "Est. Cost", "Elapsed"]
-    return md.table(header, rows, "rrrrrr")
+    header = ["Turn", "Input Tokens", "Output Tokens", "Cumulative", "Cumulative Effective", "Est. Cost", "Elapsed"]
+    return md.table(header, rows, "rrrrrrr")
+
+
+def _weights_note(state: RunState) -> str:
+    """What the two counts mean, with each model's multiplier as the records show it."""
+    seen: dict[str, float] = {}
+    for r in state.ledger.requests:
+        base = base_weighted_tokens(r.usage)
+        if base > 0 and r.model not in seen:
+            seen[r.model] = r.effective_tokens / base
+    weighs = ", ".join(f"{md.code(model)} weighs ×{factor:.3g}" for model, factor in seen.items())
+    return (
+        "Input and output are raw token counts as the API reported them (cache reads and writes count as "
+        "input, reasoning as output). Effective tokens are the weighted count a token budget uses: "
+        "multiplier × (input + 0.1 × cache read + 4 × output + 4 × reasoning + cache write)"
+        + (f"; {weighs}." if weighs else ".")
+    )
 
 
 def _offset_ms(start: datetime, iso: str) -> float | None:
@@ -114,12 +134,11 @@ def _budget_table(state: RunState, limits: Mapping[str, float]) -> str:
         if limit is None and not kind.always_shown:
             continue
         value = kind.used(state)
-        shown = f"{value:,.{kind.decimals}f}" if kind.decimals and value is not None else md.integer(value)
         rows.append(
             [
                 kind.label,
-                shown,
-                md.integer(limit) if limit else "no limit",
+                _amount(kind, value),
+                _amount(kind, limit) if limit else "no limit",
                 md.percent(value, limit) if value is not None else "–",
             ]
         )
@@ -158,6 +177,35 @@ def _provenance(state: RunState, max_rows: int | None) -> str:
     return md.table(["Source", "Path", "Tokens", "Cumulative"], _elided(rows, max_rows, 4), "llrr")
 
 
+def _amount(kind: BudgetKind, value: Any) -> str:
+    """A budget figure for people: whole units, or the kind's decimals (credits: 2)."""
+    if not isinstance(value, int | float):
+        return "–"
+    return f"{value:,.{kind.decimals}f}" if kind.decimals else md.integer(value)
+
+
+def _why_stopped(info: Mapping[str, Any], kind: BudgetKind) -> str:
+    trigger = info.get("trigger")
+    if trigger == "next_request":
+        worst = _amount(kind, info.get("next_request"))
+        return (
+            f"The next request was not sent: at its worst case ({worst} for a prompt of about "
+            f"{md.integer(info.get('input_tokens'))} tokens, nothing read from a cache, and a minimal answer) "
+            "it could have passed the limit. Every turn so far completed."
+        )
+    if trigger == "answer_cut":
+        return (
+            f"The last answer was cut at {md.integer(info.get('max_tokens'))} tokens, all the budget still paid "
+            "for, and discarded (no tool of it ran). The turns before it completed."
+        )
+    if trigger == "critical_percent":
+        return (
+            f"No request starts once {info.get('critical_percent', 100):g}% of the limit is used; the turn that "
+            "reached it completed."
+        )
+    return "Turns completed before the limit are kept."
+
+
 def _budget_exhausted(state: RunState, limits: Mapping[str, float]) -> str:
     info = state.journal.budget_exceeded or {}
     kind = KINDS_BY_NAME.get(str(info.get("budget") or "effective_tokens"), KINDS_BY_NAME["effective_tokens"])
@@ -179,9 +227,9 @@ def _budget_exhausted(state: RunState, limits: Mapping[str, float]) -> str:
         "caution",
         [
             f"**Budget exhausted.** The session was stopped by its {label.lower()} budget (hard limit): "
-            f"{md.integer(used)} used of {md.integer(limit)} ({md.percent(float(used or 0), limit)}).",
-            "Turns completed before the limit are kept; the in-flight turn was discarded. "
-            "Raise the limit in `harness.budget` or narrow the task.",
+            f"{_amount(kind, used)} used of {_amount(kind, limit)} ({md.percent(float(used or 0), limit)}).",
+            _why_stopped(info, kind) + " Raise the limit in `harness.budget` or narrow the task "
+            "(docs/budgets-steering-repair.md: what a budget buys).",
         ],
     )
 
@@ -193,8 +241,16 @@ def _degraded(state: RunState) -> str:
 
 
 def render_run_summary(
-    state: RunState, outcome: Outcome, limits: Mapping[str, float], max_rows: int | None = None
+    state: RunState,
+    outcome: Outcome,
+    limits: Mapping[str, float],
+    max_rows: int | None = None,
+    *,
+    error: str | None = None,
+    commands: Sequence[str] = (),
 ) -> str:
+    """The run's summary; ``error`` (the result's) and ``commands`` (``summary_story``) are
+    shown when given, the final message whenever the run has one."""
     parts = [
         f"## AW Harness Run — {md.code(state.model)}",
         f"**Conclusion:** {md.cell(outcome.conclusion)} · **Stop reason:** {md.code(outcome.stop_reason)} · "
@@ -204,17 +260,26 @@ def render_run_summary(
     ]
     if state.journal.budget_exceeded is not None:
         parts.append(_budget_exhausted(state, limits))
+    elif error and outcome.exit_code != 0 and error != outcome.stop_reason:
+        parts.append(md.alert("caution", [f"**The run failed.** {error}"]))
     if state.journal.degraded:
         parts.append(_degraded(state))
     if state.record.security_notes:
         parts.append(md.alert("note", ["**Agent access:**", *(f"- {n}" for n in state.record.security_notes)]))
     parts += [
+        section
+        for section in (final_message_section(state.record.final_message), commands_section(commands))
+        if section
+    ]
+    parts += [
         "### Token Consumption",
         _turn_table(state, max_rows),
-        f"Effective tokens: **{md.integer(state.ledger.effective_tokens)}** · Estimated cost: "
+        f"Effective tokens (weighted): **{md.integer(state.ledger.effective_tokens)}** · Raw tokens: "
+        f"**{md.integer(state.ledger.totals.total)}** · Estimated cost: "
         f"**{md.usd(state.ledger.cost_usd)}** · AI credits: **"
         f"{'unknown' if state.ledger.ai_credits is None else f'{state.ledger.ai_credits:,.2f}'}**"
         + _uncounted_note(state),
+        _weights_note(state),
         "### Budget",
         _budget_table(state, limits),
     ]

@@ -139,11 +139,14 @@ def test_inline_prompt_and_inputs_without_a_config(tmp_path: Path) -> None:
 
 
 def test_budget_exceeded_is_a_warning_an_error_and_exit_1(tmp_path: Path) -> None:
-    turns = [{"text": "working", "tool_calls": [{"name": "bash", "arguments": {"command": "true"}}]}] * 5
-    run = _scripted_run(tmp_path, turns, {"max-effective-tokens": "1200"})
+    turns = [{"text": "working", "tool_calls": [{"name": "bash", "arguments": {"command": "true"}}]}] * 30
+    run = _scripted_run(tmp_path, turns, {"max-effective-tokens": "6000"})
     assert run.returncode == 1
     assert run.outputs["conclusion"] == "failure"
     assert run.outputs["stop-reason"] == "budget_exceeded"
+    # the agent said "working" on every turn it had: a step, not an answer, so no final message
+    assert int(run.outputs["turns"]) >= 1 and run.outputs["final-message"] == ""
+    assert run.result["final_message"] == "" and run.result["stop_reason"] == "budget_exceeded"
     titles = [c.properties.get("title") for c in run.runner.named("warning")]
     assert "aw-harness: budget exceeded" in titles
     errors = run.runner.named("error")

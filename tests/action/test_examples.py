@@ -86,6 +86,22 @@ def test_model_output_is_never_interpolated_into_a_script() -> None:
                 assert "outputs.final-message" not in str(step.get("run", "")), workflow
 
 
+def test_steps_that_read_the_final_message_run_only_after_a_completed_run() -> None:
+    """After a budget or time stop the final message is empty and ``stop-reason`` says why: a
+    workflow decides on ``conclusion``/``stop-reason``, never on the text (issue-triage used to
+    record an intermediate "Working on step 3." as its decision)."""
+    readers = 0
+    for workflow in (p / "workflow.yml" for p in EXAMPLES):  # .github/workflows/smoke.yml checks it is empty
+        for job in _yaml(workflow)["jobs"].values():
+            for step in job.get("steps", []):
+                condition = str(step.get("if", ""))
+                assert "final-message" not in condition, (workflow, step.get("name"))
+                if "outputs.final-message" in json.dumps(step.get("env", {})):
+                    readers += 1
+                    assert "steps.aw.outputs.conclusion == 'success'" in condition, (workflow, step.get("name"))
+    assert readers >= 2
+
+
 def _workspace_with_examples(tmp_path: Path) -> Path:
     ws = tmp_path / "workspace"
     shutil.copytree(REPO / "examples", ws / "examples")

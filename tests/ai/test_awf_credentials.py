@@ -241,7 +241,7 @@ def test_proxy_budget_refusal_is_its_own_error_kind() -> None:
     )
     assert classify_status(403, body).kind == "budget"
     assert classify_status(429, "effective_tokens_limit_exceeded: Maximum effective tokens exceeded").kind == "budget"
-    assert classify_status(403, "permission_denied: forbidden").kind == "fatal"
+    assert classify_status(403, "permission_denied: forbidden").kind == "auth"  # an ordinary 403: the key
 
 
 async def test_proxy_403_ai_credits_is_not_retried(tmp_path: Path) -> None:

@@ -125,7 +125,9 @@ def test_connection_refused_then_server_up(tmp_path: Path) -> None:
     """Nothing listens on the port until the harness reports its first retry."""
     port = free_port()
     server = WireServer(port=port).script(final_turn("reached"))
-    env = anthropic_env(tmp_path, f"http://127.0.0.1:{port}", AW_RETRY_BASE_DELAY_MS="300", AW_RETRY_MAX_ATTEMPTS="6")
+    env = anthropic_env(
+        tmp_path, f"http://127.0.0.1:{port}", AW_RETRY_CONNECT_DELAY_MS="300", AW_RETRY_CONNECT_ATTEMPTS="8"
+    )  # about 38 s of attempts: a hang guard for a loaded machine, not a timing
     proc = subprocess.Popen(
         [sys.executable, "-m", "aw_action", *files(tmp_path)],
         env=env,

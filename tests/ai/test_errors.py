@@ -21,7 +21,7 @@ def test_transient_statuses_are_retried(status: int) -> None:
     assert classify_status(status, "Error code: something").kind == "transient"
 
 
-@pytest.mark.parametrize("status", [400, 401, 403, 404, 409, 413, 422, 425, 501])
+@pytest.mark.parametrize("status", [400, 404, 409, 413, 422, 425, 501])
 def test_every_other_status_is_fatal(status: int) -> None:
     assert classify_status(status, "Error code: something went wrong").kind == "fatal"
 
@@ -55,9 +55,11 @@ def test_quota_errors_are_fatal_even_as_429(text: str) -> None:
     assert classify_status(429, text).kind == "fatal"
 
 
-def test_auth_and_bad_request_are_fatal() -> None:
-    assert classify_status(401, "invalid x-api-key").kind == "fatal"
+def test_a_refused_credential_is_auth_and_a_bad_request_fatal() -> None:
+    assert classify_status(401, "invalid x-api-key").kind == "auth"
+    assert classify_status(403, "permission_error: Your API key does not have permission").kind == "auth"
     assert classify_status(404, "model not found").kind == "fatal"
+    assert classify_status(403, "insufficient_quota: billing").kind == "fatal"  # quota wins: not the key's fault
 
 
 def test_error_events_inside_a_200_stream_use_their_type() -> None:
@@ -73,9 +75,28 @@ def test_transport_errors_and_incomplete_streams_are_transient() -> None:
     info = classify(httpx2.RemoteProtocolError("peer closed connection (incomplete chunked read)"))
     assert info.kind == "transient" and info.status is None and "RemoteProtocolError" in info.message
     assert classify(httpx2.ReadTimeout("timed out")).kind == "transient"
-    assert classify(ConnectionRefusedError("refused")).kind == "transient"
+    assert classify(ConnectionRefusedError("refused")).kind == "unreachable"
     assert classify(IncompleteStreamError("stream ended before message_stop")).kind == "transient"
     assert classify(ValueError("a bug")).kind == "fatal"
+
+
+def test_a_connection_that_cannot_be_opened_is_unreachable_wherever_it_sits_in_the_chain() -> None:
+    """The SDKs raise their ``APIConnectionError`` from httpx's ``ConnectError``."""
+
+    class APIConnectionError(Exception):
+        pass
+
+    try:
+        try:
+            raise httpx2.ConnectError("[Errno 111] Connection refused")
+        except httpx2.ConnectError as inner:
+            raise APIConnectionError("Connection error.") from inner
+    except APIConnectionError as outer:
+        info = classify(outer)
+    assert info.kind == "unreachable"
+    assert info.message == "APIConnectionError: Connection error. (ConnectError: [Errno 111] Connection refused)"
+    assert classify(httpx2.ConnectTimeout("timed out")).kind == "unreachable"
+    assert classify(httpx2.ReadTimeout("timed out")).kind == "transient"  # connected: worth the long policy
 
 
 def test_retry_after_headers() -> None:

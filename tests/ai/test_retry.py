@@ -6,8 +6,9 @@ import asyncio
 
 import pytest
 
+from aw_action.ai.anthropic_messages import AnthropicProvider
 from aw_action.ai.errors import Classified, ProviderError
-from aw_action.ai.retry import RetryPolicy, run_with_retries
+from aw_action.ai.retry import RetryPolicy, RetrySettingError, run_with_retries
 from aw_action.ai.types import AbortSignal, StreamStart
 from tests.ai.conftest import FAST, KEY, RecordingHooks, anthropic_provider, collect, openai_provider, request
 from tests.servers import anthropic as wire
@@ -65,6 +66,26 @@ async def test_connection_refused_then_server_comes_up() -> None:
     assert msg.text == "up now"
     assert hooks.retries[0][1] is None and "connect" in hooks.retries[0][3].lower()
     assert len(late.requests) == 1
+
+
+async def test_an_unreachable_endpoint_gets_the_short_connect_schedule_whatever_the_general_one() -> None:
+    policy = RetryPolicy(max_attempts=9, base_delay_s=30.0, jitter_s=0.0, connect_attempts=3, connect_delay_s=0.01)
+    url = f"http://127.0.0.1:{free_port()}"
+    hooks = RecordingHooks()
+    _, msg = await collect(AnthropicProvider("anthropic", KEY, base_url=url, retry=policy), request("sonnet"), hooks)
+    assert msg.stop_reason == "error" and msg.error_kind == "unreachable"
+    assert [(attempt, status, delay) for attempt, status, delay, _ in hooks.retries] == [
+        (1, None, 0.01),
+        (2, None, 0.02),
+    ]
+    assert (msg.error_message or "").startswith(f"cannot reach the anthropic API at {url}: APIConnectionError")
+
+
+def test_connect_schedule_settings_come_from_the_env_and_must_be_numbers() -> None:
+    policy = RetryPolicy.from_env({"AW_RETRY_CONNECT_ATTEMPTS": "5", "AW_RETRY_CONNECT_DELAY_MS": "250"})
+    assert (policy.connect_attempts, policy.connect_delay_s) == (5, 0.25)
+    with pytest.raises(RetrySettingError, match=r"^AW_RETRY_CONNECT_ATTEMPTS: expected a whole number"):
+        RetryPolicy.from_env({"AW_RETRY_CONNECT_ATTEMPTS": "many"})
 
 
 async def test_stream_cut_mid_body_is_discarded_and_retried(server: WireServer) -> None:
@@ -129,7 +150,7 @@ async def test_quota_429_is_fatal(server: WireServer) -> None:
 async def test_error_text_never_carries_the_key(server: WireServer) -> None:
     server.script(oai.error_reply(401, f"Incorrect API key provided: {KEY}", code="invalid_api_key"))
     _, msg = await collect(openai_provider(server), request("gpt-4o"))
-    assert msg.error_kind == "fatal"
+    assert msg.error_kind == "auth"
     assert msg.error_message is not None and "Incorrect API key" in msg.error_message
     assert KEY not in msg.error_message and KEY not in msg.model_dump_json()
 
@@ -222,7 +243,8 @@ async def test_client_errors_fail_at_once_without_a_retry(
     server.default = wire.error_reply(status, kind, text)
     hooks = RecordingHooks()
     _, msg = await collect(anthropic_provider(server), request("sonnet"), hooks)
-    assert msg.stop_reason == "error" and msg.error_kind == "fatal" and text in (msg.error_message or "")
+    expected = "auth" if status in (401, 403) else "fatal"
+    assert msg.stop_reason == "error" and msg.error_kind == expected and text in (msg.error_message or "")
     assert len(server.requests) == 1 and hooks.retries == []
 
 

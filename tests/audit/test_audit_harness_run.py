@@ -49,7 +49,10 @@ def test_audit_of_a_completed_run_matches_the_run_result(tmp_path: Path) -> None
 
 
 def test_audit_of_a_budget_abort_shows_the_notice_and_the_incomplete_turn(tmp_path: Path) -> None:
-    run = scripted_run(tmp_path, BUDGET_SCRIPT, {"harness": {"budget": {"max-effective-tokens": 4000}}})
+    """The second answer wants 5,000 output tokens; the budget pays for fewer, so it is cut at its
+    ``max_tokens`` and discarded: the audit shows that turn as incomplete."""
+    script = [BUDGET_SCRIPT[0], {**BUDGET_SCRIPT[1], "usage": {"input": 1000, "output": 5000}}]
+    run = scripted_run(tmp_path, script, {"harness": {"budget": {"max-effective-tokens": 4000}}})
     assert run.returncode == 1
     report = audit_json(run.output_dir)
     assert report["overview"]["stop_reason"] == "budget_exceeded" and report["overview"]["exit_code"] == 1
@@ -60,6 +63,7 @@ def test_audit_of_a_budget_abort_shows_the_notice_and_the_incomplete_turn(tmp_pa
     completed = [t for t in report["turns"] if t["completed"]]
     assert len(completed) == run.result["turns"]
     assert [t["completed"] for t in report["turns"]][-1] is False  # the discarded in-flight turn
+    assert run.events_named("budget_exceeded")[0]["trigger"] == "answer_cut"
     assert report["totals"]["effective_tokens"] == run.result["tokens"]["effective"]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import base_env, run_cli, write_run_files
+from tests.conftest import REPO, base_env, run_cli, write_run_files
 
 FAUX = {"engine": {"id": "aw", "model": "faux/scripted"}}
 DONE = [{"text": "all done"}]
@@ -90,6 +90,12 @@ def test_invocation_errors_exit_2_with_one_line(tmp_path: Path) -> None:
     unknown_model.write_text(json.dumps({"engine": {"model": "sonet"}}))
     no_key = tmp_path / "nokey.json"
     no_key.write_text(json.dumps({"engine": {"model": "sonnet"}}))
+    near_miss = tmp_path / "nearmiss.json"
+    near_miss.write_text(json.dumps({**FAUX, "timeout-minute": 5}))
+    harness_near_miss = tmp_path / "harnessnearmiss.json"
+    harness_near_miss.write_text(json.dumps({**FAUX, "harness": {"budget": {"max-turn": 5}}}))
+    no_script = tmp_path / "noscript.json"
+    no_script.write_text(json.dumps(FAUX))
     cases = [
         (["--config", str(tmp_path / "missing.json"), "--prompt", str(good_prompt)], "config file not found"),
         (["--config", str(bad_json), "--prompt", str(good_prompt)], "is not valid JSON"),
@@ -100,6 +106,15 @@ def test_invocation_errors_exit_2_with_one_line(tmp_path: Path) -> None:
         (["--config", str(good_cfg), "--prompt", str(empty_prompt)], "prompt file is empty"),
         (["--config", str(unknown_model), "--prompt", str(good_prompt)], "did you mean: sonnet"),
         (["--config", str(no_key), "--prompt", str(good_prompt)], "ANTHROPIC_API_KEY"),
+        (
+            ["--config", str(near_miss), "--prompt", str(good_prompt)],
+            "unknown key 'timeout-minute'; did you mean 'timeout-minutes'?",
+        ),
+        (
+            ["--config", str(harness_near_miss), "--prompt", str(good_prompt)],
+            "harness.budget.max-turn: unknown key (not a harness setting); did you mean 'max-turns'?",
+        ),
+        (["--config", str(no_script), "--prompt", str(good_prompt)], "plays a script of answers, and none is set"),
         (["--prompt", str(good_prompt)], "--config"),
     ]
     for args, expected in cases:
@@ -111,11 +126,15 @@ def test_invocation_errors_exit_2_with_one_line(tmp_path: Path) -> None:
         assert_no_traceback(run.stderr)
 
 
-def test_unknown_top_level_keys_are_ignored_and_overrides_warn(tmp_path: Path) -> None:
+def test_foreign_top_level_keys_are_ignored_and_overrides_warn(tmp_path: Path) -> None:
     config = {
         **FAUX,
         "on": {"schedule": [{"cron": "0 9 * * 1"}]},
         "permissions": {"contents": "read"},
+        "roles": ["admin"],
+        "network": {"allowed": ["defaults"]},
+        "env": {"A": "b"},
+        "timeout_minutes": 5,  # the field's own name validates too: no near miss
         "cli-proxy": False,
         "tools": {"github": {"mode": "remote", "toolsets": ["issues"]}},
     }
@@ -279,3 +298,38 @@ def test_stdout_carries_only_the_result_whatever_an_extension_prints(tmp_path: P
         for text in ("setup sees ***", "turn ended ***", "raw write", "child says")
     )
     assert secret not in run.stdout + run.stderr
+
+
+def test_a_malformed_numeric_setting_in_the_env_is_an_invocation_error(tmp_path: Path) -> None:
+    c, p = write_run_files(tmp_path, cfg(), script=DONE)
+    for name, value in (("AW_RETRY_MAX_ATTEMPTS", "abc"), ("AW_PROVIDER_TIMEOUT_S", "-1"), ("AW_OTLP_TIMEOUT_S", "x")):
+        run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path, **{name: value}))
+        assert run.returncode == 2, (name, run.stderr)
+        assert run.result["stop_reason"] == "invocation_error" and run.result["error"].startswith(f"{name}: expected")
+        assert_no_traceback(run.stderr)
+
+
+def test_imports_resolve_against_the_current_directory_without_a_workspace(tmp_path: Path) -> None:
+    """As documented (and as the compiler writes them), imports are repository paths: from the
+    repository root, the example's config finds its checklist without GITHUB_WORKSPACE."""
+    env = base_env(tmp_path)
+    del env["GITHUB_WORKSPACE"]
+    config, prompt = REPO / "examples/pr-review/config.json", REPO / "examples/pr-review/prompt.txt"
+    run = run_cli(["--config", str(config), "--prompt", str(prompt)], env, cwd=REPO)
+    assert run.returncode == 2  # it stops at the missing API key, after the imports were read
+    assert "no credentials for model anthropic/claude-sonnet-4-5" in run.result["error"]
+    assert "not found" not in run.stderr
+
+
+def test_imports_resolve_against_the_workspace_when_it_is_set(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "shared").mkdir(parents=True)
+    (ws / "shared" / "notes.md").write_text("FROM THE WORKSPACE")
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "shared").mkdir(parents=True)
+    (elsewhere / "shared" / "notes.md").write_text("FROM THE CURRENT DIRECTORY")
+    c, p = write_run_files(tmp_path, {**FAUX, "imports": ["shared/notes.md"]}, script=DONE)
+    run = run_cli(["--config", str(c), "--prompt", str(p)], base_env(tmp_path), cwd=elsewhere)
+    assert run.returncode == 0, run.stderr
+    text = json.dumps(transcript(run.output_dir))
+    assert "FROM THE WORKSPACE" in text and "FROM THE CURRENT DIRECTORY" not in text

@@ -18,7 +18,7 @@ from aw_action.agent.events import AgentEvent, HarnessEvent
 from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult
 from aw_action.ai.faux import FauxProvider
-from aw_action.ai.types import AbortSignal, Model
+from aw_action.ai.types import AbortSignal, Model, StreamDone
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext, HostServices
 from aw_action.extensions.registry import Registry
 from aw_action.extensions.runner import ExtensionRunner
@@ -137,4 +137,26 @@ async def make_rig(
     runner.bind(session)
     rig = Rig(session, runner, state, provider, services)
     rig_box.append(rig)
+    return rig
+
+
+class PricedFaux(FauxProvider):
+    """The scripted provider with a cost per answer (``cost_usd`` in the turn). Its model has no
+    catalog price, so a credit budget is held by its critical point only (nothing is planned)."""
+
+    async def stream(self, request: Any, hooks: Any, abort: AbortSignal) -> Any:
+        cost = self._turns[0].get("cost_usd", 0.0) if self._turns else 0.0
+        async for event in super().stream(request, hooks, abort):
+            if isinstance(event, StreamDone):
+                event.message.cost_usd = cost
+            yield event
+
+
+async def make_priced_rig(
+    tmp_path: Path, script: list[dict[str, Any]], setups: Sequence[tuple[str, Setup]], **kw: Any
+) -> Rig:
+    rig = await make_rig(tmp_path, script, setups, **kw)
+    priced = PricedFaux(script)
+    rig.provider = priced
+    rig.session._resolve_provider = lambda m: priced  # type: ignore[method-assign]
     return rig

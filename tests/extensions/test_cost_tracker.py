@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from aw_action.ai.faux import FauxProvider
 from aw_action.ai.types import (
-    AbortSignal,
     AssistantMessage,
-    AssistantStreamEvent,
     Model,
-    ProviderHooks,
-    ProviderRequest,
-    StreamDone,
 )
 from aw_action.exits import InvocationError
 from aw_action.extensions import cost_tracker
-from tests.extensions.rig import echo_tool, make_rig
+from tests.extensions.rig import echo_tool, make_priced_rig, make_rig
 
 TRACKER = [("cost-tracker", cost_tracker.setup)]
 
@@ -42,53 +35,77 @@ def counting_tool() -> tuple[Any, list[int]]:
     return echo_tool(text=text), calls
 
 
-async def test_budget_abort_discards_the_in_flight_turn_and_sends_no_further_request(tmp_path: Path) -> None:
+async def test_the_turn_that_crosses_the_critical_point_completes_and_no_request_follows(tmp_path: Path) -> None:
+    """The answer that takes usage past ``budget-critical-percent`` is kept and its tools run
+    (its cost is already paid and within the limit); no request starts after it."""
     tool, runs = counting_tool()
-    script = [tool_turn({"input": 100, "output": 10}), tool_turn({"input": 800}), {"text": "never"}]
-    config = {"harness": {"budget": {"max-effective-tokens": 1000}}}
+    script = [tool_turn({"input": 1000, "output": 100}), tool_turn({"input": 7700}), {"text": "never"}]
+    config = {"harness": {"budget": {"max-effective-tokens": 10000}}}
     rig = await make_rig(tmp_path, script, TRACKER, config=config, tools=[tool])
     assert await rig.run() == "budget_exceeded"
-    assert rig.provider.calls == 2 and len(runs) == 1  # the second answer's tool never ran
-    assert len(rig.state.ledger.turns) == 1 and len(rig.state.ledger.requests) == 2
-    assert rig.state.ledger.effective_tokens == pytest.approx(140 + 800)
+    assert rig.provider.calls == 2 and len(runs) == 2
+    assert len(rig.state.ledger.turns) == 2 and len(rig.state.ledger.requests) == 2
+    assert rig.state.ledger.effective_tokens == pytest.approx(1400 + 7700)
     [record] = rig.named("budget_exceeded")
     assert record == rig.state.journal.budget_exceeded
     assert record["budget"] == "effective_tokens" and record["reason"] == "hard_limit"
-    assert record["forced_termination"] is True and record["used"] == 940 and record["limit"] == 1000
-    answers = [m for m in rig.session.messages if isinstance(m, AssistantMessage)]
-    assert len(answers) == 1  # completed turn kept, in-flight answer not persisted
+    assert record["trigger"] == "critical_percent"
+    assert record["forced_termination"] is True and record["used"] == 9100 and record["limit"] == 10000
 
 
-async def test_request_refused_when_even_the_cheapest_next_one_would_cross_the_limit(tmp_path: Path) -> None:
-    config = {"harness": {"budget": {"max-effective-tokens": 1000}, "steering": {"budget-critical-percent": 100}}}
-    script = [tool_turn({"input": 950}), {"text": "done"}]
+async def test_request_refused_when_a_minimal_answer_would_cross_the_limit(tmp_path: Path) -> None:
+    """After 8000 of 10000, the next request carries the 8000-token prompt back (at full price:
+    nothing is assumed to come from the cache) plus a 256-token answer at 4 each: 9000+ > 2000."""
+    config = {"harness": {"budget": {"max-effective-tokens": 10000}, "steering": {"budget-critical-percent": 100}}}
+    script = [tool_turn({"input": 8000}), {"text": "done"}]
     rig = await make_rig(tmp_path, script, TRACKER, config=config, tools=[echo_tool()])
     assert await rig.run() == "budget_exceeded"
     assert rig.provider.calls == 1
-    assert (
-        rig.state.journal.budget_exceeded is not None and rig.state.journal.budget_exceeded["trigger"] == "next_request"
-    )
+    record = rig.state.journal.budget_exceeded
+    assert record is not None and record["trigger"] == "next_request" and record["used"] == 8000
+    assert record["next_request"] > 2000 and record["input_tokens"] >= 8000
 
 
-async def test_request_allowed_when_the_cheapest_next_one_fits(tmp_path: Path) -> None:
-    config = {"harness": {"budget": {"max-effective-tokens": 1100}, "steering": {"budget-critical-percent": 100}}}
-    script = [tool_turn({"input": 950}), {"text": "done", "usage": {"input": 10}}]
+async def test_a_request_that_fits_is_sent_with_max_tokens_lowered_to_what_is_left(tmp_path: Path) -> None:
+    config = {"harness": {"budget": {"max-effective-tokens": 20000}, "steering": {"budget-critical-percent": 100}}}
+    script = [tool_turn({"input": 8000}), {"text": "done", "usage": {"input": 10}}]
     rig = await make_rig(tmp_path, script, TRACKER, config=config, tools=[echo_tool()])
     assert await rig.run() == "completed"
     assert rig.provider.calls == 2 and rig.state.journal.budget_exceeded is None
+    first, second = (r.options.max_tokens for r in rig.provider.requests)
+    assert first is not None and second is not None
+    [cap] = [c for c in rig.named("budget_cap") if c["max_tokens"] == second]
+    # what is left (12000) pays for the prompt at 1 a token and the answer at 4 a token
+    assert cap["budget"] == "effective_tokens" and 8000 + (cap["input_tokens"] - 8000) + 4 * second <= 12000
+    assert 12000 - (cap["input_tokens"] + 4 * second) < 4  # and not a token less than that
+    assert cap["input_tokens"] > 8000 and first <= 16_384
 
 
 async def test_request_refused_when_the_new_tool_output_alone_would_cross_the_limit(tmp_path: Path) -> None:
-    """The previous prompt read back from the cache fits (950 + 95 < 1100), but the tool output it
-    has to carry as new input (about 250 tokens) does not: the request is never sent."""
-    config = {"harness": {"budget": {"max-effective-tokens": 1100}, "steering": {"budget-critical-percent": 100}}}
-    script = [tool_turn({"input": 950}), {"text": "never", "usage": {"input": 10}}]
+    """Without the tool's output (about 250 tokens) the next request would fit; with it, it does not."""
+    config = {"harness": {"budget": {"max-effective-tokens": 17100}, "steering": {"budget-critical-percent": 100}}}
+    script = [tool_turn({"input": 8000}), {"text": "never", "usage": {"input": 10}}]
     rig = await make_rig(tmp_path, script, TRACKER, config=config, tools=[echo_tool(text="x" * 1000)])
     assert await rig.run() == "budget_exceeded"
     assert rig.provider.calls == 1
-    assert (
-        rig.state.journal.budget_exceeded is not None and rig.state.journal.budget_exceeded["trigger"] == "next_request"
-    )
+    record = rig.state.journal.budget_exceeded
+    assert record is not None and record["trigger"] == "next_request"
+    assert 8000 + 250 <= record["input_tokens"] < 8000 + 250 + 40
+
+
+async def test_an_answer_cut_by_the_budget_cap_stops_the_run_and_is_discarded(tmp_path: Path) -> None:
+    """The scripted model wants 3000 output tokens; the budget pays for fewer, so the answer is cut
+    (``length``): its tool call is lost, nothing runs, and the run stops at once."""
+    tool, runs = counting_tool()
+    config = {"harness": {"budget": {"max-effective-tokens": 10000}, "steering": {"budget-critical-percent": 100}}}
+    script = [tool_turn({"input": 100, "output": 3000}), {"text": "never"}]
+    rig = await make_rig(tmp_path, script, TRACKER, config=config, tools=[tool])
+    assert await rig.run() == "budget_exceeded"
+    assert rig.provider.calls == 1 and runs == []
+    [record] = rig.named("budget_exceeded")
+    assert record["trigger"] == "answer_cut" and record["max_tokens"] < 3000
+    assert rig.state.ledger.effective_tokens <= 10000
+    assert not [m for m in rig.session.messages if isinstance(m, AssistantMessage)]
 
 
 async def test_max_turns_stops_before_the_next_turn(tmp_path: Path) -> None:
@@ -110,25 +127,8 @@ async def test_max_turns_lets_a_run_that_fits_complete(tmp_path: Path) -> None:
     assert rig.named("budget_exceeded") == []
 
 
-class PricedFaux(FauxProvider):
-    """The scripted provider with a cost per answer (``cost_usd`` in the turn)."""
-
-    async def stream(
-        self, request: ProviderRequest, hooks: ProviderHooks, abort: AbortSignal
-    ) -> AsyncIterator[AssistantStreamEvent]:
-        cost = self._turns[0].get("cost_usd", 0.0) if self._turns else 0.0
-        async for event in super().stream(request, hooks, abort):
-            if isinstance(event, StreamDone):
-                event.message.cost_usd = cost
-            yield event
-
-
 async def priced_rig(tmp_path: Path, script: list[dict[str, Any]], **kw: Any) -> Any:
-    rig = await make_rig(tmp_path, script, TRACKER, tools=[echo_tool()], **kw)
-    priced = PricedFaux(script)
-    rig.provider = priced
-    rig.session._resolve_provider = lambda m: priced  # type: ignore[method-assign]
-    return rig
+    return await make_priced_rig(tmp_path, script, TRACKER, tools=[echo_tool()], **kw)
 
 
 async def test_ai_credit_budget_from_env_aborts_at_the_critical_point(tmp_path: Path) -> None:

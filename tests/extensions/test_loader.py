@@ -36,9 +36,9 @@ def setup(api):
 
 
 def services(tmp_path: Path, refs: list[str], required: bool = False) -> HostServices:
-    config = RunConfig.model_validate(
-        {"engine": {"model": "faux/scripted"}, "harness": {"extensions": refs, "extensions-required": required}}
-    )
+    (tmp_path / "script.json").write_text('[{"text": "done"}]')
+    harness = {"extensions": refs, "extensions-required": required, "faux-script": "script.json"}
+    config = RunConfig.model_validate({"engine": {"model": "faux/scripted"}, "harness": harness})
     registry = Registry()
     ws = tmp_path / "ws"
     ws.mkdir(exist_ok=True)

@@ -23,10 +23,10 @@ from tests.servers import openai as oai
 from tests.servers.wire import WireServer
 
 
-def make_api(tmp_path: Path, model: str, env: dict[str, str]) -> ExtensionAPI:
+def make_api(tmp_path: Path, model: str, env: dict[str, str], harness: dict[str, str] | None = None) -> ExtensionAPI:
     redactor = Redactor()
     services = HostServices(
-        config=RunConfig.model_validate({"engine": {"model": model}}),
+        config=RunConfig.model_validate({"engine": {"model": model}, "harness": harness or {}}),
         state=RunState.for_model(model),
         env=env,
         output_dir=tmp_path,
@@ -94,9 +94,102 @@ def test_no_credential_fails_naming_the_variables(tmp_path: Path) -> None:
 
 
 def test_faux_model_needs_no_credential(tmp_path: Path) -> None:
-    api = make_api(tmp_path, "faux/scripted", {})
+    (tmp_path / "script.json").write_text('[{"text": "done"}]')
+    api = make_api(tmp_path, "faux/scripted", {}, {"faux-script": "script.json"})
     provider_setup.setup(api)
     assert isinstance(providers(api)["faux"], FauxProvider)
+
+
+def test_faux_model_without_a_script_refuses_to_run(tmp_path: Path) -> None:
+    """It used to play the bundled demo, which writes a report into the workspace."""
+    with pytest.raises(InvocationError) as info:
+        provider_setup.setup(make_api(tmp_path, "faux/scripted", {}))
+    assert str(info.value) == (
+        "model faux/scripted plays a script of answers, and none is set: set harness.faux-script in config.json "
+        "(a path relative to it) or AW_FAUX_SCRIPT (examples/demo/config.json names one)"
+    )
+    assert info.value.exit_code == 2 and info.value.stop_reason == "invocation_error"
+
+
+@pytest.mark.parametrize(
+    ("harness", "env", "content", "message"),
+    [
+        ({"faux-script": "gone.json"}, {}, None, "harness.faux-script: {tmp}/gone.json: not found"),
+        ({}, {"AW_FAUX_SCRIPT": "{tmp}/gone.json"}, None, "AW_FAUX_SCRIPT: {tmp}/gone.json: not found"),
+        ({"faux-script": "bad.json"}, {}, "{not json", "harness.faux-script: {tmp}/bad.json: not a faux script: "),
+        ({"faux-script": "bad.json"}, {}, '{"turns": 3}', "harness.faux-script: {tmp}/bad.json: not a faux script: "),
+    ],
+)
+def test_an_unplayable_faux_script_is_an_invocation_error_naming_its_source(
+    tmp_path: Path, harness: dict[str, str], env: dict[str, str], content: str | None, message: str
+) -> None:
+    if content is not None:
+        (tmp_path / "bad.json").write_text(content)
+    env = {k: v.format(tmp=tmp_path) for k, v in env.items()}
+    with pytest.raises(InvocationError) as info:
+        provider_setup.setup(make_api(tmp_path, "faux/scripted", env, harness))
+    assert str(info.value).startswith(message.format(tmp=tmp_path)) and info.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        (
+            "AW_RETRY_MAX_ATTEMPTS",
+            "abc",
+            "AW_RETRY_MAX_ATTEMPTS: expected a whole number of attempts, at least 1, got 'abc'",
+        ),
+        (
+            "AW_RETRY_MAX_ATTEMPTS",
+            "0",
+            "AW_RETRY_MAX_ATTEMPTS: expected a whole number of attempts, at least 1, got '0'",
+        ),
+        (
+            "AW_RETRY_MAX_ATTEMPTS",
+            "2.5",
+            "AW_RETRY_MAX_ATTEMPTS: expected a whole number of attempts, at least 1, got '2.5'",
+        ),
+        (
+            "AW_RETRY_BASE_DELAY_MS",
+            "-5",
+            "AW_RETRY_BASE_DELAY_MS: expected a number of milliseconds, at least 0, got '-5'",
+        ),
+        (
+            "AW_RETRY_MAX_DELAY_MS",
+            "nan",
+            "AW_RETRY_MAX_DELAY_MS: expected a number of milliseconds, at least 0, got 'nan'",
+        ),
+        ("AW_RETRY_JITTER_MS", "1s", "AW_RETRY_JITTER_MS: expected a number of milliseconds, at least 0, got '1s'"),
+        ("AW_PROVIDER_TIMEOUT_S", "soon", "AW_PROVIDER_TIMEOUT_S: expected a positive number of seconds, got 'soon'"),
+        ("AW_PROVIDER_TIMEOUT_S", "0", "AW_PROVIDER_TIMEOUT_S: expected a positive number of seconds, got '0'"),
+        ("AW_PROVIDER_TIMEOUT_S", "inf", "AW_PROVIDER_TIMEOUT_S: expected a positive number of seconds, got 'inf'"),
+    ],
+)
+def test_a_malformed_numeric_setting_is_an_invocation_error_naming_the_variable(
+    tmp_path: Path, name: str, value: str, message: str
+) -> None:
+    """Whatever the model: a setting that cannot be read must not silently become the default."""
+    (tmp_path / "script.json").write_text('[{"text": "done"}]')
+    for model, env in (("sonnet", {"ANTHROPIC_API_KEY": "sk-ant-aaaaaaaa"}), ("faux/scripted", {})):
+        api = make_api(tmp_path, model, {**env, name: value}, {"faux-script": "script.json"})
+        with pytest.raises(InvocationError) as info:
+            provider_setup.setup(api)
+        assert str(info.value) == message and info.value.exit_code == 2
+
+
+def test_well_formed_numeric_settings_tune_the_provider(tmp_path: Path) -> None:
+    env = {
+        "ANTHROPIC_API_KEY": "sk-ant-aaaaaaaa",
+        "AW_RETRY_MAX_ATTEMPTS": " 2 ",
+        "AW_RETRY_BASE_DELAY_MS": "0",
+        "AW_RETRY_JITTER_MS": "",
+        "AW_PROVIDER_TIMEOUT_S": "12.5",
+    }
+    api = make_api(tmp_path, "sonnet", env)
+    provider_setup.setup(api)
+    anthropic = providers(api)["anthropic"]
+    assert isinstance(anthropic, AnthropicProvider) and anthropic.timeout_s == 12.5
+    assert (anthropic.retry.max_attempts, anthropic.retry.base_delay_s, anthropic.retry.jitter_s) == (2, 0.0, 1.0)
 
 
 def test_missing_sdk_for_the_runs_provider_is_a_load_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,7 @@ from aw_action.ai.types import UserMessage
 from aw_action.extensions import cost_tracker, steering
 from aw_action.extensions.api import ExtensionAPI
 from aw_action.run import time_budget as deadline
-from tests.extensions.rig import ManualClock, Rig, echo_tool, make_rig
+from tests.extensions.rig import ManualClock, Rig, echo_tool, make_priced_rig, make_rig
 
 TOOL_TURN: dict[str, Any] = {"tool_calls": [{"name": "echo", "arguments": {}}]}
 
@@ -33,25 +33,27 @@ def steer_texts(rig: Rig) -> list[str]:
     return [m.text for m in rig.session.messages if isinstance(m, UserMessage) and m.source == "steer"]
 
 
-async def test_token_notices_go_out_highest_first_one_per_request(tmp_path: Path) -> None:
-    config = {"harness": {"budget": {"max-effective-tokens": 10000}}, "timeout-minutes": 60}
+async def test_budget_notices_go_out_highest_first_one_per_request(tmp_path: Path) -> None:
+    """A credit budget on the scripted model (no catalog price: only the critical point gates it, so
+    one answer can jump to 81 %); the ladder is the same for every budget type."""
+    config = {"harness": {"budget": {"max-ai-credits": 10}}, "timeout-minutes": 60}
     script = [
-        {**TOOL_TURN, "usage": {"input": 8100}},  # 81 %: crosses the 75 % warning and the 80 % rung
-        {**TOOL_TURN, "usage": {"input": 100}},
-        {**TOOL_TURN, "usage": {"input": 100}},
-        {"text": "done", "usage": {"input": 100}},
+        {**TOOL_TURN, "cost_usd": 0.081},  # 81 %: crosses the 75 % warning and the 80 % rung
+        {**TOOL_TURN, "cost_usd": 0.001},
+        {**TOOL_TURN, "cost_usd": 0.001},
+        {"text": "done", "cost_usd": 0.001},
     ]
-    rig = await make_rig(tmp_path, script, with_clock(ManualClock()), config=config, tools=[echo_tool()])
+    rig = await make_priced_rig(tmp_path, script, with_clock(ManualClock()), config=config, tools=[echo_tool()])
     assert await rig.run() == "completed"
-    assert labels(rig) == [None, ("token", 80), ("token", 75), None]
+    assert labels(rig) == [None, ("ai_credit", 80), ("ai_credit", 75), None]
     texts = steer_texts(rig)
-    assert texts[0].startswith("[AWF TOKEN WARNING] You have used 80% of your effective token budget.")
+    assert texts[0].startswith("[AWF AI CREDIT WARNING] You have used 80% of your AI credit budget.")
     assert texts[0].endswith("The run is stopped at 90%.")
     assert "75%" in texts[1] and "Be concise" in texts[1]
     records = rig.named("steering")
     assert [(r["type"], r["threshold"], r["request_id"]) for r in records] == [
-        ("token", 80, "faux-2"),
-        ("token", 75, "faux-3"),
+        ("ai_credit", 80, "faux-2"),
+        ("ai_credit", 75, "faux-3"),
     ]
     assert [(n["request_id"], n["turn"]) for n in rig.state.journal.steering_notices] == [("faux-2", 2), ("faux-3", 3)]
     assert [n["text"] for n in rig.state.journal.steering_notices] == texts
@@ -94,16 +96,16 @@ async def test_time_notices_follow_the_clock(tmp_path: Path) -> None:
 
 async def test_time_and_budget_notices_share_one_per_request(tmp_path: Path) -> None:
     clock = ManualClock()
-    config = {"harness": {"budget": {"max-effective-tokens": 10000}}, "timeout-minutes": 20}
-    small = {**TOOL_TURN, "usage": {"input": 10}}
-    script = [{**TOOL_TURN, "usage": {"input": 8100}}, small, small, small, {"text": "done", "usage": {"input": 10}}]
-    rig = await make_rig(
+    config = {"harness": {"budget": {"max-ai-credits": 10}}, "timeout-minutes": 20}
+    small = {**TOOL_TURN, "cost_usd": 0.0001}
+    script = [{**TOOL_TURN, "cost_usd": 0.081}, small, small, small, {"text": "done", "cost_usd": 0.0001}]
+    rig = await make_priced_rig(
         tmp_path, script, with_clock(clock), config=config, tools=[advancing_tool(clock, [1100.0, 0, 0, 0])]
     )
     assert await rig.run() == "completed"
-    # time at 91.7 % (critical 87.5 and 90 rungs, 80, warning 72.5) and tokens at 81 % (80, 75):
-    # highest first, time before token at the same threshold.
-    assert labels(rig) == [None, ("timeout", 90), ("timeout", 87), ("timeout", 80), ("token", 80)]
+    # time at 91.7 % (critical 87.5 and 90 rungs, 80, warning 72.5) and credits at 81 % (80, 75):
+    # highest first, time before credit at the same threshold.
+    assert labels(rig) == [None, ("timeout", 90), ("timeout", 87), ("timeout", 80), ("ai_credit", 80)]
     assert all(text.count("[AWF") == 1 for text in steer_texts(rig))
 
 
@@ -168,10 +170,10 @@ async def test_a_notice_queued_behind_another_steer_is_labelled_on_the_request_t
 ) -> None:
     """Steering drains one message per request: when an extension's own steer goes first, the
     notice waits, no second notice is queued behind it, and the label follows the notice."""
-    config = {"harness": {"budget": {"max-effective-tokens": 10000}}, "timeout-minutes": 60}
-    small = {**TOOL_TURN, "usage": {"input": 10}}
-    script = [{**TOOL_TURN, "usage": {"input": 8100}}, small, small, small, {"text": "done", "usage": {"input": 10}}]
-    rig = await make_rig(tmp_path, script, with_clock(ManualClock()), config=config, tools=[echo_tool()])
+    config = {"harness": {"budget": {"max-ai-credits": 10}}, "timeout-minutes": 60}
+    small = {**TOOL_TURN, "cost_usd": 0.0001}
+    script = [{**TOOL_TURN, "cost_usd": 0.081}, small, small, small, {"text": "done", "cost_usd": 0.0001}]
+    rig = await make_priced_rig(tmp_path, script, with_clock(ManualClock()), config=config, tools=[echo_tool()])
     notes = iter(["note from the user's extension"])
     ExtensionAPI("./notes.py", False, rig.services).on(
         "tool_execution_end", lambda event, ctx: ctx.steer(next(notes, "")) if rig.provider.calls == 1 else None
@@ -182,9 +184,28 @@ async def test_a_notice_queued_behind_another_steer_is_labelled_on_the_request_t
         for r in rig.provider.requests
     ]
     assert len(sent[1]) == 1 and sent[1][0] == "note from the user's extension"
-    assert labels(rig) == [None, None, ("token", 80), ("token", 75), None]
+    assert labels(rig) == [None, None, ("ai_credit", 80), ("ai_credit", 75), None]
     assert [(n["threshold"], n["request_id"]) for n in rig.state.journal.steering_notices] == [
         (80, "faux-3"),
         (75, "faux-4"),
     ]
     assert len(rig.named("steering")) == 2
+
+
+async def test_the_budget_final_notice_goes_out_on_a_request_before_the_budget_stops_the_run(tmp_path: Path) -> None:
+    """Each turn's tool output grows the context by about 1000 tokens; the forecast sees that the
+    request after the next will not fit, so the next request carries the final notice, and its
+    answer is kept: the stop comes on a later request."""
+    config = {"harness": {"budget": {"max-effective-tokens": 30000}}, "timeout-minutes": 60}
+    script = [TOOL_TURN] * 12 + [{"text": "done"}]
+    rig = await make_rig(tmp_path, script, with_clock(ManualClock()), config=config, tools=[echo_tool(text="y" * 4000)])
+    assert await rig.run() == "budget_exceeded"
+    assert rig.state.ledger.effective_tokens <= 30000
+    finals = [n for n in rig.state.journal.steering_notices if n["kind"] == "budget_final"]
+    assert len(finals) == 1 and finals[0]["type"] == "token"
+    assert "Finalize and submit your work in your next response." in finals[0]["text"]
+    carried = [i for i, label in enumerate(labels(rig)) if label is not None and label[0] == "token"]
+    assert carried and carried[-1] == len(rig.state.ledger.requests) - 1  # the last request sent carried it
+    stop = rig.state.journal.budget_exceeded
+    assert stop is not None and stop["trigger"] in ("next_request", "critical_percent")
+    assert rig.state.ledger.turns[-1].turn == len(rig.state.ledger.requests)  # its answer was kept

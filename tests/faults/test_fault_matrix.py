@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults.matrix import (
+    KEY,
     LEAVE_BEHIND,
     FaultRun,
     check_contract,
@@ -71,10 +72,35 @@ def test_500_forever_fails_the_session(tmp_path: Path) -> None:
     assert "| 1 |" in run.summary
 
 
-def test_connection_refused_fails_the_session(tmp_path: Path) -> None:
-    run = run_fault(tmp_path, url=f"http://127.0.0.1:{free_port()}", env={"AW_RETRY_MAX_ATTEMPTS": "2"})
+def test_connection_refused_fails_the_session_fast(tmp_path: Path) -> None:
+    """Nothing listens: three connection attempts half a second and a second apart, whatever the
+    general retry policy, and no recovery follow-up asks again (it used to take 47 s)."""
+    url = f"http://127.0.0.1:{free_port()}"
+    run = run_fault(tmp_path, url=url, env={"AW_RETRY_MAX_ATTEMPTS": "6", "AW_RETRY_BASE_DELAY_MS": "5000"})
     result = check_contract(run, 1, "error")
-    assert "connect" in (result["error"] or "").lower()
+    assert result["error"].startswith(f"cannot reach the anthropic API at {url}: APIConnectionError")
+    assert "Connect" in result["error"]  # the OS's reason, e.g. ConnectionRefusedError: [Errno 111] ...
+    assert [r["delay_ms"] for r in run.events("retry")] == [500, 1000]
+    assert len(run.events("request_end")) == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "kind", "text"),
+    [(401, "authentication_error", "invalid x-api-key"), (403, "permission_error", "key lacks permission")],
+)
+def test_a_refused_key_is_an_invocation_error_saying_so(tmp_path: Path, status: int, kind: str, text: str) -> None:
+    server = WireServer(default=wire.error_reply(status, kind, text)).start()
+    try:
+        run = run_fault(tmp_path, server=server)
+        requests = len(server.requests)
+    finally:
+        server.stop()
+    result = check_contract(run, 2, "credentials_refused")
+    assert result["conclusion"] == "failure" and requests == 1  # not retried, no follow-up
+    error = result["error"]
+    assert error.startswith("the anthropic API refused the credential in ANTHROPIC_API_KEY: ")
+    assert f"{status}" in error and kind in error and text in error and error.endswith("; check that the key is valid")
+    assert KEY not in run.stderr + run.stdout
 
 
 def test_stream_cut_mid_message_is_retried_and_never_persisted(tmp_path: Path) -> None:

@@ -154,6 +154,19 @@ def test_a_bad_config_file_is_reported_against_the_config_input(set_inputs: SetI
     assert "harness.budgett" in info.value.message
 
 
+def test_a_near_miss_top_level_key_in_the_config_input_names_the_likely_key(
+    set_inputs: SetInputs, tmp_path: Path
+) -> None:
+    (tmp_path / "cfg.json").write_text(json.dumps({"engine": {"model": "x"}, "timeout-minute": 5, "on": "push"}))
+    set_inputs(config="cfg.json", prompt="x")
+    with pytest.raises(ActionInputError) as info:
+        build_plan(ActionInputs.from_env(), {"GITHUB_WORKSPACE": str(tmp_path)}, tmp_path)
+    assert info.value.input == "config"
+    assert (
+        info.value.message == f"{tmp_path / 'cfg.json'}: unknown key 'timeout-minute'; did you mean 'timeout-minutes'?"
+    )
+
+
 def test_a_missing_config_file_is_reported(set_inputs: SetInputs, tmp_path: Path) -> None:
     set_inputs(config="nope.json", prompt="x")
     with pytest.raises(ActionInputError) as info:

@@ -140,8 +140,10 @@ def responses_events(
     use: dict[str, Any] | None = None,
     model: str = "gpt-5",
     terminal: bool = True,
+    incomplete: bool = False,
 ) -> list[str]:
-    """SSE records; ``reasoning`` is ``(summary, encrypted_content)``."""
+    """SSE records; ``reasoning`` is ``(summary, encrypted_content)``; ``incomplete`` ends with
+    ``response.incomplete`` (reason ``max_output_tokens``), as when the answer was cut."""
     rid = f"resp_test{next(_ids)}"
 
     def ev(kind: str, **data: Any) -> str:
@@ -206,7 +208,11 @@ def responses_events(
         done = {**item, "arguments": raw, "status": "completed"}
         out.append(ev("response.output_item.done", output_index=idx, item=done))
         items.append(done)
-    if terminal:
+    if terminal and incomplete:
+        response = _response(rid, model, "incomplete", items, use or responses_usage())
+        response["incomplete_details"] = {"reason": "max_output_tokens"}
+        out.append(ev("response.incomplete", response=response))
+    elif terminal:
         out.append(
             ev("response.completed", response=_response(rid, model, "completed", items, use or responses_usage()))
         )

@@ -13,7 +13,10 @@ import jsonschema
 from aw_action.schemas import load_schema
 from tests.conftest import CliRun, base_env, run_cli, write_run_files
 
-HUMAN_LINE = re.compile(r"^> \*\*Turn (\d+)\*\*: ([\d,]+) in / ([\d,]+) out \| cumulative ([\d,]+) tokens \((.+)\)$")
+HUMAN_LINE = re.compile(
+    r"^> \*\*Turn (\d+)\*\*: ([\d,]+) in / ([\d,]+) out raw tokens, ([\d,]+) effective \| "
+    r"cumulative ([\d,]+) raw, ([\d,]+) effective tokens(?: \(of ([\d,]+)\))? \| (.+)$"
+)
 
 TOOL_SCRIPT: list[dict[str, Any]] = [
     {
@@ -38,8 +41,9 @@ BUDGET_SCRIPT: list[dict[str, Any]] = [
     }
     for i in range(1, 6)
 ]
-"""1,000 effective tokens a request; with a 4,000 budget: a 75% notice rides on request 4, which
-then reaches the abort point (budget_exceeded, exit 1)."""
+"""1,000 effective tokens a request; with a 4,000 budget the second request carries the final
+budget notice (the forecast sees no room for a third) and the third is refused (budget_exceeded,
+exit 1)."""
 
 
 def scripted_run(

@@ -77,11 +77,13 @@ def test_turn_end_carries_the_spec_fields_and_the_human_line_agrees(tmp_path: Pa
         assert event["cumulative_tokens"] == cumulative
         match = HUMAN_LINE.match(line)
         assert match is not None
-        turn, tokens_in, tokens_out, total, cost = match.groups()
+        turn, tokens_in, tokens_out, effective, total, total_effective, limit, cost = match.groups()
         assert int(turn) == event["turn"]
         assert int(tokens_in.replace(",", "")) == event["input_tokens"]
         assert int(tokens_out.replace(",", "")) == event["output_tokens"]
         assert int(total.replace(",", "")) == event["cumulative_tokens"]
+        assert int(total_effective.replace(",", "")) == round(event["cumulative_effective_tokens"])
+        assert int(effective.replace(",", "")) > 0 and limit is None  # no effective-token budget set
         assert cost == f"${event['cumulative_cost_usd']:.4f}"
     # cache tokens count as input, reasoning as output (turn 1: 1000 + 400 + 100 in, 50 out)
     assert (turn_ends[0]["input_tokens"], turn_ends[0]["output_tokens"]) == (1500, 50)

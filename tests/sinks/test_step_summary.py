@@ -41,7 +41,15 @@ def test_run_summary_renders_every_section_as_gfm(tmp_path: Path) -> None:
     html = gfm((tmp_path / "summary.md").read_text())
     assert "<h2>AW Harness Run — <code>faux/scripted</code></h2>" in html
     turns = _rows(html, "Token Consumption")
-    assert turns[0] == ["Turn", "Input Tokens", "Output Tokens", "Cumulative", "Est. Cost", "Elapsed"]
+    assert turns[0] == [
+        "Turn",
+        "Input Tokens",
+        "Output Tokens",
+        "Cumulative",
+        "Cumulative Effective",
+        "Est. Cost",
+        "Elapsed",
+    ]
     events = run.events_named("turn_end")
     for row, event in zip(turns[1:-1], events, strict=True):
         assert row[:4] == [
@@ -86,7 +94,7 @@ def test_table_cells_survive_pipes_and_backticks() -> None:
     assert "<code>odd|model`name</code>" in html
     provenance = _rows(html, "Context Provenance")
     assert len(provenance[1]) == 4 and provenance[1][1] == "<code>docs/a|b`c.md</code>"
-    assert all(len(row) == 6 for row in _rows(html, "Token Consumption"))
+    assert all(len(row) == 7 for row in _rows(html, "Token Consumption"))
 
 
 def test_summary_appends_and_stays_under_one_mebibyte(tmp_path: Path) -> None:
@@ -122,4 +130,26 @@ def test_elapsed_column_reads_turn_end_times() -> None:
     turns = state.ledger.turns
     turns[1] = replace(turns[1], ended_at=utc_iso(state.record.started_at + timedelta(seconds=75)))
     html = gfm(render_run_summary(state, Outcome("success", "completed", 0), {}))
-    assert _rows(html, "Token Consumption")[2][5] == "1m 15s"
+    assert _rows(html, "Token Consumption")[2][6] == "1m 15s"
+
+
+def test_summary_labels_raw_and_weighted_counts_and_shows_the_multiplier() -> None:
+    state = _state(2)  # claude-sonnet-4-5 records: 1830 effective tokens of a 1000/300/200 usage
+    html = gfm(render_run_summary(state, Outcome("success", "completed", 0), {}))
+    rows = _rows(html, "Token Consumption")
+    assert rows[1][4] == "1,830" and rows[2][4] == "3,660"
+    assert "Effective tokens (weighted): <strong>3,660</strong> · Raw tokens: <strong>3,000</strong>" in html
+    assert "raw token counts as the API reported them" in html
+    assert "<code>anthropic/claude-sonnet-4-5</code> weighs ×1." in html  # 1830 / (1000 + 30 + 800)
+
+
+def test_a_credit_budget_stop_reads_in_credits_to_two_places() -> None:
+    state = _state(1)
+    state.journal.record_budget_stop(
+        {"budget": "ai_credits", "used": 9.719999999999999, "limit": 10.0, "trigger": "critical_percent",
+         "critical_percent": 90}
+    )  # fmt: skip
+    html = gfm(render_run_summary(state, Outcome("failure", "budget_exceeded", 1), {"ai_credits": 10.0}))
+    notice = html.split("<blockquote>", 1)[1].split("</blockquote>", 1)[0]
+    assert "9.72 used of 10.00 (97.2%)" in notice and "9.719999" not in html
+    assert "No request starts once 90% of the limit is used" in notice

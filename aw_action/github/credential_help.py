@@ -1,0 +1,68 @@
+"""A missing credential, said in the terms of whoever has to fix it.
+
+The harness reports a missing credential by the variables the catalog looks in
+(``MissingCredentialsError.variables``). An action user sets inputs, not variables: the action
+names its inputs (``anthropic-api-key``, ...) where one exists. Either way, when the run is for a
+pull request from a fork, the message says why the secret is missing: GitHub gives no secrets
+to a workflow that a fork's pull request triggers (``pull_request``; ``pull_request_target``
+runs get them, with the base branch's workflow).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from aw_action.exits import InvocationError, MissingCredentialsError
+from aw_action.github.fork_guard import fork_pull_request
+
+KEY_INPUTS: dict[str, str] = {
+    "ANTHROPIC_API_KEY": "anthropic-api-key",
+    "OPENAI_API_KEY": "openai-api-key",
+    "GITHUB_TOKEN": "github-token",
+}
+"""The action's credential inputs and the variable each becomes in the harness's environment."""
+SECRETLESS_EVENTS = frozenset({"pull_request", "pull_request_review", "pull_request_review_comment"})
+
+
+def fork_hint(env: Mapping[str, str]) -> str | None:
+    """Why a secret may be missing: this run is for a fork's pull request (None otherwise)."""
+    event_name = env.get("GITHUB_EVENT_NAME", "")
+    if event_name not in SECRETLESS_EVENTS:
+        return None
+    event: Any
+    try:
+        event = json.loads(Path(env.get("GITHUB_EVENT_PATH", "")).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    check = fork_pull_request(event_name, event if isinstance(event, dict) else {})
+    if not check.from_fork:
+        return None
+    return (
+        f"this run is for a pull request from {check.head_repo or 'a deleted fork'}, and GitHub passes no secrets "
+        f"to workflows that a fork's pull request triggers ({event_name} event): the secret is empty here, "
+        "not wrong; run such reviews on pull_request_target or from a branch of this repository (docs/security.md)"
+    )
+
+
+def explain(exc: InvocationError, env: Mapping[str, str], *, action: bool) -> InvocationError:
+    """``exc`` reworded for the user: the action names its inputs; a fork's PR gets the hint."""
+    if not isinstance(exc, MissingCredentialsError):
+        return exc
+    message = str(exc)
+    inputs = [(var, KEY_INPUTS[var]) for var in exc.variables if var in KEY_INPUTS]
+    if action and inputs:
+        var, name = inputs[0]
+        named = " or ".join(f"the `{n}` input" for _, n in inputs)
+        others = [v for v in exc.variables if v not in KEY_INPUTS]
+        extra = f" (or {' or '.join(others)} in the step's env)" if others else ""
+        message = (
+            f"no credentials for model {exc.model}: set {named}{extra}, "
+            f"e.g. `{name}: ${{{{ secrets.{var} }}}}` under the step's `with:`"
+        )
+    hint = fork_hint(env)
+    if hint:
+        message = f"{message}; {hint}"
+    return MissingCredentialsError(message, exc.model, exc.variables)
