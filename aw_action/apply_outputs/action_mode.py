@@ -23,7 +23,7 @@ from aw_action.github.action_inputs import ActionInputError, ActionInputs
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import write_outputs
 from aw_action.github.paths import RUNNER_TEMP_MOUNT, host_runner_temp
-from aw_action.github.plan import RUNNER_CREDENTIALS
+from aw_action.security.tool_env import RUNTIME_VARS
 
 
 def container_path(value: str, env: Mapping[str, str], workspace: Path) -> Path:
@@ -55,7 +55,7 @@ def apply_argv(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) ->
 
 def apply_env(inputs: ActionInputs, env: Mapping[str, str]) -> dict[str, str]:
     """The command's environment: no ``INPUT_*`` or runtime credential, the token as ``GITHUB_TOKEN``."""
-    out = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNNER_CREDENTIALS}
+    out = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNTIME_VARS}
     if inputs.github_token:
         out["GITHUB_TOKEN"] = inputs.github_token
     return out

@@ -35,18 +35,10 @@ from aw_action.github.workflow_inputs import require_workflow, workflow_request
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import check_top_level_keys, describe_validation_error, read_json_file
+from aw_action.security.tool_env import RUNTIME_VARS
 from aw_action.workflows.request import WorkflowRequest
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
-RUNNER_CREDENTIALS = (
-    "ACTIONS_RUNTIME_TOKEN",
-    "ACTIONS_RUNTIME_URL",
-    "ACTIONS_RESULTS_URL",
-    "ACTIONS_CACHE_URL",
-    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-    "ACTIONS_ID_TOKEN_REQUEST_URL",
-)
-"""Job credentials the action keeps to itself (the agent's shell never sees them)."""
 
 _OVERRIDES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("model", ("engine", "model")),
@@ -199,7 +191,9 @@ def output_dir(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) ->
 
 
 def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, workspace: Path) -> dict[str, str]:
-    out = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNNER_CREDENTIALS}
+    # no INPUT_* (the key inputs are passed below, under their variables' names) and none of the
+    # job's runtime credentials: those stay the action's
+    out = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNTIME_VARS}
     for value, name in (
         (inputs.anthropic_api_key, "ANTHROPIC_API_KEY"),
         (inputs.openai_api_key, "OPENAI_API_KEY"),

@@ -18,6 +18,8 @@ FORK_EVENT = {
         "head": {"ref": "patch-1", "sha": "b" * 40, "repo": {"full_name": "stranger/hello"}},
     },
     "repository": {"full_name": "octo/hello"},
+    # pull_request_target passes the trigger guard only for an allowed actor: a bot the inputs name
+    "sender": {"login": "renovate[bot]", "type": "Bot"},
 }
 SAME_REPO_EVENT = {
     "pull_request": {
@@ -38,7 +40,7 @@ def _event(tmp_path: Path, event: dict[str, object] | None, name: str = "pull_re
 
 
 def _action(tmp_path: Path, event: dict[str, object] | None, name: str = "pull_request") -> tuple[str, str]:
-    inputs = {"model": "sonnet", "prompt": "Review it.", "upload-artifacts": "false"}
+    inputs = {"model": "sonnet", "prompt": "Review it.", "upload-artifacts": "false", "allowed-bots": "renovate"}
     run = run_action(tmp_path, inputs, _event(tmp_path, event, name))
     assert run.returncode == 2, run.stdout + run.stderr
     assert run.outputs["stop-reason"] == "invocation_error" and run.outputs["exit-code"] == "2"

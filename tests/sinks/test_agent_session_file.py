@@ -49,7 +49,9 @@ def test_a_gh_aw_mode_run_writes_agent_session_jsonl_and_not_awfs_files(tmp_path
     assert not (out / "token-usage.jsonl").exists() and not (out / "aw_session.jsonl").exists()
     assert (out / "session.jsonl").exists() and (out / "context-provenance.jsonl").exists()
     assert str(out / FILE_NAME) in run.result["files"]
-    records = canonical(out / FILE_NAME)
+    # the events of the session; a harness warning (tools not isolated, when this runs as root)
+    # may come anywhere and is checked by its own tests
+    records = [r for r in canonical(out / FILE_NAME) if r["type"] != "harness.warning"]
     types = [r["type"] for r in records]
     assert types[0] == "session.start" and types[-2:] == ["session.result", "harness.run"]
     assert types[1:3] == ["assistant.turn_start", "user.message"], "the prompt opens turn 1, as in the agent loop"
