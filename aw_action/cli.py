@@ -45,6 +45,7 @@ SUBCOMMAND_HELP: dict[str, str] = {
     "safe-output": "propose a GitHub write from inside a run (docs/safe-outputs.md)",
     "apply-safe-outputs": "apply a run's proposed writes, in a job with write access",
     "gh-aw": "run as the agent step of a compiled gh-aw workflow (docs/gh-aw.md)",
+    "workflow": "run or resume a declarative multi-step workflow (docs/workflows.md)",
 }
 """One line per subcommand for ``--help`` (the same names as ``SUBCOMMANDS``)."""
 

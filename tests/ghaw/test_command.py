@@ -5,7 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import base_env, run_cli
+from tests.conftest import REPO, run_cli
+from tests.conftest import base_env as plain_env
+
+DEMO_SCRIPT = str(REPO / "examples" / "demo" / "script.json")
+"""The scripted provider plays no script unless one is named: the demo's (tool calls, then done)."""
+
+
+def base_env(tmp: Path, **extra: str) -> dict[str, str]:
+    return plain_env(tmp, AW_FAUX_SCRIPT=DEMO_SCRIPT, **extra)
 
 
 def env_for(tmp: Path, **extra: str) -> dict[str, str]:

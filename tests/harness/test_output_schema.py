@@ -84,7 +84,9 @@ async def test_an_answer_that_never_matches_ends_invalid_output(tmp_path: Path) 
     assert (result.stop_reason, result.conclusion, result.exit_code) == ("invalid_output", "failure", 1)
     assert Outcome.of("invalid_output") == Outcome("failure", "invalid_output", 1)
     data = result.to_json()
-    assert data["structured_output"] is None and data["final_message"] == "[1, 2]"
+    # the unchecked answer is not handed on as the run's answer (final-message: completed runs only)
+    assert data["structured_output"] is None and data["final_message"] == ""
+    assert "[1, 2]" in (tmp_path / "out" / "session.jsonl").read_text()  # the transcript keeps it
     assert "after 2 corrective prompts" in (data["error"] or "") and "is not of type 'object'" in data["error"]
     assert not (tmp_path / "out" / STRUCTURED_OUTPUT_FILE).exists()
     assert [source for source, _ in user_texts(tmp_path)] == ["prompt", "output-schema", "output-schema"]

@@ -74,7 +74,7 @@ def test_a_fifo_import_is_refused(tmp_path: Path) -> None:
 def test_empty_and_nul_import_paths_are_refused(tmp_path: Path, bad: str) -> None:
     config = RunConfig.model_validate({"engine": {"model": "faux/scripted"}, "imports": [bad]})
     with pytest.raises(InvocationError, match=r"^imports\[0\]: the path is empty or holds a NUL"):
-        resolve_imports(config, tmp_path, None)
+        resolve_imports(config, tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -85,7 +85,7 @@ def test_the_config_loader_gives_a_config_or_one_line(data: Any) -> None:
         assert "\n" not in str(exc) and str(exc).startswith("config.json")
         return
     try:
-        resolve_imports(config, Path("/nonexistent-aw-config-dir"), None)
+        resolve_imports(config, Path("/nonexistent-aw-config-dir"))
     except InvocationError as exc:
         assert "\n" not in str(exc) and str(exc).startswith("imports[")
 

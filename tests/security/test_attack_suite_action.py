@@ -143,7 +143,11 @@ def test_the_records_stay_intact_and_the_forged_output_is_undone(
     assert end["degraded"] == ["file-commands"], "the records are intact; the file commands were restored"
     assert run.outputs["conclusion"] == "success", "the forged conclusion=forged line was removed"
     assert run.outputs["final-message"] == "Done. *** and ***", "each line of a multi-line secret input is redacted"
-    assert "## forged" not in run.summary and "**file-commands**: the agent changed GITHUB_OUTPUT" in run.summary
+    # the forged heading is gone; the command that wrote it is listed, inert, among the tool calls
+    assert (
+        "## forged" not in run.summary.splitlines()
+        and "**file-commands**: the agent changed GITHUB_OUTPUT" in run.summary
+    )
     session = [json.loads(line) for line in (seen["out"] / "session.jsonl").read_text().splitlines()]
     assert not any(entry.get("forged") for entry in session)
     results = by_command(seen["calls"], tool_results(seen["out"] / "session.jsonl"))

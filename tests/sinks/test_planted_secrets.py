@@ -90,4 +90,4 @@ def test_planted_secrets_reach_no_output(tmp_path: Path, receiver: Receiver) -> 
     assert "***" in outputs["summary"]  # the degraded notice, masked
     assert all(r["headers"]["authorization"] == f"Bearer {CONFIG_HEADER_TOKEN}" for r in receiver.requests)
     assert all(r["headers"]["x-env-auth"] == ENV_HEADER_VALUE for r in receiver.requests)
-    assert json.loads(run.stdout)["final_message"] == "Reading."
+    assert json.loads(run.stdout)["final_message"] == "", "an error ends the run: no final message"
