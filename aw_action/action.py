@@ -114,10 +114,14 @@ async def _run(
 ) -> int:
     clock = stops.clock
     stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
-    harness = Harness(plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config, readable=True)
+    harness: Harness
     if plan.workflow is not None:
         harness = WorkflowHarness(
             plan.config_path, plan.workflow, plan.env, stderr=stream, config=plan.config, readable=True
+        )
+    else:
+        harness = Harness(
+            plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config, readable=True
         )
     harness.appendix = appendix
     harness.explain = lambda exc: credential_help.explain(exc, plan.env, action=True)

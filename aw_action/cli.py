@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.metadata
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, NoReturn, cast
+from typing import IO, Any, NoReturn, cast
 
-from aw_action.github import credential_help
+from aw_action.exits import InvocationError
 from aw_action.harness.arguments import OneLineParser
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
@@ -77,16 +76,30 @@ def run_parser() -> argparse.ArgumentParser:
         default="auto",
         help="stderr for people (pretty) or machines (jsonl); auto: pretty on a terminal",
     )
-    parser.add_argument("--version", action="version", version=f"aw-harness {version()}")
+    parser.add_argument("--version", action=_PrintVersion, help="print the version and exit")
     return parser
 
 
 def version() -> str:
-    """The installed package's version (``unknown`` when run from an uninstalled source tree)."""
+    """The installed package's version (``unknown`` when run from an uninstalled source tree).
+    Read only when asked: ``importlib.metadata`` costs ~75 ms at start-up."""
+    import importlib.metadata
+
     try:
         return importlib.metadata.version("aw-harness")
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
+
+
+class _PrintVersion(argparse.Action):
+    """``--version``, looking the version up only when the flag is given."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> NoReturn:
+        sys.stdout.write(f"aw-harness {version()}\n")
+        parser.exit()
 
 
 def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
@@ -102,8 +115,15 @@ def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
     pretty = wants_pretty(parsed.format, sys.stderr)
     stream = cast(IO[str], PrettyStream(sys.stderr)) if pretty else None  # a text stream but for typeshed
     harness = Harness(parsed.config, parsed.prompt, stderr=stream, readable=pretty)
-    harness.explain = lambda exc: credential_help.explain(exc, harness.env, action=False)
+    harness.explain = lambda exc: _explain(exc, harness.env)
     return run_and_print(harness, stops, guard_exit=guard_exit)
+
+
+def _explain(exc: InvocationError, env: dict[str, str]) -> InvocationError:
+    """A missing or refused credential said in a CLI user's terms (imported only on an error)."""
+    from aw_action.github import credential_help
+
+    return credential_help.explain(exc, env, action=False)
 
 
 def entrypoint() -> NoReturn:

@@ -16,11 +16,13 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-from jsonschema.exceptions import SchemaError, ValidationError
-from jsonschema.validators import validator_for
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+
+# jsonschema (~90 ms with its dependencies) is imported where a schema is used, not here: this
+# module's names (STRUCTURED_OUTPUT_FILE) are read by every run, most of which have no schema.
 
 STRUCTURED_OUTPUT_FILE = "structured-output.json"
 MAX_ANSWER_CHARS = 1_000_000
@@ -71,8 +73,11 @@ def load_output_schema(spec: str | Mapping[str, Any], base_dir: Path | None = No
             raise OutputSchemaError(f"output-schema: cannot read {path}: {exc}") from None
     if not isinstance(schema, dict):
         raise OutputSchemaError("output-schema: must be a JSON object (a JSON Schema)")
+    from jsonschema import Draft202012Validator, SchemaError
+    from jsonschema.validators import validator_for
+
     try:
-        validator_for(schema, default=jsonschema.Draft202012Validator).check_schema(schema)
+        validator_for(schema, default=Draft202012Validator).check_schema(schema)
     except SchemaError as exc:
         where = "".join(f"/{p}" for p in exc.path) or "/"
         raise OutputSchemaError(f"output-schema: not a valid JSON Schema at {where}: {_cut(exc.message)}") from None
@@ -181,7 +186,10 @@ def check_final_answer(text: str, schema: Mapping[str, Any]) -> AnswerCheck:
         value = extract_json(text)
     except AnswerNotJson as exc:
         return AnswerCheck(False, errors=(str(exc),), schema=schema, not_json=True)
-    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import validator_for
+
+    cls = validator_for(schema, default=Draft202012Validator)
     validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
     try:
         found = sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
