@@ -23,8 +23,9 @@ _warm_up_started = threading.Event()
 def warm_up() -> None:
     """Import the price catalog (about 100 ms: its data is a large module) on a daemon thread, once.
 
-    Called when the first request goes out: the import then runs while the process waits for the
-    model, instead of after the first response, when the cost of that response is computed."""
+    Called once the first request is on the wire (its response has begun): the import then runs
+    while the answer streams, instead of after it, when its cost is computed. Not earlier: the
+    thread would take the GIL from the work that sends the first request (~100 ms later, bench/)."""
     if _warm_up_started.is_set():
         return
     _warm_up_started.set()

@@ -184,7 +184,6 @@ class SdkProvider:
     ) -> None:
         try:
             self.ensure_sdk()
-            warm_up()  # the price catalog loads while this request waits for the model
             wire = self.wire_for(request.model)
             body = wire.body(request, self.streaming)
 
@@ -220,6 +219,7 @@ class SdkProvider:
                 sdk_stream = await self._client.post(
                     wire.path, body=payload, cast_to=cast_to, stream=True, stream_cls=stream_cls, options=options
                 )
+                warm_up()  # the request is out: the price catalog loads while the answer streams
                 emit(StreamStart(state.snapshot()))
                 try:
                     async for event in sdk_stream:
