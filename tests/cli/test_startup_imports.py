@@ -1,0 +1,21 @@
+"""What a plain run loads before its first request stays small: heavy modules that only some runs
+need are imported when used (bench/RESULTS.md measures the start-up; this keeps the rule)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+LOADED_ON_DEMAND = ("jsonschema", "genai_prices", "github", "ruamel")
+"""jsonschema: output-schema and tool-argument checks; genai_prices: once a request is out;
+github (PyGithub): the trigger guard, progress comment, apply mode; ruamel: workflow files."""
+
+
+def test_the_run_path_imports_no_on_demand_module() -> None:
+    code = (
+        "import sys\n"
+        "import aw_action.cli, aw_action.harness.run_files, aw_action.extensions.builtins\n"
+        f"print(','.join(m for m in {LOADED_ON_DEMAND!r} if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert proc.stdout.strip() == "", f"imported at start-up: {proc.stdout.strip()}"
