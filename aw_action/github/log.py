@@ -18,16 +18,14 @@ Contract:
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import io
-import threading
 from collections.abc import Callable
 from typing import Any, TextIO, TypeVar
 
 from aw_action.github import commands
 from aw_action.github.turns import TurnTracker, parse_record
 from aw_action.run.redact import Redactor
+from aw_action.sinks.line_stream import LineStream
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,35 +39,18 @@ def _locked(method: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-class WorkflowLog(io.TextIOBase):
+class WorkflowLog(LineStream):
     def __init__(self, out: TextIO, redactor: Redactor | None = None) -> None:
-        self._out = out
-        self._lock = threading.RLock()
+        super().__init__(out)
         self.redactor = redactor or Redactor()
         self._token: str | None = None
-        self._partial = ""
         self._group_open = False
         self._emitted: dict[str, int] = {}
         self._dropped: dict[str, int] = {}
         self.turns = TurnTracker(self)
 
-    # -- the file protocol: untrusted text -------------------------------------------------
-    def writable(self) -> bool:
-        return True
-
-    @_locked
-    def write(self, text: str) -> int:
-        self._partial += text
-        *lines, self._partial = self._partial.split("\n")
-        for line in lines:
-            self._untrusted(line)
-        return len(text)
-
-    def flush(self) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            self._out.flush()
-
-    def _untrusted(self, line: str) -> None:
+    # -- the file protocol (LineStream): each line written is untrusted text ---------------
+    def _line(self, line: str) -> None:
         line = self.redactor.text(line.rstrip("\r"))
         record = parse_record(line)
         self.turns.before(line, record)
@@ -133,7 +114,7 @@ class WorkflowLog(io.TextIOBase):
     def finish(self) -> None:
         """End the log (idempotent); the underlying stream stays open for the caller."""
         if self._partial:
-            self._untrusted(self._partial)
+            self._line(self._partial)
             self._partial = ""
         self.end_group()
         for kind, dropped in sorted(self._dropped.items()):

@@ -13,11 +13,9 @@ written under a lock.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import threading
 from typing import Any, Literal, TextIO
 
+from aw_action.sinks.line_stream import LineStream
 from aw_action.sinks.record_text import annotation_for, describe, number, parse_record
 
 Format = Literal["auto", "pretty", "jsonl"]
@@ -77,29 +75,12 @@ def _int(value: Any) -> str:
     return f"{round(value):,}" if isinstance(value, int | float) else number(value)
 
 
-class PrettyStream(io.TextIOBase):
+class PrettyStream(LineStream):
     """A text stream that turns JSONL records into ``render``'s lines on the way to ``out``."""
 
     def __init__(self, out: TextIO) -> None:
-        self._out = out
-        self._partial = ""
-        self._lock = threading.RLock()
+        super().__init__(out)
         self._last_error_line = ""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        with self._lock:
-            self._partial += text
-            *lines, self._partial = self._partial.split("\n")
-            for line in lines:
-                self._line(line)
-        return len(text)
-
-    def flush(self) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            self._out.flush()
 
     def isatty(self) -> bool:
         try:
