@@ -224,19 +224,6 @@ class ProviderHooks(Protocol):
     async def on_retry(self, attempt: int, status: int | None, delay_s: float, error: str) -> None: ...
 
 
-class NoHooks:
-    """Hooks that do nothing; for housekeeping calls and tests."""
-
-    async def on_payload(self, payload: dict[str, Any]) -> dict[str, Any]:
-        return payload
-
-    async def on_response(self, status: int, headers: dict[str, str]) -> None:
-        return None
-
-    async def on_retry(self, attempt: int, status: int | None, delay_s: float, error: str) -> None:
-        return None
-
-
 @dataclass
 class StreamStart:
     partial: AssistantMessage

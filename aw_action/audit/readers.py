@@ -139,12 +139,6 @@ def iter_jsonl(text: str, stats: LineStats) -> Iterator[dict[str, Any]]:
             stats.skip(lineno, "not a JSON object")
 
 
-def parse_jsonl(text: str) -> tuple[list[dict[str, Any]], int]:
-    stats = LineStats()
-    records = list(iter_jsonl(text, stats))
-    return records, stats.bad
-
-
 def _int(value: Any) -> int:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
