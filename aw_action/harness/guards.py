@@ -5,7 +5,7 @@ what they can touch, and the check at the end.
   process becomes non-dumpable and the child subreaper of everything the agent starts.
 - ``guard_run(...)``: once per run, from ``context.assemble``, before any tool exists:
   1. the tools' user (``identity.decide_tool_identity``); a root-owned workspace is handed over
-     to the image's unprivileged user;
+     to the image's unprivileged user for the run;
   2. the output dir is protected (owned by the harness, read-only for the tools) when tools run
      as another uid; otherwise a warning says what does not hold;
   3. GitHub access: granted only when the config writes ``tools.github``; the summary says so;
@@ -15,8 +15,9 @@ what they can touch, and the check at the end.
   granted; then ``GITHUB_TOKEN``/``GH_TOKEN`` only); ``RunGuards.wipe(...)``: the credentials'
   values wiped from the process's initial environment block (entry points only).
 - ``RunGuards.seal(journal)``: once, after every agent process is dead and before the summary
-  and outputs are written: the file commands are restored and the ledger verified; each finding
-  is a warning and makes the run degraded.
+  and outputs are written: a handed-over workspace is given back to its owners, the file
+  commands are restored and the ledger verified; each finding is a warning and makes the run
+  degraded.
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ from aw_action.run.journal import Journal
 from aw_action.run.record import RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
 from aw_action.security.file_commands import FileCommandGuard
-from aw_action.security.identity import IdentityDecision, ToolIdentity, decide_tool_identity, hand_over_workspace
+from aw_action.security.identity import (
+    HandedOver,
+    IdentityDecision,
+    ToolIdentity,
+    decide_tool_identity,
+    hand_over_workspace,
+)
 from aw_action.security.process_guard import GuardReport, make_non_dumpable, wipe_initial_environ
 from aw_action.security.record_guard import RecordLedger, Tamper, protect_output_dir
 from aw_action.security.tool_env import GithubAccess, github_access, tool_environment
@@ -67,6 +74,8 @@ class RunGuards:
     github: GithubAccess
     ledger: RecordLedger
     file_commands: FileCommandGuard
+    handed_over: HandedOver | None = None
+    """A root-owned workspace lent to the tools' user; given back at the seal."""
     sealed: bool = field(default=False, init=False)
 
     @property
@@ -90,8 +99,9 @@ class RunGuards:
         return wipe_initial_environ(name for name in os.environ if name not in kept)
 
     def seal(self, journal: Journal) -> None:
-        """Restore the file commands and verify the records; once. Call it when no agent process
-        is left (after ``kill_all_agent_processes``) and before the summary and outputs."""
+        """Give a handed-over workspace back, restore the file commands and verify the records;
+        once. Call it when no agent process is left (after ``kill_all_agent_processes``) and
+        before the summary and outputs."""
         if self.sealed:
             return
         self.sealed = True
@@ -102,6 +112,8 @@ class RunGuards:
             journal.degrade("records", f"not checked: {exc}", RECORDS_HINT)
 
     def _seal(self, journal: Journal) -> None:
+        if self.handed_over is not None:
+            self.handed_over.give_back()
         changed = self.file_commands.restore()
         if changed:
             detail = f"the agent changed {', '.join(changed)}; restored to what they held before the run"
@@ -122,8 +134,9 @@ def guard_run(
     if report is not None and not report.applied:
         journal.warn(f"the harness stays dumpable: {report.detail}")
     decision = _reachable(decide_tool_identity(workspace, env_home=env.get("HOME")), workspace)
+    handed_over = None
     if decision.hand_over_workspace and decision.identity is not None:
-        hand_over_workspace(workspace, decision.identity)
+        handed_over = hand_over_workspace(workspace, decision.identity)
     contains_workspace = workspace.resolve().is_relative_to(output_dir.resolve())
     if decision.protected and contains_workspace:
         journal.warn(f"the output dir {output_dir} holds the workspace: not protected (choose another output-dir)")
@@ -139,7 +152,7 @@ def guard_run(
     github = github_grant(config)
     if github.granted:
         record.security_notes.append(f"GitHub access granted: {github.reason}.")
-    return RunGuards(decision, github, RecordLedger(output_dir), FileCommandGuard.snapshot(env))
+    return RunGuards(decision, github, RecordLedger(output_dir), FileCommandGuard.snapshot(env), handed_over)
 
 
 def _can_traverse(path: Path, identity: ToolIdentity) -> bool:

@@ -10,8 +10,10 @@ Rules of ``decide_tool_identity`` (the harness calls it once, before any tool ru
    group owning the Docker socket: on GitHub-hosted runners the runner's primary group is
    ``docker``, and ``/var/run/docker.sock`` is mounted into the container): then ``nogroup``.
 3. Root, and the workspace is root's: tools run as the image's unprivileged user
-   (``AGENT_USER``, created by the Dockerfile). The workspace must then be handed over
-   (``hand_over_workspace``) for the agent to be able to edit it.
+   (``AGENT_USER``, created by the Dockerfile). The workspace is then handed over
+   (``hand_over_workspace``) for the agent to be able to edit it, and given back to its owners
+   when the run ends (``HandedOver.give_back``): a later step that runs git as root would
+   otherwise refuse the checkout ("dubious ownership").
 4. Root, root's workspace, and no such user: tools run as root, with a reason that says so; the
    caller should report it (the credentials in the harness's /proc are then within reach).
 
@@ -133,17 +135,55 @@ def decide_tool_identity(
     return IdentityDecision(identity, why, hand_over_workspace=True, protected=True)
 
 
-def hand_over_workspace(workspace: Path, identity: ToolIdentity) -> int:
+@dataclass
+class HandedOver:
+    """A workspace handed to the tools' user, and who owned what before."""
+
+    workspace: Path
+    identity: ToolIdentity
+    owner: tuple[int, int]
+    """The workspace's own (uid, gid) before: what every entry the agent created gets back."""
+    others: dict[str, tuple[int, int]]
+    """Entries that had another owner than ``owner`` (usually none)."""
+    changed: int
+    """How many entries changed owner."""
+
+    def give_back(self) -> int:
+        """Return every entry the tools' user owns to its owner before the run (a new one to the
+        workspace's owner); symlinks are re-owned, never followed. Call it when no agent process
+        is left. Returns how many entries changed owner."""
+        changed = 0
+        for path in _entries(self.workspace):
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if st.st_uid == self.identity.uid:
+                os.lchown(path, *self.others.get(path, self.owner))
+                changed += 1
+        return changed
+
+
+def _entries(workspace: Path) -> list[str]:
+    """Every entry under ``workspace`` (itself last), without following symlinks."""
+    out = [os.path.join(root, name) for root, dirs, files in os.walk(workspace) for name in [*dirs, *files]]
+    return [*out, str(workspace)]
+
+
+def hand_over_workspace(workspace: Path, identity: ToolIdentity) -> HandedOver:
     """Give every entry under ``workspace`` (itself included) to ``identity``; symlinks are
-    re-owned, never followed. Returns how many entries changed owner.
+    re-owned, never followed.
 
     Only for rule 3: a root-owned workspace (a root runner, a job container) that the agent must
-    edit. Files stay owned by that user after the run; root can still do anything with them.
+    edit; ``give_back`` undoes it when the run ends.
     """
-    changed = 0
-    for root, dirs, files in os.walk(workspace, followlinks=False):
-        for name in [*dirs, *files]:
-            os.lchown(os.path.join(root, name), identity.uid, identity.gid)
-            changed += 1
-    os.lchown(workspace, identity.uid, identity.gid)
-    return changed + 1
+    st = os.lstat(workspace)
+    owner = (st.st_uid, st.st_gid)
+    others: dict[str, tuple[int, int]] = {}
+    entries = _entries(workspace)
+    for path in entries:
+        before = os.lstat(path)
+        if (before.st_uid, before.st_gid) != owner:
+            others[path] = (before.st_uid, before.st_gid)
+        os.lchown(path, identity.uid, identity.gid)
+    return HandedOver(workspace, identity, owner, others, len(entries))

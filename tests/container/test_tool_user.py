@@ -40,6 +40,9 @@ def run_probes(image: str, host: RunnerHost) -> tuple[ContainerRun, list[str]]:
             "tool_calls": [{"name": "write", "arguments": {"path": "made/deep/by-write.txt", "content": "x\n"}}],
         }
     )
+    # results[6]: who owns the agent's files while the run lasts
+    check = "stat -c %u made/by-bash.txt made/deep/by-write.txt"
+    turns.append({"text": "checking", "tool_calls": [{"name": "bash", "arguments": {"command": check}}]})
     turns.append({"text": "done"})
     (host.workspace / "script.json").write_text(json.dumps({"turns": turns}))
     inputs = {"prompt": "Probe.", "model": "faux/scripted", "anthropic-api-key": KEY, "upload-artifacts": "false"}
@@ -86,5 +89,6 @@ def test_a_root_owned_workspace_is_handed_to_aw_agent(image: str, tmp_path: Path
     run, results = run_probes(image, host)
     uid, name = results[0].split()[:2]
     assert name == "aw-agent" and uid != "0", results[0]
-    assert owners(host.workspace) == {(int(uid), int(results[0].split()[-1]))}, "handed over, agent's files too"
+    assert set(results[6].split()) == {uid}, "the agent's files were the agent's while the run lasted"
+    assert owners(host.workspace) == {(0, 0)}, "given back to root when the run ended, the agent's files too"
     assert_out_of_reach(run, results)

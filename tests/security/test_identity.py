@@ -88,9 +88,41 @@ def test_hand_over_changes_owners_without_following_symlinks(shared_tmp: Path, t
     outside = shared_tmp / "root-only.txt"
     outside.write_text("root's\n")
     (work / "link").symlink_to(outside)
-    changed = hand_over_workspace(work, tool_user)
-    assert changed == 4
+    handed = hand_over_workspace(work, tool_user)
+    assert handed.changed == 4
     for path in (work, work / "src", work / "src" / "a.py"):
         assert path.stat().st_uid == tool_user.uid
     assert (work / "link").lstat().st_uid == tool_user.uid
     assert outside.stat().st_uid == 0, "the symlink's target is not re-owned"
+
+
+def test_give_back_returns_every_entry_to_its_owner_and_new_ones_to_the_workspaces(
+    shared_tmp: Path, tool_user: ToolIdentity
+) -> None:
+    """A root runner's later steps run git as root: a checkout left to another uid is refused
+    ("dubious ownership"), so the lent workspace goes back when the run ends."""
+    work = shared_tmp / "ws"
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "a.py").write_text("x = 1\n")
+    (work / "odd.txt").write_text("someone else's\n")
+    os.chown(work / "odd.txt", 4321, 4321)
+    outside = shared_tmp / "root-only.txt"
+    outside.write_text("root's\n")
+    (work / "link").symlink_to(outside)
+    handed = hand_over_workspace(work, tool_user)
+    made = work / "src" / "made-by-agent.txt"  # the agent's file, as its user would create it
+    made.write_text("new\n")
+    os.chown(made, tool_user.uid, tool_user.gid)
+    assert handed.give_back() == 6
+    owners = {
+        p.relative_to(shared_tmp).as_posix(): (p.lstat().st_uid, p.lstat().st_gid) for p in [work, *work.rglob("*")]
+    }
+    assert owners == {
+        "ws": (0, 0),
+        "ws/src": (0, 0),
+        "ws/src/a.py": (0, 0),
+        "ws/src/made-by-agent.txt": (0, 0),
+        "ws/odd.txt": (4321, 4321),
+        "ws/link": (0, 0),
+    }
+    assert outside.stat().st_uid == 0
