@@ -22,8 +22,6 @@ from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import ResultPrinter, run_and_print, stop_signals
 from aw_action.run.config_files import parse_config, read_json_file
 from aw_action.run.mode import MODE_ENV
-from aw_action.run.result import RunResult
-from aw_action.sinks.invocation_failure import report_invocation_error
 
 USAGE = "aw-harness gh-aw [--config FILE] [--model MODEL] [-- PROMPT]"
 VIRTUAL_CONFIG = "aw-harness.gh-aw.json"
@@ -45,12 +43,6 @@ def _config_path(args: argparse.Namespace, env: dict[str, str], workspace: Path)
         return args.config, True
     named = env.get(CONFIG_ENV, "").strip()
     return (Path(named), True) if named else (workspace / VIRTUAL_CONFIG, False)
-
-
-def _fail(harness: Harness, exc: InvocationError, model: str) -> RunResult:
-    harness.error_line(str(exc))
-    report_invocation_error(exc, model, harness.env, harness.jsonl, harness.redactor)
-    return RunResult.invocation_error(exc, model)
 
 
 def prepare(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> tuple[Invocation, Path, Path]:
@@ -81,7 +73,7 @@ def main(argv: list[str]) -> int:
             config = parse_config(invocation.config, str(config_path))
         except InvocationError as exc:
             harness = Harness(Path(VIRTUAL_CONFIG), Path("prompt.txt"), env)
-            result = _fail(harness, exc, model)
+            result = harness.refuse(exc, model)
             ResultPrinter(harness).print(result)
             return result.exit_code
         return run_and_print(Harness(config_path, prompt_path, env, config=config), stops)

@@ -31,8 +31,6 @@ from aw_action.harness.supervisor import ResultPrinter, run_and_print, stop_sign
 from aw_action.harness.workflow import WorkflowHarness
 from aw_action.run.config import RunConfig
 from aw_action.run.config_files import parse_config, read_json_file
-from aw_action.run.result import RunResult
-from aw_action.sinks.invocation_failure import report_invocation_error
 from aw_action.sinks.pretty import FORMATS, PrettyStream, wants_pretty
 from aw_action.workflows.request import WorkflowRequest
 from aw_action.workflows.resume import GateDecision
@@ -119,8 +117,6 @@ def main(argv: list[str]) -> int:
 
 def _fail(env: dict[str, str], exc: InvocationError, model: str) -> int:
     harness = Harness(Path(VIRTUAL_CONFIG), Path("prompt.txt"), env)
-    harness.error_line(str(exc))
-    report_invocation_error(exc, model, harness.env, harness.jsonl, harness.redactor)
-    result = RunResult.invocation_error(exc, model)
+    result = harness.refuse(exc, model)
     ResultPrinter(harness).print(result)
     return result.exit_code

@@ -89,6 +89,14 @@ class Harness:
     def error_line(self, message: str) -> None:
         self.jsonl.line(f"aw-harness: error: {one_line(message)}")
 
+    def refuse(self, exc: InvocationError, model: str) -> RunResult:
+        """The invocation cannot run: its one error line, its records (the JSONL ``error``, the
+        failure summary) and its result (exit 2). Entry points that fail before ``run()`` use
+        it too."""
+        self.error_line(str(exc))
+        report_invocation_error(exc, model, self.env, self.jsonl, self.redactor)
+        return RunResult.invocation_error(exc, model, self.state)
+
     async def run(self) -> RunResult:
         model_name = "unknown"
         try:
@@ -123,10 +131,7 @@ class Harness:
                 state=state,
             )
         except InvocationError as raised:
-            exc = self.explain(raised) if self.explain is not None else raised
-            self.error_line(str(exc))
-            report_invocation_error(exc, model_name, self.env, self.jsonl, self.redactor)
-            return RunResult.invocation_error(exc, model_name, self.state)
+            return self.refuse(self.explain(raised) if self.explain is not None else raised, model_name)
         if self._cancel_reason:
             context.cancel(self._cancel_reason)
         await self.drive(context, imports, prompt)
