@@ -126,3 +126,18 @@ def test_give_back_returns_every_entry_to_its_owner_and_new_ones_to_the_workspac
         "ws/link": (0, 0),
     }
     assert outside.stat().st_uid == 0
+
+
+def test_give_back_never_hands_root_a_set_user_id_file_of_the_agent(shared_tmp: Path, tool_user: ToolIdentity) -> None:
+    """A hostile agent leaves a set-user-id program in the workspace, hoping the give-back makes
+    it root's: the kernel clears the bits when root changes the owner (checked, not assumed)."""
+    work = shared_tmp / "ws"
+    work.mkdir()
+    handed = hand_over_workspace(work, tool_user)
+    trap = work / "trap"
+    trap.write_text("#!/bin/sh\nid\n")
+    os.chown(trap, tool_user.uid, tool_user.gid)
+    os.chmod(trap, 0o6755)
+    handed.give_back()
+    st = trap.stat()
+    assert (st.st_uid, st.st_mode & 0o6000) == (0, 0)
