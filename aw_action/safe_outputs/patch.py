@@ -208,8 +208,8 @@ def capture_patch(
         git = _Git(identity, git_env(base_env), probe(base_env).landlock_abi if abi is None else abi, private)
         try:
             root = Path(git.text(["rev-parse", "--show-toplevel"], workspace))
-        except PatchError:
-            raise PatchError(f"{workspace} is not inside a git repository") from None
+        except PatchError as exc:
+            raise PatchError(f"{workspace} is not inside a git repository ({exc})") from None
         base = _base_commit(git, root, base_env.get("GITHUB_SHA"))
         tree = _worktree_tree(git, root, base, exclude)
         if tree == git.text(["rev-parse", f"{base}^{{tree}}"], root, private=True):
