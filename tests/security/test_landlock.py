@@ -26,7 +26,11 @@ def test_each_abi_handles_the_rights_it_knows() -> None:
 
 def test_the_spec_words_round_trip() -> None:
     words = landlock.spec_args(5, fs=True, writable=["/a b", "/c=d"], tcp=False)
-    assert landlock._parse([*words, "echo", "x"]) == ({"abi": "5", "fs": "1", "tcp": "0"}, ["/a b", "/c=d"], ["echo", "x"])
+    assert landlock._parse([*words, "echo", "x"]) == (
+        {"abi": "5", "fs": "1", "tcp": "0"},
+        ["/a b", "/c=d"],
+        ["echo", "x"],
+    )
 
 
 def _run(tmp_path: Path, command: str, abi: int, tcp: bool = False) -> tuple[int, str]:
@@ -48,9 +52,9 @@ def test_abi_3_restricts_files_but_not_tcp(ws: Path) -> None:
     server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]
     try:
-        code, out = _run(ws, f"touch ../outside/x; exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected", abi=3)
+        _, out = _run(ws, f"touch ../outside/x; exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected", abi=3)
         assert "Permission denied" in out and "connected" in out, out
-        code, out = _run(ws, f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected", abi=KERNEL_ABI)
+        _, out = _run(ws, f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected", abi=KERNEL_ABI)
         assert "Permission denied" in out and "connected" not in out, out
     finally:
         server.close()
@@ -62,18 +66,18 @@ def test_abi_1_cannot_move_files_between_folders_abi_2_can(ws: Path) -> None:
     turns into a copy; ABI 2 grants REFER inside the writable folder."""
     for abi in (1, 2):
         (ws / "ws" / "f").write_text("x")
-        code, out = _run(ws, "python3 -c \"import os; os.rename('f', 'sub/f')\" && echo moved; rm -f sub/f", abi)
+        _, out = _run(ws, "python3 -c \"import os; os.rename('f', 'sub/f')\" && echo moved; rm -f sub/f", abi)
         assert ("moved" in out) == (abi == 2), out
 
 
 @pytest.mark.skipif(KERNEL_ABI < 3, reason="needs Landlock ABI 3 (truncate)")
 def test_dev_null_stays_writable_and_truncatable(ws: Path) -> None:
-    code, out = _run(ws, "echo x > /dev/null && : > /dev/null && echo ok", abi=KERNEL_ABI)
+    _, out = _run(ws, "echo x > /dev/null && : > /dev/null && echo ok", abi=KERNEL_ABI)
     assert out.strip() == "ok"
 
 
 def test_no_abi_still_sets_no_new_privs(ws: Path) -> None:
-    code, out = _run(ws, "touch ../outside/x && grep NoNewPrivs /proc/self/status", abi=0)
+    _, out = _run(ws, "touch ../outside/x && grep NoNewPrivs /proc/self/status", abi=0)
     assert out.split() == ["NoNewPrivs:", "1"]
     assert (ws / "outside" / "x").exists()
 

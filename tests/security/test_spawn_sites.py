@@ -20,7 +20,6 @@ ALLOWED = {
     ),
 }
 MODULES = {"subprocess", "pty", "multiprocessing"}
-OS_CALLS = ("system", "popen", "fork", "forkpty", "exec", "spawn", "posix_spawn")
 ASYNC_CALLS = {"create_subprocess_exec", "create_subprocess_shell", "subprocess_exec", "subprocess_shell"}
 
 
