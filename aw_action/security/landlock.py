@@ -10,7 +10,9 @@ of the harness's threads (``preexec_fn`` is unsafe with threads).
 The spec (``spec_args``, words before ``--``): ``abi=N`` the highest Landlock ABI to use (0:
 none, only ``no_new_privs``); ``fs=1`` restricts the filesystem, with ``write=PATH`` for each
 folder or file that stays writable (everything else is read/execute only); ``tcp=0`` forbids
-TCP bind and connect. Plain words rather than JSON: importing ``json`` costs the wrapper ~5 ms.
+TCP bind and connect; ``unset=NAME`` removes a variable the interpreter itself added (Python
+coerces a C locale by setting ``LC_CTYPE``): the command gets exactly the caller's environment.
+Plain words rather than JSON: importing ``json`` costs the wrapper ~5 ms.
 Rights the kernel's ABI does not know are masked off (ABI 1..7; a newer kernel is used as 7).
 Paths that do not exist are skipped. Any failure to apply what was asked ends the wrapper with
 exit 126 and one line on stderr, before the command runs: a confinement is applied whole or not
@@ -143,6 +145,8 @@ def _parse(words: list[str]) -> tuple[dict[str, str], list[str], list[str]]:
         key, _, value = word.partition("=")
         if key == "write":
             writable.append(value)
+        elif key == "unset":
+            os.environ.pop(value, None)
         else:
             settings[key] = value
     return settings, writable, words[end + 1 :]

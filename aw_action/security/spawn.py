@@ -93,7 +93,8 @@ def command(argv: Sequence[str], launch: Launch) -> list[str]:
     if launch.confinement is None:
         return list(argv)
     spec = launch.confinement.wrapper_spec()
-    return [helper_python(), "-I", "-S", "-c", wrapper_source(), *spec, *argv]
+    unset = [] if "LC_CTYPE" in launch.env else ["unset=LC_CTYPE"]
+    return [helper_python(), "-I", "-S", "-c", wrapper_source(), *unset, *spec, *argv]
 
 
 def child_env(env: Mapping[str, str]) -> dict[str, str]:
