@@ -89,8 +89,15 @@ def git_env(base: Mapping[str, str]) -> dict[str, str]:
 def git(args: list[str], cwd: Path, env: Mapping[str, str], *, stdin: bytes | None = None) -> bytes:
     """Git in a scratch repository of the harness's own (the apply job's, ``apply_outputs``):
     every program the table names shut off, writable only in ``cwd``, no TCP."""
-    confinement = Confinement("workspace-write", tcp=False, writable=(str(cwd),), abi=probe(env).landlock_abi)
+    confinement = Confinement("workspace-write", tcp=False, writable=(str(cwd),), abi=_kernel_abi(env))
     return _run(harness_argv(args), spawn.Launch(env=env, cwd=cwd, confinement=confinement), args[0], stdin)
+
+
+def _kernel_abi(env: Mapping[str, str]) -> int:
+    try:
+        return probe(env).landlock_abi
+    except ValueError as exc:  # a malformed AW_SANDBOX_ABI_LIMIT: said, never a traceback
+        raise PatchError(str(exc)) from None
 
 
 def _run(argv: list[str], launch: spawn.Launch, name: str, stdin: bytes | None, stdout: int | None = None) -> bytes:
@@ -205,7 +212,7 @@ def capture_patch(
     environment), confined with Landlock up to ``abi`` (``None``: what the kernel offers)."""
     base_env = os.environ if env is None else env
     with _private_dir(identity) as private:
-        git = _Git(identity, git_env(base_env), probe(base_env).landlock_abi if abi is None else abi, private)
+        git = _Git(identity, git_env(base_env), _kernel_abi(base_env) if abi is None else abi, private)
         try:
             root = Path(git.text(["rev-parse", "--show-toplevel"], workspace))
         except PatchError as exc:

@@ -21,6 +21,7 @@ at all.
 
 import ctypes
 import os
+import stat
 import sys
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
@@ -98,7 +99,7 @@ def _add_path(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
     except FileNotFoundError:
         return
     try:
-        if not os.path.isdir(f"/proc/self/fd/{fd}"):
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
             rights &= FILE_RIGHTS
         attr = PathBeneathAttr(rights, fd)
         _check(libc.syscall(SYS_ADD_RULE, ruleset, RULE_PATH_BENEATH, ctypes.byref(attr), 0), f"landlock rule {path}")
