@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 from aw_action.ai.types import AbortSignal, TextContent, ToolSpec
 from aw_action.security.identity import ToolIdentity
 from aw_action.security.record_guard import RecordWrites
+from aw_action.security.sandbox import Confinement, ToolSandbox
 
 
 class ToolError(Exception):
@@ -52,6 +53,18 @@ class ToolContext:
     records: RecordWrites | None = None
     """The run's record ledger: a tool that leaves a file in ``output_dir`` (bash's output log)
     reports it once written, so tampering with it is found at the end of the run."""
+    sandbox: ToolSandbox | None = None
+    """The kernel sandbox of bash's commands and of the file helper (``security.sandbox``);
+    ``None``: no plan (bash still runs behind the wrapper, ``no_new_privs`` only). A workflow
+    step replaces it with the step's own for as long as the step runs."""
+
+    @property
+    def bash_confinement(self) -> Confinement | None:
+        return self.sandbox.bash if self.sandbox is not None else None
+
+    @property
+    def file_confinement(self) -> Confinement | None:
+        return self.sandbox.files if self.sandbox is not None else None
 
 
 class AgentTool(Protocol):

@@ -11,8 +11,10 @@ At shutdown, whatever wrote them (the tools or the bash command): the records fi
 copy and the pull-request patches are registered as run files, and the step summary gets a short
 section listing the proposed items.
 
-The recorder runs git (to capture a pull request's patch) in the harness's process: it gets the
-tools' environment without any credential, since the workspace's git config is the agent's.
+The recorder captures a pull request's patch with git as the tools' user, with the tools'
+environment without any credential, inside the kernel sandbox and with every program the
+repository could name shut off (``safe_outputs/patch.py``): the workspace's git config is the
+agent's.
 """
 
 from __future__ import annotations

@@ -99,6 +99,9 @@ class _Inputs(BaseSettings):
     allowed_bots: str | None = _input("allowed-bots")
     event_context: bool = _input("event-context", False)
     progress_comment: bool | None = _input("progress-comment")
+    sandbox: Literal["read-only", "workspace-write", "full"] | None = _input("sandbox")
+    sandbox_network: bool | None = _input("sandbox-network")
+    sandbox_required: bool | None = _input("sandbox-required")
     workflow: str | None = _input("workflow")
     workflow_checkpoint: str | None = _input("workflow-checkpoint")
     workflow_decision: Literal["approve", "request-changes", "continue"] | None = _input("workflow-decision")
@@ -110,7 +113,15 @@ class _Inputs(BaseSettings):
         blank = value is None or (isinstance(value, str) and not value.strip())
         return cls.model_fields[str(info.field_name)].default if blank else value
 
-    @field_validator("upload_artifacts", "dry_run", "event_context", "progress_comment", mode="before")
+    @field_validator(
+        "upload_artifacts",
+        "dry_run",
+        "event_context",
+        "progress_comment",
+        "sandbox_network",
+        "sandbox_required",
+        mode="before",
+    )
     @classmethod
     def _strict_bool(cls, value: Any, info: ValidationInfo) -> Any:
         """The YAML 1.2 core-schema booleans, as @actions/core ``getBooleanInput`` accepts."""

@@ -50,6 +50,9 @@ _OVERRIDES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("otlp-headers", ("observability", "otlp", "headers")),
     ("output-schema", ("harness", "output-schema")),
     ("progress-comment", ("harness", "progress-comment")),
+    ("sandbox", ("harness", "sandbox")),
+    ("sandbox-network", ("harness", "sandbox-network")),
+    ("sandbox-required", ("harness", "sandbox-required")),
 )
 """Input name -> the config.json field it overrides (kebab-case keys, as in spec §6.1)."""
 
@@ -91,6 +94,9 @@ def override_values(inputs: ActionInputs, workspace: Path, fork: ForkFiles | Non
         "otlp-headers": parse_headers(inputs.otlp_headers) or None,
         "output-schema": _output_schema(inputs.output_schema, workspace, fork),
         "progress-comment": inputs.progress_comment,
+        "sandbox": inputs.sandbox,
+        "sandbox-network": inputs.sandbox_network,
+        "sandbox-required": inputs.sandbox_required,
     }
     return {name: value for name, value in values.items() if value is not None}
 

@@ -217,9 +217,12 @@ async def assemble(
     redactor: Redactor,
     jsonl: JsonlSink,
     state: RunState | None = None,
+    read_only_steps: list[str] | None = None,
 ) -> RunContext:
     """Build the run (see the module docstring). ``state`` lets the caller record facts (the
-    inputs' provenance) before the extensions load; it must be for ``config``'s model."""
+    inputs' provenance) before the extensions load; it must be for ``config``'s model.
+    ``read_only_steps``: a workflow's steps with a read-only bash policy (their sandbox must be
+    enforceable, ``harness/sandbox_setup.py``)."""
     model = resolve(config.engine.model)
     limits = resolve_limits(config, env)
     usable_output_dir(output_dir)
@@ -243,7 +246,14 @@ async def assemble(
     runner = ExtensionRunner(services)
     runner_box.append(runner)
     guards = guard_run(  # before any extension or tool: its warnings go out through the runner
-        config, env=env, workspace=workspace, output_dir=output_dir, record=state.record, journal=state.journal
+        config,
+        env=env,
+        workspace=workspace,
+        output_dir=output_dir,
+        record=state.record,
+        journal=state.journal,
+        post=runner.post,
+        read_only_steps=read_only_steps,
     )
     services.records = guards.ledger
     state.record.extensions_loaded = await load_all(services)
@@ -265,6 +275,7 @@ async def assemble(
             scrub=redactor.text,
             identity=guards.identity,
             records=guards.ledger,
+            sandbox=guards.tools,
         ),
         transcript=Transcript(
             transcript_path,

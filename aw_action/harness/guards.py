@@ -10,23 +10,31 @@ what they can touch, and the check at the end.
      as another uid; otherwise a warning says what does not hold;
   3. GitHub access: granted only when the config writes ``tools.github``; the summary says so;
   4. the job's file commands (``GITHUB_ENV``, ...) are snapshotted and a ``RecordLedger`` is
-     opened for the output dir.
+     opened for the output dir;
+  5. the kernel sandbox (``sandbox_setup.plan_sandbox``): first of all, so a read-only sandbox
+     the kernel cannot enforce refuses the run (exit 2) before anything changed; its private
+     ``TMPDIR`` and its ``sandbox`` record.
 - ``RunGuards.tool_env(...)``: the tools' environment (no credential, unless GitHub access is
-  granted; then ``GITHUB_TOKEN``/``GH_TOKEN`` only); ``RunGuards.wipe(...)``: the credentials'
-  values wiped from the process's initial environment block (entry points only).
+  granted; then ``GITHUB_TOKEN``/``GH_TOKEN`` only; ``TMPDIR`` the run's private folder);
+  ``RunGuards.wipe(...)``: the credentials' values wiped from the process's initial environment
+  block (entry points only). ``RunGuards.tools`` / ``step_tools(...)``: the tools' sandbox for
+  the run and for a workflow step.
 - ``RunGuards.seal(journal)``: once, after every agent process is dead and before the summary
-  and outputs are written: a handed-over workspace is given back to its owners, the file
-  commands are restored and the ledger verified; each finding is a warning and makes the run
-  degraded.
+  and outputs are written: a handed-over workspace is given back to its owners, the private
+  ``TMPDIR`` removed, the file commands restored and the ledger verified; each finding is a
+  warning and makes the run degraded.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+import shutil
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aw_action.agent.events import HarnessEvent
+from aw_action.harness.sandbox_setup import announce, bash_policy_mode, plan_sandbox
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
 from aw_action.run.record import RunRecord
@@ -38,9 +46,11 @@ from aw_action.security.identity import (
     ToolIdentity,
     decide_tool_identity,
     hand_over_workspace,
+    reachable,
 )
 from aw_action.security.process_guard import GuardReport, make_non_dumpable, wipe_initial_environ
 from aw_action.security.record_guard import RecordLedger, Tamper, protect_output_dir
+from aw_action.security.sandbox import SandboxPlan, ToolSandbox
 from aw_action.security.tool_env import GithubAccess, github_access, tool_environment
 from aw_action.tools.processes import enable_subreaper
 
@@ -74,6 +84,9 @@ class RunGuards:
     github: GithubAccess
     ledger: RecordLedger
     file_commands: FileCommandGuard
+    sandbox: SandboxPlan
+    bash_policy: str | None = None
+    """The mode of the config's ``tools.bash`` policy (``None``: none written)."""
     handed_over: HandedOver | None = None
     """A root-owned workspace lent to the tools' user; given back at the seal."""
     sealed: bool = field(default=False, init=False)
@@ -82,11 +95,23 @@ class RunGuards:
     def identity(self) -> ToolIdentity | None:
         return self.decision.identity
 
+    @property
+    def tools(self) -> ToolSandbox:
+        """The tools' sandbox outside any workflow step."""
+        return self.sandbox.tools([self.bash_policy])
+
+    def step_tools(self, bash_mode: str, tools: Iterable[str]) -> ToolSandbox:
+        """A workflow step's: its bash policy and the run's ``tools.bash`` both judge a command;
+        the file tools are read-only when the step grants neither ``write`` nor ``edit``."""
+        policies = [bash_mode] if self.bash_policy is None else [bash_mode, self.bash_policy]
+        return self.sandbox.tools(policies, files_read_only=not {"write", "edit"} & set(tools))
+
     def tool_env(self, env: Mapping[str, str], secrets: Iterable[str], output_dir: Path) -> dict[str, str]:
         """The tools' environment: never empty (an empty one would mean "inherit the harness's")."""
         out = tool_environment(env, github=self.github, secrets=secrets)
         out = self.identity.environment(out) if self.identity is not None else out
         out["AW_OUTPUT_DIR"] = str(output_dir)
+        out.update(TMPDIR=self.sandbox.tmpdir, TMP=self.sandbox.tmpdir, TEMP=self.sandbox.tmpdir)
         return out
 
     def wipe(self, secrets: Iterable[str]) -> GuardReport | None:
@@ -114,6 +139,7 @@ class RunGuards:
     def _seal(self, journal: Journal) -> None:
         if self.handed_over is not None:
             self.handed_over.give_back()
+        shutil.rmtree(self.sandbox.tmpdir, ignore_errors=True)
         changed = self.file_commands.restore()
         if changed:
             detail = f"the agent changed {', '.join(changed)}; restored to what they held before the run"
@@ -127,13 +153,34 @@ class RunGuards:
 
 
 def guard_run(
-    config: RunConfig, *, env: Mapping[str, str], workspace: Path, output_dir: Path, record: RunRecord, journal: Journal
+    config: RunConfig,
+    *,
+    env: Mapping[str, str],
+    workspace: Path,
+    output_dir: Path,
+    record: RunRecord,
+    journal: Journal,
+    post: Callable[[HarnessEvent], None] = lambda event: None,
+    read_only_steps: list[str] | None = None,
 ) -> RunGuards:
-    """Decide and apply the run's guards (see the module docstring); ``output_dir`` exists."""
+    """Decide and apply the run's guards (see the module docstring); ``output_dir`` exists.
+    ``read_only_steps``: a workflow's steps whose bash policy is read-only (they need Landlock).
+    ``post`` carries the ``sandbox`` record. ``InvocationError`` when a read-only sandbox
+    cannot be enforced."""
     report = _process.get("dumpable")
     if report is not None and not report.applied:
         journal.warn(f"the harness stays dumpable: {report.detail}")
-    decision = _reachable(decide_tool_identity(workspace, env_home=env.get("HOME")), workspace)
+    decision = reachable(decide_tool_identity(workspace, env_home=env.get("HOME")), workspace)
+    steps = list(read_only_steps or [])
+    sandbox = plan_sandbox(
+        config,
+        env=env,
+        workspace=workspace,
+        output_dir=output_dir,
+        identity=decision.identity,
+        journal=journal,
+        read_only_steps=steps,
+    )
     handed_over = None
     if decision.hand_over_workspace and decision.identity is not None:
         handed_over = hand_over_workspace(workspace, decision.identity)
@@ -152,30 +199,17 @@ def guard_run(
     github = github_grant(config)
     if github.granted:
         record.security_notes.append(f"GitHub access granted: {github.reason}.")
-    return RunGuards(decision, github, RecordLedger(output_dir), FileCommandGuard.snapshot(env), handed_over)
-
-
-def _can_traverse(path: Path, identity: ToolIdentity) -> bool:
-    """Whether ``identity`` may search every folder above ``path`` (a workspace under root's
-    0700 home is out of its reach: switching to it would leave bash without a working dir)."""
-    for parent in path.resolve().parents:
-        try:
-            st = parent.stat()
-        except OSError:
-            return False
-        bit = 0o100 if st.st_uid == identity.uid else 0o010 if st.st_gid == identity.gid else 0o001
-        if not st.st_mode & bit:
-            return False
-    return True
-
-
-def _reachable(decision: IdentityDecision, workspace: Path) -> IdentityDecision:
-    identity = decision.identity
-    if identity is None or _can_traverse(workspace, identity):
-        return decision
-    closed = "a folder above it is closed"
-    why = f"{decision.reason}; but uid {identity.uid} cannot reach {workspace} ({closed}): tools run as root"
-    return IdentityDecision(None, why)
+    guards = RunGuards(
+        decision,
+        github,
+        RecordLedger(output_dir),
+        FileCommandGuard.snapshot(env),
+        sandbox,
+        bash_policy_mode(config),
+        handed_over,
+    )
+    announce(sandbox, guards.tools, record, post, steps)
+    return guards
 
 
 def _agent_records_file(path: Path, identity: ToolIdentity) -> None:

@@ -129,6 +129,7 @@ class Harness:
                 redactor=self.redactor,
                 jsonl=self.jsonl,
                 state=state,
+                read_only_steps=self.read_only_steps(),
             )
         except InvocationError as raised:
             return self.refuse(self.explain(raised) if self.explain is not None else raised, model_name)
@@ -141,6 +142,11 @@ class Harness:
         """The prompt text (raises ``InvocationError``); a workflow invocation loads its
         workflow and checkpoint here, before any session exists."""
         return load_prompt(self.prompt_path)
+
+    def read_only_steps(self) -> list[str]:
+        """The workflow steps whose bash policy is read-only (none outside a workflow); called
+        after ``load_prompt``."""
+        return []
 
     async def drive(self, context: RunContext, imports: list[ResolvedImport], prompt: str) -> None:
         """Prompt the assembled run: once, with the imports and the prompt as one message, then

@@ -9,7 +9,10 @@ record span the whole workflow. For each step the runner
 - points the run's one completion tool (registered for the run when the runner is made) at the
   step's ``CompleteStepTool``;
 - puts the step's guard behind every other ``tool_call`` gate (``workflows.session_runner.
-  GuardedHooks`` wraps the extension runner), so the arguments it approves are those that run.
+  GuardedHooks`` wraps the extension runner), so the arguments it approves are those that run;
+- confines the step's tools as its permissions imply (``RunGuards.step_tools``: a read-only
+  bash policy runs its commands in the ``read-only`` kernel sandbox; a step granting no
+  ``write``/``edit`` has a read-only file helper) and announces it (a ``sandbox`` record).
 
 How a step ends: once the completion tool has recorded an accepted completion, the prompt ends
 after that turn (``AgentSession.end_after_turn``): the tool result is persisted, ``turn_end``
@@ -20,12 +23,14 @@ next step's prompt, and the run's stop stays reserved for cancels, deadlines and
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
 from aw_action.harness.context import RunContext
+from aw_action.harness.sandbox_setup import step_record
 from aw_action.workflows.completion import COMPLETION_TOOL, CompleteStepTool
 from aw_action.workflows.driver import StepRequest, StepResult
 from aw_action.workflows.session_runner import GuardedHooks
@@ -97,6 +102,13 @@ class ContextStepRunner:
         session.set_active_tools([name for name in request.tools if name in present])
         self.tool.step = request.completion_tool
         self.hooks.guard = request.guard
+        base = session.tool_context
+        guards = self.context.guards
+        if guards is not None:
+            permissions = request.guard.step.permissions
+            sandbox = guards.step_tools(permissions.bash.mode, permissions.tools)
+            session.tool_context = replace(base, sandbox=sandbox)
+            self.context.runner.post(step_record(request.step_id, sandbox))
         text, self.preamble = (f"{self.preamble}\n\n{request.prompt}" if self.preamble else request.prompt), ""
         source = f"workflow:{request.step_id}" + (":reminder" if request.reminder else "")
         try:
@@ -104,6 +116,7 @@ class ContextStepRunner:
         finally:
             self.hooks.guard = None
             self.tool.step = None
+            session.tool_context = base
         if outcome.completed:
             return StepResult("stopped")
         return StepResult("failed", outcome.error or outcome.stop_reason)

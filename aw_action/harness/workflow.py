@@ -79,6 +79,12 @@ class WorkflowHarness(Harness):
             return ""
         return step_prompt(start.workflow, start.state)
 
+    def read_only_steps(self) -> list[str]:
+        if self.start is None:
+            return []
+        steps = self.start.workflow.definition.steps
+        return [step_id for step_id, step in steps.items() if step.permissions.bash.mode == "read-only"]
+
     # ---- the run -----------------------------------------------------------------------------
 
     async def drive(self, context: RunContext, imports: list[ResolvedImport], prompt: str) -> None:

@@ -98,6 +98,15 @@ class HarnessSettings(_Strict):
     (checked when the run is assembled: ``harness/output_schema.py``)."""
     progress_comment: bool = False
     """Keep one comment on the triggering issue or PR up to date (``extensions/progress_comment.py``)."""
+    sandbox: Literal["read-only", "workspace-write", "full"] | None = None
+    """The kernel sandbox of the agent's commands and file tools (``security/sandbox.py``);
+    unset: the mode each bash policy implies."""
+    sandbox_network: bool | None = None
+    """TCP in a ``workspace-write`` sandbox (unset: off when ``sandbox`` names it, on when a
+    bash policy implies it); never in ``read-only``."""
+    sandbox_required: bool = True
+    """False: a read-only sandbox the kernel cannot enforce runs unenforced, with a warning,
+    instead of failing the invocation."""
 
     @field_validator("extensions")
     @classmethod

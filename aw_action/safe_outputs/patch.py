@@ -1,15 +1,33 @@
 """Capture the agent's working-tree changes as a binary-safe ``git format-patch`` file.
 
 The user's branch, index and working tree are left exactly as they were: the changes (tracked,
-staged and untracked files that ``.gitignore`` does not exclude) are staged into a *temporary*
-index file, written as a tree, and committed with ``git commit-tree`` onto the base commit
+staged and untracked files that ``.gitignore`` does not exclude) are staged into the index of a
+*private* git dir, written as a tree, and committed with ``git commit-tree`` onto the base commit
 without moving any ref. ``format-patch --binary --full-index --no-renames`` of that one commit
 is the patch: an mbox ``git am`` applies, whose ``index`` lines carry full preimage hashes so the
 apply job can check it applies to exactly the base it was made from.
 
-The base is ``GITHUB_SHA`` when it is an ancestor of ``HEAD`` (so commits the agent made are
-included), else ``HEAD``. The output dir is excluded when it lies inside the repository. The
-patch file is named as gh-aw names it, ``aw-<branch>.patch``, next to the records.
+The repository is the agent's (its ``.git/config``, ``.gitattributes``, hooks), so no git here
+runs anything it names (``security/git_safe.py``'s table):
+
+- the commands that write (``read-tree``, ``add -A``, ``write-tree``, ``commit-tree``,
+  ``format-patch``) run with ``GIT_DIR`` a fresh private dir (``git init --template=``) that
+  borrows the repository's objects (``GIT_ALTERNATE_OBJECT_DIRECTORIES``) and reads none of its
+  config: no filter, textconv, diff driver, fsmonitor, config hook or signing program is
+  configured there; ``.git/info/exclude`` is still honoured (``core.excludesFile``);
+- the commands on the repository itself (``rev-parse``, ``merge-base``) only read, with every
+  ``-c`` override of the table;
+- every git runs as the tools' user, with the tools' environment (``GIT_*`` dropped), through
+  ``security/spawn.py`` inside the kernel sandbox: writable only in the private dir, no TCP.
+  Whatever the agent still managed to make run gets nothing it does not already have. The
+  harness itself never opens a path inside the repository or the private dir (the agent's
+  processes share that user); it only reads git's output and removes the dir.
+
+Not honoured therefore: the repository's ``core.autocrlf``/``core.eol``, LFS or any other
+filter (an LFS file is proposed with its content, not its pointer), ``core.excludesFile`` of the
+repository's config. The base is ``GITHUB_SHA`` when it is an ancestor of ``HEAD`` (so commits
+the agent made are included), else ``HEAD``. The output dir is excluded when it lies inside the
+repository. The patch file is named as gh-aw names it, ``aw-<branch>.patch``, next to the records.
 """
 
 from __future__ import annotations
@@ -17,11 +35,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from aw_action.security import spawn
+from aw_action.security.git_safe import harness_argv, harness_env
+from aw_action.security.identity import ToolIdentity
+from aw_action.security.sandbox import Confinement, probe
 
 GIT_TIMEOUT_S = 120
 IDENTITY = {
@@ -30,7 +53,6 @@ IDENTITY = {
     "GIT_COMMITTER_NAME": "aw-harness",
     "GIT_COMMITTER_EMAIL": "aw-harness@users.noreply.github.com",
 }
-SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false")
 _PATCH_NAME = re.compile(r"^aw-[a-z0-9._-]{1,120}\.patch$")
 
 
@@ -59,66 +81,118 @@ def is_patch_file_name(name: str) -> bool:
 
 
 def git_env(base: Mapping[str, str]) -> dict[str, str]:
-    """The caller's environment without variables that would redirect git elsewhere."""
-    env = {k: v for k, v in base.items() if not k.startswith("GIT_")}
-    env.update(IDENTITY, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-    return env
+    """The caller's environment without anything that redirects git or makes it run a program
+    (``git_safe.harness_env``), with the commit's author and committer."""
+    return harness_env(base, **IDENTITY, LC_ALL="C")
 
 
 def git(args: list[str], cwd: Path, env: Mapping[str, str], *, stdin: bytes | None = None) -> bytes:
+    """Git in a scratch repository of the harness's own (the apply job's, ``apply_outputs``):
+    every program the table names shut off, writable only in ``cwd``, no TCP."""
+    confinement = Confinement("workspace-write", tcp=False, writable=(str(cwd),), abi=_kernel_abi(env))
+    return _run(harness_argv(args), spawn.Launch(env=env, cwd=cwd, confinement=confinement), args[0], stdin)
+
+
+def _kernel_abi(env: Mapping[str, str]) -> int:
     try:
-        done = subprocess.run(
-            ["git", *SAFE_CONFIG, *args],
-            cwd=cwd,
-            env=dict(env),
-            input=stdin,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
+        return probe(env).landlock_abi
+    except ValueError as exc:  # a malformed AW_SANDBOX_ABI_LIMIT: said, never a traceback
+        raise PatchError(str(exc)) from None
+
+
+def _run(argv: list[str], launch: spawn.Launch, name: str, stdin: bytes | None, stdout: int | None = None) -> bytes:
+    try:
+        done = spawn.run(argv, launch, input=stdin, timeout_s=GIT_TIMEOUT_S, **({"stdout": stdout} if stdout else {}))
     except FileNotFoundError:
         raise PatchError("git is not installed") from None
-    except subprocess.TimeoutExpired:
-        raise PatchError(f"git {args[0]} took longer than {GIT_TIMEOUT_S} s") from None
+    if done.timed_out:
+        raise PatchError(f"git {name} took longer than {GIT_TIMEOUT_S} s")
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise PatchError(f"git {args[0]} failed: {detail[-1] if detail else f'exit {done.returncode}'}")
+        raise PatchError(f"git {name} failed: {detail[-1] if detail else f'exit {done.returncode}'}")
     return done.stdout
 
 
-def _text(args: list[str], cwd: Path, env: Mapping[str, str]) -> str:
-    return git(args, cwd, env).decode("utf-8", "replace").strip()
+@dataclass
+class _Git:
+    """Git as the tools' user, in the sandbox; ``private`` is the private git dir's folder."""
+
+    identity: ToolIdentity | None
+    env: dict[str, str]
+    abi: int
+    private: Path
+
+    @property
+    def git_dir(self) -> Path:
+        return self.private / "repo" / ".git"
+
+    def run(
+        self,
+        args: list[str],
+        cwd: Path,
+        *,
+        private: bool,
+        stdin: bytes | None = None,
+        stdout: int | None = None,
+        config: tuple[tuple[str, str], ...] = (),
+    ) -> bytes:
+        """``args`` on the repository at ``cwd`` (``private`` False: its config overridden) or
+        in the private git dir with ``cwd`` as the work tree. Either way the only folder this git
+        may write is the private one's."""
+        env = {**self.env, "GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(cwd)} if private else self.env
+        writable = (str(self.private),)
+        confinement = Confinement(
+            "workspace-write", tcp=False, writable=writable, abi=self.abi, source="the patch's git"
+        )
+        launch = spawn.Launch(env=env, cwd=cwd, identity=self.identity, confinement=confinement)
+        return _run(harness_argv(args, safe_directory="*", extra=config), launch, args[0], stdin, stdout)
+
+    def text(self, args: list[str], cwd: Path, *, private: bool = False) -> str:
+        return self.run(args, cwd, private=private).decode("utf-8", "replace").strip()
 
 
-def _base_commit(root: Path, env: Mapping[str, str], github_sha: str | None) -> str:
-    head = _text(["rev-parse", "--verify", "HEAD^{commit}"], root, env)
+@contextmanager
+def _private_dir(identity: ToolIdentity | None) -> Iterator[Path]:
+    """A fresh folder for the private git dir, the tools' user's (removed afterwards without
+    following any link the agent may have planted in it)."""
+    path = Path(tempfile.mkdtemp(prefix="aw-patch-", dir="/tmp" if os.path.isdir("/tmp") else None))
+    try:
+        if identity is not None:
+            os.chown(path, identity.uid, identity.gid)
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _base_commit(git: _Git, root: Path, github_sha: str | None) -> str:
+    head = git.text(["rev-parse", "--verify", "HEAD^{commit}"], root)
     if github_sha and re.fullmatch(r"[0-9a-f]{40}", github_sha) and github_sha != head:
         try:
-            git(["merge-base", "--is-ancestor", github_sha, head], root, env)
+            git.run(["merge-base", "--is-ancestor", github_sha, head], root, private=False)
             return github_sha
         except PatchError:
             pass
     return head
 
 
-def _worktree_tree(root: Path, env: Mapping[str, str], exclude: list[Path]) -> str:
-    """The tree of the working tree as ``git add -A`` would stage it, built in a temporary index."""
-    with tempfile.TemporaryDirectory(prefix="aw-patch-") as tmp:
-        index = Path(tmp) / "index"
-        real_index = root / _text(["rev-parse", "--git-path", "index"], root, env)
-        if real_index.is_file():
-            shutil.copyfile(real_index, index)  # stat data makes add -A fast; content is re-read
-        tmp_env = {**env, "GIT_INDEX_FILE": str(index)}
-        if not real_index.is_file():
-            git(["read-tree", "HEAD"], root, tmp_env)
-        spec = ["--", "."]
-        for folder in exclude:
-            try:
-                spec.append(f":(exclude){folder.resolve().relative_to(root)}")
-            except ValueError:
-                continue  # outside the repository: nothing to exclude
-        git(["add", "-A", *spec], root, tmp_env)
-        return _text(["write-tree"], root, tmp_env)
+def _worktree_tree(git: _Git, root: Path, base: str, exclude: list[Path]) -> str:
+    """The tree of the working tree as ``git add -A`` would stage it onto ``base``, built in the
+    private git dir."""
+    objects = git.text(["rev-parse", "--path-format=absolute", "--git-path", "objects"], root)
+    info_exclude = git.text(["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"], root)
+    object_format = git.text(["rev-parse", "--show-object-format"], root)
+    init = ["init", "-q", "--template=", f"--object-format={object_format}", str(git.private / "repo")]
+    git.run(init, git.private, private=False)
+    git.env = {**git.env, "GIT_ALTERNATE_OBJECT_DIRECTORIES": objects}
+    git.run(["read-tree", base], root, private=True)
+    spec = ["--", "."]
+    for folder in exclude:
+        try:
+            spec.append(f":(exclude){folder.resolve().relative_to(root)}")
+        except ValueError:
+            continue  # outside the repository: nothing to exclude
+    git.run(["add", "-A", *spec], root, private=True, config=(("core.excludesFile", info_exclude),))
+    return git.text(["write-tree"], root, private=True)
 
 
 def capture_patch(
@@ -129,35 +203,51 @@ def capture_patch(
     max_bytes: int,
     exclude: list[Path],
     env: Mapping[str, str] | None = None,
+    identity: ToolIdentity | None = None,
+    abi: int | None = None,
 ) -> CapturedPatch:
     """Write the patch to ``target`` (atomically) and describe it; ``PatchError`` when there is
-    no repository, no change, or the patch is larger than ``max_bytes``."""
+    no repository, no change, or the patch is larger than ``max_bytes``. Git runs as
+    ``identity`` (the tools' user; ``None``: this process's user) with ``env`` (the tools'
+    environment), confined with Landlock up to ``abi`` (``None``: what the kernel offers)."""
     base_env = os.environ if env is None else env
-    genv = git_env(base_env)
-    try:
-        root = Path(_text(["rev-parse", "--show-toplevel"], workspace, genv))
-    except PatchError:
-        raise PatchError(f"{workspace} is not inside a git repository") from None
-    base = _base_commit(root, genv, base_env.get("GITHUB_SHA"))
-    tree = _worktree_tree(root, genv, exclude)
-    if tree == _text(["rev-parse", f"{base}^{{tree}}"], root, genv):
-        raise PatchError("no changes to propose: the working tree matches the base commit")
-    commit = git(["commit-tree", tree, "-p", base, "-F", "-"], root, genv, stdin=title.encode()).decode().strip()
-    patch = git(
-        ["format-patch", "--stdout", "--binary", "--full-index", "--no-renames", "--no-signature", "-1", commit],
-        root,
-        genv,
-    )
-    if len(patch) > max_bytes:
-        raise PatchError(
-            f"the patch is {len(patch) // 1024:,} KiB, over the limit of {max_bytes // 1024:,} KiB "
-            "(safe-outputs.max-patch-size); propose a smaller change"
-        )
+    with _private_dir(identity) as private:
+        git = _Git(identity, git_env(base_env), _kernel_abi(base_env) if abi is None else abi, private)
+        try:
+            root = Path(git.text(["rev-parse", "--show-toplevel"], workspace))
+        except PatchError as exc:
+            raise PatchError(f"{workspace} is not inside a git repository ({exc})") from None
+        base = _base_commit(git, root, base_env.get("GITHUB_SHA"))
+        tree = _worktree_tree(git, root, base, exclude)
+        if tree == git.text(["rev-parse", f"{base}^{{tree}}"], root, private=True):
+            raise PatchError("no changes to propose: the working tree matches the base commit")
+        commit_args = ["commit-tree", "--no-gpg-sign", tree, "-p", base, "-F", "-"]
+        commit = git.run(commit_args, root, private=True, stdin=title.encode()).decode().strip()
+        fmt = ["format-patch", "--stdout", "--binary", "--full-index", "--no-renames", "--no-signature"]
+        return _write_patch(git, root, [*fmt, "--no-ext-diff", "--no-textconv", "-1", commit], target, base, max_bytes)
+
+
+def _write_patch(git: _Git, root: Path, args: list[str], target: Path, base: str, max_bytes: int) -> CapturedPatch:
+    """Run format-patch into a temporary file beside ``target`` (the harness's), check its size,
+    then move it into place."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".aw-patch.")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(patch)
-    os.chmod(tmp, 0o644)  # mkstemp makes it 0600; the artifact upload and later steps read it
-    os.replace(tmp, target)
-    files = len(re.findall(rb"^diff --git ", patch, flags=re.MULTILINE))
-    return CapturedPatch(target, base, len(patch), files)
+    try:
+        git.run(args, root, private=True, stdout=fd)
+        size = os.fstat(fd).st_size
+        if size > max_bytes:
+            raise PatchError(
+                f"the patch is {size // 1024:,} KiB, over the limit of {max_bytes // 1024:,} KiB "
+                "(safe-outputs.max-patch-size); propose a smaller change"
+            )
+        os.lseek(fd, 0, os.SEEK_SET)
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            files = sum(1 for line in handle if line.startswith(b"diff --git "))
+        os.fchmod(fd, 0o644)  # mkstemp makes it 0600; the artifact upload and later steps read it
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    finally:
+        os.close(fd)
+    return CapturedPatch(target, base, size, files)

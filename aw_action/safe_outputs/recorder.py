@@ -19,6 +19,7 @@ from aw_action.safe_outputs.config import KINDS, SafeOutputsConfig
 from aw_action.safe_outputs.patch import PatchError, capture_patch, patch_file_name
 from aw_action.safe_outputs.records import RecordLog
 from aw_action.safe_outputs.validate import RequestError, kind_config, validate_request
+from aw_action.security.identity import ToolIdentity
 
 APPLIED_LATER = "Recorded, not applied yet: a later job with write access applies it after this run."
 
@@ -35,6 +36,17 @@ def _scrubbed(value: Any, scrub: Callable[[str], str]) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class GitUser:
+    """Who runs the patch's git: the tools' user with the tools' environment, confined with
+    Landlock up to ``abi`` (``None``: what the kernel offers). The default is this process's
+    user and ``Recorder.env`` (the ``aw-harness safe-output`` command, already a tool)."""
+
+    identity: ToolIdentity | None = None
+    env: Mapping[str, str] | None = None
+    abi: int | None = None
+
+
 @dataclass
 class Recorder:
     config: SafeOutputsConfig
@@ -48,8 +60,9 @@ class Recorder:
     def log(self) -> RecordLog:
         return RecordLog(self.output_dir)
 
-    def record(self, record_type: str, args: Mapping[str, Any]) -> dict[str, Any]:
-        """Append the record; returns what the agent reads. ``RequestError`` when refused."""
+    def record(self, record_type: str, args: Mapping[str, Any], git_user: GitUser | None = None) -> dict[str, Any]:
+        """Append the record; returns what the agent reads. ``RequestError`` when refused.
+        ``git_user``: who captures a pull request's patch (``GitUser``)."""
         record = validate_request(record_type, args, self.config)
         if self.scrub is not None:
             record = {k: _scrubbed(v, self.scrub) for k, v in record.items()}
@@ -63,7 +76,7 @@ class Recorder:
                     f"(safe-outputs.{KINDS[record_type]}.max); nothing was recorded. Put what matters most "
                     "into the ones already recorded, or call noop."
                 )
-            extra = self._attach_patch(record) if record_type == "create_pull_request" else {}
+            extra = self._attach_patch(record, git_user or GitUser()) if record_type == "create_pull_request" else {}
             log.append(record)
         return {
             "result": "success",
@@ -74,7 +87,7 @@ class Recorder:
             "note": APPLIED_LATER,
         }
 
-    def _attach_patch(self, record: dict[str, Any]) -> dict[str, Any]:
+    def _attach_patch(self, record: dict[str, Any], user: GitUser) -> dict[str, Any]:
         given = record.get("branch")
         branch = given or f"aw-harness/{_slug(record['title'])}-{secrets.token_hex(3)}"
         name = patch_file_name(branch)
@@ -92,7 +105,9 @@ class Recorder:
                 title=record["title"],
                 max_bytes=self.config.max_patch_size * 1024,
                 exclude=[self.output_dir],
-                env=self.env,
+                env=self.env if user.env is None else user.env,
+                identity=user.identity,
+                abi=user.abi,
             )
         except PatchError as exc:
             raise RequestError(f"create_pull_request: {exc}") from None

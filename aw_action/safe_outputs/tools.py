@@ -20,7 +20,7 @@ from aw_action.agent.tools import AgentTool, ToolContext, ToolError, ToolResult,
 from aw_action.ai.types import AbortSignal
 from aw_action.run.mode import gh_aw_mode
 from aw_action.safe_outputs.config import SafeOutputsConfig, parse_safe_outputs, write_config_file
-from aw_action.safe_outputs.recorder import Recorder
+from aw_action.safe_outputs.recorder import GitUser, Recorder
 from aw_action.safe_outputs.schemas import tool_definition
 from aw_action.safe_outputs.validate import RequestError
 
@@ -55,8 +55,10 @@ class SafeOutputTool:
     ) -> ToolResult:
         if signal.aborted:
             raise ToolError("Operation aborted")
+        sandbox = ctx.bash_confinement
+        git_user = GitUser(ctx.identity, abi=sandbox.abi if sandbox is not None else None)
         try:
-            payload = await asyncio.to_thread(self._recorder.record, self._type, args)
+            payload = await asyncio.to_thread(self._recorder.record, self._type, args, git_user)
         except RequestError as exc:
             raise ToolError(f"{self._type} refused: {exc}") from None
         return ToolResult.text(json.dumps(payload, ensure_ascii=False), **payload)

@@ -10,6 +10,11 @@ socket (``SCM_RIGHTS``); the tool then reads or writes it in bounded, non-blocki
 (``tools/fs.py``, ``tools/lines.py``). Files it creates, and parent folders, belong to that user.
 It costs one interpreter start per call (about 10-20 ms), small next to a model turn.
 
+When the tools are confined (``security/sandbox.py``), the helper starts through the same exec
+wrapper as ``bash`` (``security/spawn.py``): in ``read-only`` it cannot open anything for
+writing, in ``workspace-write`` only inside the workspace and the run's temp folder. It is then
+used even when the tools run as the harness's own user.
+
 Contract of ``open_as``: like ``os.open`` with the tools' user's rights; errors are ``OSError``
 with the errno the open got (``FileNotFoundError``, ``PermissionError``, ...) and ``filename``
 set; a helper that has not answered after ``timeout_s`` is killed (``OSError(ETIMEDOUT)``); the
@@ -19,14 +24,16 @@ helper gets no environment but ``PATH`` and ``LANG``: no credential reaches it.
 from __future__ import annotations
 
 import errno
-import functools
 import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
+from aw_action.security import spawn
 from aw_action.security.identity import ToolIdentity
+from aw_action.security.sandbox import Confinement
+from aw_action.security.spawn import helper_python
+
+__all__ = ["helper_python", "needs_helper", "open_as"]
 
 DEFAULT_TIMEOUT_S = 30.0
 
@@ -45,48 +52,36 @@ socket.send_fds(channel, [b"ok"], [fd])
 """
 
 
-def _world_executable(path: str) -> bool:
-    """True when any user can run ``path``: the file and every directory above it are o+x."""
-    real = Path(os.path.realpath(path))
-    try:
-        return all(os.stat(p).st_mode & 0o001 for p in [real, *real.parents])
-    except OSError:
-        return False
-
-
-@functools.cache
-def helper_python() -> str:
-    """An interpreter the tools' user can start: ours when reachable by anyone (the image's
-    /opt/aw), else the system's ``python3`` (the helper needs nothing but the standard library)."""
-    for candidate in (sys.executable, "/usr/bin/python3", "/usr/local/bin/python3"):
-        if candidate and _world_executable(candidate):
-            return candidate
-    return sys.executable
+def needs_helper(identity: ToolIdentity | None, confinement: Confinement | None) -> bool:
+    """Whether opening a file for the tools takes the helper: another user, or a confinement."""
+    return identity is not None or (confinement is not None and confinement.mode != "full")
 
 
 def open_as(
     path: Path,
     flags: int,
     mode: int,
-    identity: ToolIdentity,
+    identity: ToolIdentity | None,
     *,
+    confinement: Confinement | None = None,
     make_parents: bool = False,
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> int:
-    """``os.open(path, flags, mode)`` done by ``identity``; returns the descriptor (ours to close).
-    ``make_parents`` creates the missing parent folders first, as that user."""
+    """``os.open(path, flags, mode)`` done by ``identity`` (``None``: the harness's own user),
+    inside ``confinement``; returns the descriptor (ours to close). ``make_parents`` creates the
+    missing parent folders first, as that user."""
     ours, theirs = socket.socketpair()
     try:
         args = [os.fspath(path), str(flags), str(mode), "1" if make_parents else "0", str(theirs.fileno())]
-        proc = subprocess.Popen(
-            [helper_python(), "-I", "-S", "-c", _HELPER, *args],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+        launch = spawn.Launch(
             env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
             cwd="/",
+            identity=identity,
+            confinement=confinement,
             pass_fds=(theirs.fileno(),),
-            **identity.popen_kwargs(),
+        )
+        proc = spawn.popen(
+            [helper_python(), "-I", "-S", "-c", _HELPER, *args], launch, stdout=spawn.DEVNULL, stderr=spawn.PIPE
         )
         theirs.close()
         ours.settimeout(timeout_s)

@@ -16,6 +16,8 @@ Rules of ``decide_tool_identity`` (the harness calls it once, before any tool ru
    otherwise refuse the checkout ("dubious ownership").
 4. Root, root's workspace, and no such user: tools run as root, with a reason that says so; the
    caller should report it (the credentials in the harness's /proc are then within reach).
+5. A user that cannot search every folder above the workspace (a checkout under root's 0700
+   home) is not switched to (``reachable``): tools run as root, and the reason says why.
 
 Tools never keep root's supplementary groups (``extra_groups=[]``).
 """
@@ -133,6 +135,30 @@ def decide_tool_identity(
     identity = ToolIdentity(entry.pw_uid, gid, entry.pw_name, entry.pw_dir or "/tmp")
     why = f"the workspace is root's: tools run as '{agent_user}' (uid {entry.pw_uid}); the workspace is handed over"
     return IdentityDecision(identity, why, hand_over_workspace=True, protected=True)
+
+
+def _can_traverse(path: Path, identity: ToolIdentity) -> bool:
+    """Whether ``identity`` may search every folder above ``path`` (a workspace under root's
+    0700 home is out of its reach: switching to it would leave bash without a working dir)."""
+    for parent in path.resolve().parents:
+        try:
+            st = parent.stat()
+        except OSError:
+            return False
+        bit = 0o100 if st.st_uid == identity.uid else 0o010 if st.st_gid == identity.gid else 0o001
+        if not st.st_mode & bit:
+            return False
+    return True
+
+
+def reachable(decision: IdentityDecision, workspace: Path) -> IdentityDecision:
+    """``decision``, or tools as this process's user when its user cannot reach ``workspace``."""
+    identity = decision.identity
+    if identity is None or _can_traverse(workspace, identity):
+        return decision
+    closed = "a folder above it is closed"
+    why = f"{decision.reason}; but uid {identity.uid} cannot reach {workspace} ({closed}): tools run as root"
+    return IdentityDecision(None, why)
 
 
 @dataclass

@@ -4,7 +4,10 @@ Contract:
 - ``bash -c command`` runs in its own session/process group (so a timeout or abort can kill the
   whole tree), in ``ctx.cwd``, with the environment ``ctx.env`` (the process's when empty) plus
   the ``AW_AGENT_PROCESS`` marker (``processes.py``), and stdin at ``/dev/null``; stdout and
-  stderr share one pipe, so they interleave as a terminal shows them.
+  stderr share one pipe, so they interleave as a terminal shows them. It starts through
+  ``security/spawn.py``: as ``ctx.identity``, behind the exec wrapper (``no_new_privs``, and the
+  kernel sandbox ``ctx.bash_confinement``; exit 126 with a ``aw-harness sandbox:`` line when it
+  cannot be applied).
 - The call ends when the shell exits. Output still arriving from background jobs is collected
   for ``DRAIN_GRACE_S`` more, then the pipe is closed; background jobs are not killed (an agent
   may start a server in one call and use it in the next). They end with the run:
@@ -42,6 +45,8 @@ from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.security import spawn
+from aw_action.security.sandbox import UNCONFINED
 from aw_action.tools.bash_output import CommandOutput
 from aw_action.tools.processes import kill_call, prepare_command_env, shell_finished, shell_started
 from aw_action.tools.truncate import HEAD_TAIL_MAX_BYTES, HEAD_TAIL_MAX_LINES
@@ -161,17 +166,14 @@ class _Run:
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
         )
         try:
-            proc = await asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                self.command,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_fd,
-                stderr=asyncio.subprocess.STDOUT,
-                cwd=self.ctx.cwd,
+            launch = spawn.Launch(
                 env=prepare_command_env(self.ctx.env or dict(os.environ), self.token),
-                start_new_session=True,
-                **(self.ctx.identity.popen_kwargs() if self.ctx.identity else {}),
+                cwd=self.ctx.cwd,
+                identity=self.ctx.identity,
+                confinement=self.ctx.bash_confinement or UNCONFINED,
+            )
+            proc = await spawn.start(
+                ["bash", "-c", self.command], launch, stdout=write_fd, stderr=spawn.STDOUT, new_session=True
             )
         except OSError as exc:
             transport.close()

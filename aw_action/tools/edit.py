@@ -30,7 +30,8 @@ from typing import Any
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
 from aw_action.security.identity import ToolIdentity
-from aw_action.tools.fs import open_for_read, open_for_write, write_all
+from aw_action.security.sandbox import Confinement
+from aw_action.tools.fs import open_for_read, open_for_write, refuse_if_read_only, write_all
 from aw_action.tools.read import resolve_path
 from aw_action.tools.truncate import format_size
 from aw_action.tools.write import path_lock
@@ -226,18 +227,19 @@ class EditTool:
         args = prepare_edit_arguments(args)
         path: str = args["path"]
         edits = _parse_edits(args)
+        refuse_if_read_only(ctx.file_confinement, "edit")
         absolute = resolve_path(path, ctx.cwd)
         async with path_lock(absolute):
-            diff, first = await asyncio.to_thread(_edit_file, path, absolute, edits, ctx.identity)
+            diff, first = await asyncio.to_thread(_edit_file, path, absolute, edits, ctx.identity, ctx.file_confinement)
         return ToolResult.text(
             f"Successfully replaced {len(edits)} block(s) in {path}.", diff=diff, first_changed_line=first
         )
 
 
-def _load(path: str, absolute: Path, identity: ToolIdentity | None) -> bytes:
+def _load(path: str, absolute: Path, identity: ToolIdentity | None, confinement: Confinement | None) -> bytes:
     """The file's bytes; refused when it is not a regular file or over ``MAX_EDIT_BYTES``
     (never more than the cap is read, whatever the file claims its size is)."""
-    fd = open_for_read(absolute, path, identity)
+    fd = open_for_read(absolute, path, identity, confinement)
     try:
         if os.fstat(fd).st_size > MAX_EDIT_BYTES:
             raise _too_large(path)
@@ -262,8 +264,14 @@ def _too_large(path: str) -> ToolError:
     )
 
 
-def _edit_file(path: str, absolute: Path, edits: list[Edit], identity: ToolIdentity | None = None) -> tuple[str, int]:
-    raw = _load(path, absolute, identity)
+def _edit_file(
+    path: str,
+    absolute: Path,
+    edits: list[Edit],
+    identity: ToolIdentity | None = None,
+    confinement: Confinement | None = None,
+) -> tuple[str, int]:
+    raw = _load(path, absolute, identity, confinement)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -275,7 +283,7 @@ def _edit_file(path: str, absolute: Path, edits: list[Edit], identity: ToolIdent
     base = normalize_to_lf(body)
     updated = apply_edits(base, edits, path)
     final = updated.replace("\n", "\r\n") if ending == "\r\n" else updated
-    fd = open_for_write(absolute, path, identity)
+    fd = open_for_write(absolute, path, identity, confinement)
     try:
         write_all(fd, (bom + final).encode("utf-8", "replace"))
     except OSError as exc:

@@ -10,9 +10,11 @@ a terminal, a block device. The tools only read and write regular files:
 - ``open_for_write`` refuses an existing target that is not a regular file *before* anything is
   written or truncated (a FIFO without a reader, a socket, a device), then truncates.
 
-With a tool identity (the tools run as another user, ``security/identity.py``), the open itself
-is done by that user (``security/fileio.open_as``): the kernel checks that user's rights, and
-files and folders it creates are that user's. Reading and writing then use the descriptor.
+With a tool identity (the tools run as another user, ``security/identity.py``) or a confinement
+(``security/sandbox.py``), the open itself is done by the file helper as that user, inside that
+confinement (``security/fileio.open_as``): the kernel checks that user's rights and the
+sandbox's, and files and folders it creates are that user's. Reading and writing then use the
+descriptor.
 
 Errors are ``ToolError`` texts naming the path and what it is.
 """
@@ -26,8 +28,9 @@ import stat
 from pathlib import Path
 
 from aw_action.agent.tools import ToolError
-from aw_action.security.fileio import open_as
+from aw_action.security.fileio import needs_helper, open_as
 from aw_action.security.identity import ToolIdentity
+from aw_action.security.sandbox import Confinement
 
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
@@ -56,18 +59,22 @@ def _refuse(display: str, what: str, verb: str) -> ToolError:
     return ToolError(f"Cannot {verb} {display}: it is {what}, not a regular file.")
 
 
-def _open(path: Path, flags: int, identity: ToolIdentity | None, make_parents: bool = False) -> int:
-    if identity is not None:
-        return open_as(path, flags, 0o666, identity, make_parents=make_parents)
+def _open(
+    path: Path, flags: int, identity: ToolIdentity | None, confinement: Confinement | None, make_parents: bool = False
+) -> int:
+    if needs_helper(identity, confinement):
+        return open_as(path, flags, 0o666, identity, confinement=confinement, make_parents=make_parents)
     if make_parents:
         path.parent.mkdir(parents=True, exist_ok=True)
     return os.open(path, flags, 0o666)
 
 
-def open_for_read(path: Path, display: str, identity: ToolIdentity | None = None) -> int:
+def open_for_read(
+    path: Path, display: str, identity: ToolIdentity | None = None, confinement: Confinement | None = None
+) -> int:
     """A read-only descriptor on the regular file ``path``; ``ToolError`` for anything else."""
     try:
-        fd = _open(path, _READ_FLAGS, identity)
+        fd = _open(path, _READ_FLAGS, identity, confinement)
     except FileNotFoundError:
         raise ToolError(f"File not found: {display}") from None
     except OSError as exc:
@@ -82,13 +89,18 @@ def open_for_read(path: Path, display: str, identity: ToolIdentity | None = None
 
 
 def open_for_write(
-    path: Path, display: str, identity: ToolIdentity | None = None, *, make_parents: bool = False
+    path: Path,
+    display: str,
+    identity: ToolIdentity | None = None,
+    confinement: Confinement | None = None,
+    *,
+    make_parents: bool = False,
 ) -> int:
     """A write descriptor on ``path``, created if missing (with its parent folders when
     ``make_parents``) and truncated; ``ToolError`` if it exists and is not a regular file
     (nothing is written or truncated then)."""
     try:
-        fd = _open(path, _WRITE_FLAGS, identity, make_parents)
+        fd = _open(path, _WRITE_FLAGS, identity, confinement, make_parents)
     except IsADirectoryError:
         raise _refuse(display, "a directory", "write") from None
     except OSError as exc:
@@ -103,6 +115,14 @@ def open_for_write(
         raise _refuse(display, kind_of(mode), "write")
     os.ftruncate(fd, 0)
     return fd
+
+
+def refuse_if_read_only(confinement: Confinement | None, tool: str) -> None:
+    """``ToolError`` when the file tools' sandbox is ``read-only`` (the helper could not open
+    for writing anyway: this says why before trying)."""
+    if confinement is not None and confinement.mode == "read-only":
+        why = f" ({confinement.source})" if confinement.source else ""
+        raise ToolError(f"{tool} refused: the sandbox is read-only here{why}; nothing was written.")
 
 
 def write_all(fd: int, data: bytes) -> None:

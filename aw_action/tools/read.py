@@ -25,6 +25,7 @@ from typing import Any
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
 from aw_action.security.identity import ToolIdentity
+from aw_action.security.sandbox import Confinement
 from aw_action.tools.fs import open_for_read
 from aw_action.tools.lines import LineReader, Stopped
 from aw_action.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
@@ -92,6 +93,7 @@ class ReadTool:
             None if limit is None else int(limit),
             lambda: signal.aborted,
             ctx.identity,
+            ctx.file_confinement,
         )
 
 
@@ -132,8 +134,9 @@ def _read(
     limit: int | None,
     stop: Callable[[], bool],
     identity: ToolIdentity | None = None,
+    confinement: Confinement | None = None,
 ) -> ToolResult:
-    fd = open_for_read(absolute, path, identity)
+    fd = open_for_read(absolute, path, identity, confinement)
     try:
         reader = LineReader(fd, stop)
         if b"\x00" in reader.head(BINARY_SNIFF):

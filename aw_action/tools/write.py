@@ -16,7 +16,8 @@ from typing import Any
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
 from aw_action.security.identity import ToolIdentity
-from aw_action.tools.fs import open_for_write, write_all
+from aw_action.security.sandbox import Confinement
+from aw_action.tools.fs import open_for_write, refuse_if_read_only, write_all
 from aw_action.tools.read import resolve_path
 
 _locks: weakref.WeakValueDictionary[Path, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -72,14 +73,17 @@ class WriteTool:
             raise ToolError("Operation aborted")
         path: str = args["path"]
         data = args["content"].encode("utf-8", errors="replace")
+        refuse_if_read_only(ctx.file_confinement, "write")
         absolute = resolve_path(path, ctx.cwd)
         async with path_lock(absolute):
-            await asyncio.to_thread(_write, path, absolute, data, ctx.identity)
+            await asyncio.to_thread(_write, path, absolute, data, ctx.identity, ctx.file_confinement)
         return ToolResult.text(f"Successfully wrote {len(data)} bytes to {path}", bytes=len(data))
 
 
-def _write(path: str, absolute: Path, data: bytes, identity: ToolIdentity | None = None) -> None:
-    fd = open_for_write(absolute, path, identity, make_parents=True)
+def _write(
+    path: str, absolute: Path, data: bytes, identity: ToolIdentity | None = None, confinement: Confinement | None = None
+) -> None:
+    fd = open_for_write(absolute, path, identity, confinement, make_parents=True)
     try:
         write_all(fd, data)
     except OSError as exc:

@@ -56,7 +56,7 @@ def _triage_run(tmp_path: Path) -> tuple[ActionRun, Path]:
     stub = bin_dir / "gh"
     stub.write_text(STUB_GH)
     stub.chmod(stub.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    calls = tmp_path / "gh-calls.txt"
+    calls = workspace / "gh-calls.txt"  # tools.bash is an allow-list: the stub may write the workspace only
     inputs = {
         "config": "examples/issue-triage/config.json",
         "prompt-file": "examples/issue-triage/prompt.txt",

@@ -50,8 +50,10 @@ def test_a_gh_aw_mode_run_writes_agent_session_jsonl_and_not_awfs_files(tmp_path
     assert (out / "session.jsonl").exists() and (out / "context-provenance.jsonl").exists()
     assert str(out / FILE_NAME) in run.result["files"]
     # the events of the session; a harness warning (tools not isolated, when this runs as root)
-    # may come anywhere and is checked by its own tests
-    records = [r for r in canonical(out / FILE_NAME) if r["type"] != "harness.warning"]
+    # may come anywhere and is checked by its own tests; the run's sandbox record comes first
+    everything = canonical(out / FILE_NAME)
+    assert [r["type"] for r in everything].count("harness.sandbox") == 1
+    records = [r for r in everything if r["type"] not in ("harness.warning", "harness.sandbox")]
     types = [r["type"] for r in records]
     assert types[0] == "session.start" and types[-2:] == ["session.result", "harness.run"]
     assert types[1:3] == ["assistant.turn_start", "user.message"], "the prompt opens turn 1, as in the agent loop"

@@ -1,0 +1,91 @@
+"""The ctypes Landlock layer: rights masked to the ABI in use (1..7), and a kernel with a newer ABI
+used as an older one behaves as that older one would (real processes through the wrapper)."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from aw_action.security import landlock, spawn
+from aw_action.security.sandbox import Confinement, probe
+
+KERNEL_ABI = landlock.kernel_abi()
+
+
+def test_each_abi_handles_the_rights_it_knows() -> None:
+    assert landlock.fs_rights(0) == 0
+    assert landlock.fs_rights(1) == (1 << 13) - 1
+    assert landlock.fs_rights(2) == landlock.fs_rights(1) | landlock.FS_REFER
+    assert landlock.fs_rights(3) == landlock.fs_rights(2) | landlock.FS_TRUNCATE
+    assert landlock.fs_rights(4) == landlock.fs_rights(3)
+    assert landlock.fs_rights(5) == landlock.fs_rights(4) | landlock.FS_IOCTL_DEV
+    assert landlock.fs_rights(6) == landlock.fs_rights(7) == landlock.fs_rights(9) == landlock.fs_rights(5)
+
+
+def test_the_spec_words_round_trip() -> None:
+    words = landlock.spec_args(5, fs=True, writable=["/a b", "/c=d"], tcp=False)
+    assert landlock._parse([*words, "echo", "x"]) == (
+        {"abi": "5", "fs": "1", "tcp": "0"},
+        ["/a b", "/c=d"],
+        ["echo", "x"],
+    )
+
+
+def _run(tmp_path: Path, command: str, abi: int, tcp: bool = False) -> tuple[int, str]:
+    confinement = Confinement("workspace-write", tcp=tcp, writable=(str(tmp_path / "ws"),), abi=abi)
+    launch = spawn.Launch(env={"PATH": "/usr/bin:/bin"}, cwd=tmp_path / "ws", confinement=confinement)
+    done = spawn.run(["bash", "-c", command], launch, timeout_s=30)
+    return done.returncode, (done.stdout + done.stderr).decode()
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    (tmp_path / "ws" / "sub").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    return tmp_path
+
+
+@pytest.mark.skipif(KERNEL_ABI < 4, reason="needs a kernel with Landlock ABI 4 to compare against 3")
+def test_abi_3_restricts_files_but_not_tcp(ws: Path) -> None:
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    try:
+        _, out = _run(ws, f"touch ../outside/x; exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected", abi=3)
+        assert "Permission denied" in out and "connected" in out, out
+        _, out = _run(ws, f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected", abi=KERNEL_ABI)
+        assert "Permission denied" in out and "connected" not in out, out
+    finally:
+        server.close()
+
+
+@pytest.mark.skipif(KERNEL_ABI < 2, reason="needs a kernel with Landlock ABI 2 to compare against 1")
+def test_abi_1_cannot_move_files_between_folders_abi_2_can(ws: Path) -> None:
+    """ABI 1 has no REFER right: the kernel refuses every cross-folder rename (EXDEV), which mv
+    turns into a copy; ABI 2 grants REFER inside the writable folder."""
+    for abi in (1, 2):
+        (ws / "ws" / "f").write_text("x")
+        _, out = _run(ws, "python3 -c \"import os; os.rename('f', 'sub/f')\" && echo moved; rm -f sub/f", abi)
+        assert ("moved" in out) == (abi == 2), out
+
+
+@pytest.mark.skipif(KERNEL_ABI < 3, reason="needs Landlock ABI 3 (truncate)")
+def test_dev_null_stays_writable_and_truncatable(ws: Path) -> None:
+    _, out = _run(ws, "echo x > /dev/null && : > /dev/null && echo ok", abi=KERNEL_ABI)
+    assert out.strip() == "ok"
+
+
+def test_no_abi_still_sets_no_new_privs(ws: Path) -> None:
+    _, out = _run(ws, "touch ../outside/x && grep NoNewPrivs /proc/self/status", abi=0)
+    assert out.split() == ["NoNewPrivs:", "1"]
+    assert (ws / "outside" / "x").exists()
+
+
+def test_the_probe_reports_the_kernel_and_honours_the_cap() -> None:
+    assert probe({}).landlock_abi == KERNEL_ABI
+    capped = probe({"AW_SANDBOX_ABI_LIMIT": "0"})
+    assert capped.landlock_abi == 0 and not capped.tcp
+    assert "AW_SANDBOX_ABI_LIMIT=0" in capped.note or KERNEL_ABI == 0
+    with pytest.raises(ValueError, match="AW_SANDBOX_ABI_LIMIT"):
+        probe({"AW_SANDBOX_ABI_LIMIT": "seven"})
