@@ -9,6 +9,7 @@ pin. The wheel is built here the way the release builds it (hatchling, reproduci
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -33,8 +34,9 @@ printf '%s\\n' "$*" >> {log}
 for arg in "$@"; do case "$prev" in -r) cat "$arg" >> {log};; esac; prev=$arg; done
 """
 REAL_PIP = """#!/usr/bin/env bash
-# the real pip of the test venv, which never installs: --dry-run after "pip install"
-if [ "$3" = pip ] && [ "$4" = install ]; then exec {python} "$1" "$2" "$3" "$4" --dry-run "${{@:5}}"; fi
+# the real pip of the test venv, which never installs: --dry-run after "pip install", and a JSON
+# report of what it would install on stdout
+if [ "$3" = pip ] && [ "$4" = install ]; then exec {python} "$1" "$2" "$3" "$4" --dry-run --report - "${{@:5}}"; fi
 exec {python} "$@"
 """
 
@@ -47,7 +49,7 @@ def install_script(definition: Path = DEFINITION) -> str:
 
 def run_install(tmp: Path, python3: str, definition: Path = DEFINITION, **env: str) -> subprocess.CompletedProcess[str]:
     bin_dir = tmp / "bin"
-    bin_dir.mkdir(exist_ok=True)
+    bin_dir.mkdir(parents=True, exist_ok=True)
     (bin_dir / "python3").write_text(python3)
     (bin_dir / "python3").chmod(0o755)
     if not (bin_dir / "aw-harness").exists():
@@ -178,7 +180,10 @@ def test_pip_installs_the_pinned_wheel_and_refuses_any_other(wheel: Path, tmp_pa
     url = wheel.as_uri()
     good = run_install(tmp_path / "good", python3, pinned_copy(tmp_path, sha256(wheel)), AW_HARNESS_WHEEL_URL=url)
     assert good.returncode == 0, good.stderr[-3000:]
-    assert f"Would install aw-harness-{VERSION}" in good.stdout
+    report, _ = json.JSONDecoder().raw_decode(good.stdout, good.stdout.index("{"))
+    [item] = report["install"]
+    assert (item["metadata"]["name"], item["metadata"]["version"]) == ("aw-harness", VERSION)
+    assert item["download_info"]["url"] == url and item["is_direct"] is True
     tampered = tmp_path / "tampered" / wheel.name
     tampered.parent.mkdir()
     with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(tampered, "w") as dst:
@@ -189,7 +194,7 @@ def test_pip_installs_the_pinned_wheel_and_refuses_any_other(wheel: Path, tmp_pa
         tmp_path / "bad", python3, pinned_copy(tmp_path, sha256(wheel)), AW_HARNESS_WHEEL_URL=tampered.as_uri()
     )
     assert bad.returncode != 0 and "DO NOT MATCH THE HASHES" in bad.stderr
-    assert "Would install" not in bad.stdout
+    assert '"install"' not in bad.stdout, "pip stopped before it would install anything"
 
 
 # ---- version, hash and the release workflow in step -----------------------------------------------
