@@ -8,8 +8,10 @@ In gh-aw mode (``run/mode.py``) the records are the ones gh-aw collects: ``agent
 ``aw_session.jsonl``, which AWF and gh-aw's conclusion job own there.
 Every agent event gets a JSONL record except the streaming deltas (``message_update``,
 ``tool_execution_update``), which carry partial content at token rate; message records carry
-role and shape, never text. Facts come from ``RunState``, which the cost tracker and steering
-fill before this extension sees an event (it loads last among the built-ins).
+role and shape, never text (in gh-aw mode, where gh-aw's log parser reads this stream, a tool
+call's input and the head of its output and an answer's text too, capped: ``jsonl_records``).
+Facts come from ``RunState``, which the cost tracker and steering fill before this extension
+sees an event (it loads last among the built-ins).
 
 Isolation contract: a sink that fails is switched off with a JSONL ``warning`` and a degraded
 notice (``RunState.degrade``); nothing here raises into the run or changes its exit code.
@@ -95,6 +97,7 @@ class Observability:
         self.redactor = api.services.redactor
         records = api.services.records
         gh_aw = gh_aw_mode(api.env)
+        self.gh_aw = gh_aw
         self.usage = None if gh_aw else TokenUsageFile(api.output_dir, self.redactor, records)
         self.unified = None if gh_aw else UnifiedSession(api.output_dir, self.redactor, records)
         self.agent_session = AgentSessionRecorder(api.output_dir, self.redactor, records) if gh_aw else None
@@ -201,7 +204,8 @@ class Observability:
         elif isinstance(event, RequestEnd):
             self.request_end(event, ctx)
         elif isinstance(event, ToolExecutionStart):
-            self.jsonl.event("tool_start", tool=event.tool_name, tool_call_id=event.tool_call_id)
+            shown = {"input": jsonl_records.tool_input(event.args)} if self.gh_aw else {}
+            self.jsonl.event("tool_start", tool=event.tool_name, tool_call_id=event.tool_call_id, **shown)
             self.record("tool.execution_start", {"toolCallId": event.tool_call_id, "toolName": event.tool_name})
         elif isinstance(event, ToolExecutionEnd):
             self.tool_end(event)
@@ -213,7 +217,8 @@ class Observability:
             self.jsonl.event("turn_start", turn=turn)
             self.record("assistant.turn_start", {"sessionId": self.session_id, "turnId": str(turn)})
         elif isinstance(event, MessageStart | MessageEnd):
-            self.jsonl.record(event.type, jsonl_records.message(event.message, isinstance(event, MessageEnd)))
+            ended = isinstance(event, MessageEnd)
+            self.jsonl.record(event.type, jsonl_records.message(event.message, ended, with_text=self.gh_aw))
         elif isinstance(event, AgentStart):
             self.jsonl.event("agent_start", session_id=self.session_id)
         elif isinstance(event, AgentEnd):
@@ -241,6 +246,7 @@ class Observability:
             tool_call_id=event.tool_call_id,
             is_error=event.is_error,
             duration_ms=event.duration_ms,
+            **(jsonl_records.tool_output(event.result.text) if self.gh_aw else {}),
         )
         self.record(
             "tool.execution_complete",

@@ -2,14 +2,21 @@
 
 Token figures in ``turn_end`` follow the spec's example: ``input_tokens`` counts every prompt
 token (uncached + cache read + cache write), ``output_tokens`` every generated one (output +
-reasoning). Message events carry role and shape only, never text.
+reasoning). Message events carry role and shape only, never text, except in gh-aw mode, where
+the stream is also the record gh-aw's log parser reads (``agent-stdio.log``; ``gh-aw/aw-harness.md``
+``log-parser``): there ``tool_start`` carries the call's ``input`` (a bash command, a file path, other
+arguments), ``tool_end`` the head of its ``output``, and an assistant ``message_end`` its ``text``,
+each capped (``GH_AW_*_CHARS``; the transcript holds them whole) and redacted by the sink.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from aw_action.agent.events import AnyMessage
+from aw_action.ai.types import AssistantMessage
 from aw_action.run.ledger import RequestRecord, TurnRecord
 from aw_action.run.result import ResultRecord
 
@@ -68,10 +75,48 @@ def request_end(record: RequestRecord, http_status: int | None) -> dict[str, Any
     }
 
 
-def message(msg: AnyMessage, ended: bool) -> dict[str, Any]:
+GH_AW_TEXT_CHARS = 2_000
+"""An assistant message's text on stderr in gh-aw mode."""
+GH_AW_INPUT_CHARS = 1_000
+"""Each string in a tool call's ``input`` (a command, a path, an argument)."""
+GH_AW_OUTPUT_CHARS = 500
+"""The head of a tool result's text."""
+GH_AW_INPUT_KEYS = 8
+"""Arguments shown per call; a file tool's ``content``/``old_text``/``new_text`` are never shown."""
+_BULK_ARGUMENTS = frozenset({"content", "old_text", "new_text", "edits"})
+
+
+def capped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}…"
+
+
+def _bounded(value: Any, limit: int) -> Any:
+    if isinstance(value, str):
+        return capped(value, limit)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return capped(json.dumps(value, ensure_ascii=False, default=str), limit)
+
+
+def tool_input(args: Mapping[str, Any]) -> dict[str, Any]:
+    """What the call was asked to do, bounded: its scalar arguments (``command``, ``path``, ...),
+    each string capped at ``GH_AW_INPUT_CHARS``; the bulk text of a write or edit is left out."""
+    shown = [(str(k), v) for k, v in args.items() if k not in _BULK_ARGUMENTS][:GH_AW_INPUT_KEYS]
+    return {k: _bounded(v, GH_AW_INPUT_CHARS) for k, v in shown}
+
+
+def tool_output(text: str) -> dict[str, Any]:
+    """The head of a tool result (``output``) and its full length (``output_chars``)."""
+    return {"output": capped(text, GH_AW_OUTPUT_CHARS), "output_chars": len(text)}
+
+
+def message(msg: AnyMessage, ended: bool, *, with_text: bool = False) -> dict[str, Any]:
+    """``with_text`` (gh-aw mode): an ended assistant message also carries its text, capped."""
     fields: dict[str, Any] = {"role": msg.role}
     if msg.role == "assistant" and ended:
         fields.update(stop_reason=msg.stop_reason, tool_calls=len(msg.tool_calls))
+        if with_text and isinstance(msg, AssistantMessage) and msg.text:
+            fields.update(text=capped(msg.text, GH_AW_TEXT_CHARS), text_chars=len(msg.text))
     elif msg.role == "user":
         fields["source"] = msg.source
     return fields
