@@ -178,11 +178,17 @@ ARCHIVE = table(
     complete=False,
     digits=True,
 )
+INIT = table(
+    "git init",
+    """-q|--quiet --bare --template= --separate-git-dir= --object-format= -b|--initial-branch= --shared[=]""",
+    {"--template": "installs hooks from a directory, which later git commands run"},
+    negations=True,
+)
 REV_PARSE = table(
     "git rev-parse", "--git-path= --resolve-git-dir= --prefix= --default=", abbreviations=False, complete=False
 )
 _GENERIC = """--upload-pack= --receive-pack= --exec= --ext-diff --textconv --open-files-in-pager[=]
-    --template= --config= --output= --show-signature"""
+    --config= --output= --show-signature"""
 _GENERIC_REFUSED = {
     "--upload-pack": _UPLOAD,
     "--receive-pack": _UPLOAD,
@@ -190,7 +196,6 @@ _GENERIC_REFUSED = {
     "--ext-diff": DIFF_LOG_REFUSED["--ext-diff"],
     "--textconv": _TEXTCONV,
     "--open-files-in-pager": "opens files in a pager (its value is run as a command)",
-    "--template": "installs hooks from a directory",
     "--config": _CONFIG,
     "--output": "writes a file",
     "--show-signature": DIFF_LOG_REFUSED["--show-signature"],
@@ -244,6 +249,7 @@ def subcommand_spec(name: str) -> OptionSpec:
         "rebase": REBASE,
         "archive": ARCHIVE,
         "rev-parse": REV_PARSE,
+        "init": INIT,
     }
     if name in specific:
         return specific[name]

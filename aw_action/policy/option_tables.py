@@ -25,7 +25,7 @@ HEAD = table(
 )
 TAIL = table(
     "tail",
-    """-c|--bytes= -f|--follow[=] -F -n|--lines= --max-unchanged-stats= --pid= -q|--quiet|--silent --retry
+    """-c|--bytes= -f --follow[=] -F -n|--lines= --max-unchanged-stats= --pid= -q|--quiet|--silent --retry
     -s|--sleep-interval= -v|--verbose -z|--zero-terminated --help --version""",
     digits=True,
 )
@@ -36,7 +36,7 @@ STAT = table("stat", "-c|--format= --cached= -L|--dereference -f|--file-system -
 LS = table(
     "ls",
     """-a|--all -A|--almost-all --author --block-size= -b|--escape -B|--ignore-backups -c -C --color[=]
-    -d|--directory -D|--dired -f -F|--classify[=] --file-type --format= --full-time -g
+    -d|--directory -D|--dired -f -F --classify[=] --file-type --format= --full-time -g
     --group-directories-first -G|--no-group -h|--human-readable --si -H|--dereference-command-line
     --dereference-command-line-symlink-to-dir --hide= --hyperlink[=] --indicator-style= -i|--inode
     -I|--ignore= -k|--kibibytes -l -L|--dereference -m -n|--numeric-uid-gid -N|--literal -o -p
@@ -61,7 +61,7 @@ SORT = table(
     "sort",
     """-b|--ignore-leading-blanks -d|--dictionary-order -f|--ignore-case -g|--general-numeric-sort
     -i|--ignore-nonprinting -M|--month-sort -h|--human-numeric-sort -n|--numeric-sort -R|--random-sort
-    --random-source= -r|--reverse --sort= -V|--version-sort --batch-size= -c|--check[=] -C
+    --random-source= -r|--reverse --sort= -V|--version-sort --batch-size= -c --check[=] -C
     --compress-program= --debug --files0-from= -k|--key= -m|--merge -o|--output= -s|--stable
     -S|--buffer-size= -t|--field-separator= -T|--temporary-directory= --parallel= -u|--unique
     -z|--zero-terminated -y= --help --version""",
