@@ -90,7 +90,7 @@ _DIFF = """-p|--patch -s|--no-patch -u -U|--unified[=] -W|--function-context --r
     --no-index"""
 _REVISIONS = """-L= -n|--max-count= --skip= --since= --after= --until= --before= --min-age= --max-age=
     --author= --committer= --grep= --grep-reflog= --exclude= --glob= --encoding= --date=
-    --decorate-refs= --decorate-refs-exclude= --since-as-filter= --show-signature"""
+    --decorate[=] --decorate-refs= --decorate-refs-exclude= --since-as-filter= --show-signature"""
 DIFF_LOG_REFUSED = {
     "--output": "writes a file",
     "--ext-diff": "runs the external diff program the configuration names",
@@ -261,6 +261,8 @@ def subcommand_spec(name: str) -> OptionSpec:
 def read_git(args: Sequence[str]) -> Normalised:
     """git's arguments as tokens: global options, the subcommand (an operand), its options."""
     head = normalise(args, GLOBAL, stop_at_operand=True)
+    if any(t.option == "--" for t in head.tokens):
+        return Normalised(head.tokens, "git '--': git takes no '--' before the subcommand", head.consumed)
     rest = args[head.consumed :]
     if not rest:
         return head

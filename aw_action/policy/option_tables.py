@@ -170,7 +170,11 @@ GH_ANY = table("gh", "-q|--jq= -t|--template= -R|--repo=", abbreviations=False, 
 SSH = table(
     "ssh",
     "-B= -b= -c= -D= -E= -e= -F= -I= -i= -J= -L= -l= -m= -O= -o= -P= -p= -Q= -R= -S= -W= -w=",
-    {"-o": "can run local programs (ProxyCommand)", "-F": "reads a config file that can run local programs"},
+    {
+        "-o": "can run local programs (ProxyCommand)",
+        "-F": "reads a config file that can run local programs",
+        "-I": "loads a PKCS#11 library",
+    },
     abbreviations=False,
     complete=False,
 )
@@ -181,6 +185,7 @@ SCP = table(
         "-o": "can run local programs (ProxyCommand)",
         "-F": "reads a config file that can run local programs",
         "-S": RUNS,
+        "-D": "runs a local sftp server program",
     },
     abbreviations=False,
     complete=False,

@@ -152,6 +152,41 @@ def test_clusters_and_abbreviations_of_harmless_options_are_read_as_those_option
     assert [t.option for t in read.tokens if t.option] == expected
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git log --oneline --decorate --graph -n 20",
+        "git log --stat --since=2.weeks --author=someone --no-merges",
+        "git log -p --follow -- src/app.py",
+        "git log --format=%H%x09%s --reverse --first-parent main..HEAD",
+        "git show --stat --name-only HEAD~1",
+        "git show --no-patch --pretty=fuller HEAD",
+        "git diff --cached --name-status",
+        "git diff --stat --merge-base origin/main",
+        "git diff --no-ext-diff --no-textconv HEAD~2 -- README.md",
+        "git diff -U5 --word-diff --color=never",
+        "git grep -nI --heading --break -e TODO -- '*.py'",
+        "git grep --untracked -il --max-depth=2 fixme",
+        "git status --porcelain=v1 -uno --branch",
+        "git ls-files --others --exclude-standard -z",
+        "git rev-parse --abbrev-ref --symbolic-full-name HEAD",
+        "grep -rnI --include='*.py' --exclude-dir=.git -e TODO .",
+        "grep -c -w --color=never main README.md",
+        "ls -lah --group-directories-first --time-style=long-iso",
+        "head -n 20 -q README.md",
+        "tail -n +5 -v README.md",
+        "wc -lw README.md",
+        "stat -c %s README.md",
+        "cat -An README.md",
+        "find . -maxdepth 2 -type f -name '*.md' -newer README.md -print0",
+        "rg -n --hidden -g '!.git' -t py TODO",
+    ],
+)
+def test_common_read_only_commands_stay_allowed(command: str) -> None:
+    decision = check_command(READ_ONLY, command, cwd=CWD)
+    assert decision.allowed, decision.reason
+
+
 def test_every_read_only_executable_but_pwd_has_an_option_table() -> None:
     assert {name for name, _ in READ_ONLY_PRESET} - set(PROGRAMS) == {"pwd"}
 
@@ -252,6 +287,7 @@ def test_argument_prefixes_compare_options_as_the_program_reads_them(command: st
         ("git help log", False, "viewer program"),
         ("git log --help", False, "viewer program"),
         ("git --no-pager log -n 3", True, ""),
+        ("git -- grep -Ovim x", False, "no '--' before the subcommand"),
         ("git -C /tmp/elsewhere status", False, "-C points git at another repository"),
         ("git --git-dir=/tmp/x/.git status", False, "--git-dir"),
         ("git --exec-path=/tmp status", False, "--exec-path"),
