@@ -368,3 +368,17 @@ def test_a_value_is_read_as_a_value_not_an_option() -> None:
         ("--max-depth", ("--open",)),
     ]
     assert read.problem is None
+
+
+WORDS = st.text(alphabet="-=abcdefgilnopqrstuvxyzACEILOSX0159/.:$'\"()[]{}|>;#@\\ ", max_size=12)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(sorted(PROGRAMS)), st.lists(WORDS, max_size=6), st.booleans())
+def test_any_arguments_to_any_known_program_get_a_decision_never_an_exception(
+    program: str, words: list[str], read_only: bool
+) -> None:
+    argv = [program, *words]
+    policy = READ_ONLY if read_only else policy_from_tools_bash([program])
+    decision = check_command(policy, shlex.join(argv), cwd=CWD)
+    assert decision.allowed or decision.reason
