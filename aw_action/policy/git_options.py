@@ -2,10 +2,11 @@
 ``handle_options``: exact names, no clusters), then the subcommand's own.
 
 Subcommands built on parse-options (grep, status, ls-files, clone, fetch, pull, push, ls-remote,
-rebase) accept unique prefixes and ``--no-`` forms; their tables are complete, taken from
-``git <cmd> --git-completion-helper-all`` and ``--help-all``. diff/log/show read revision and diff
-options by exact name, except ``git diff --no-index``, which abbreviates: their table lists the
-options whose values are separate words and the refused ones, and refuses every prefix of those.
+rebase, init) accept unique prefixes and ``--no-`` forms (``parse-options.c`` ``parse_long_opt``);
+their tables are complete, taken from ``git <cmd> --git-completion-helper-all`` and ``--help-all``.
+diff/log/show parse with ``PARSE_OPT_KEEP_UNKNOWN_OPT``, which turns abbreviation off, except
+``git diff --no-index``, which abbreviates: their table lists the options whose values are
+separate words and the refused ones, and refuses every prefix of those.
 Any other subcommand is read with a generic table of options that run programs wherever they
 appear. A subcommand git does not ship (an alias, a ``git-<name>`` on PATH) is refused.
 """
