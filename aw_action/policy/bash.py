@@ -11,7 +11,10 @@ Modes (pi-workflows' four):
 The restricted modes (``read-only``, ``allow-list``) accept only one simple command of literal
 words (``shell_words.parse_argv``), never a wrapper that runs other programs, an environment
 printer, a path-qualified executable that no rule names exactly, an option that turns a tool
-into an executor (``bash_rules.OPTION_CHECKS``) or a path into ``/proc``.
+into an executor or a writer, however it is spelled (``program_checks.PROGRAMS``: clusters,
+abbreviations, ``--opt=value``), or a path into ``/proc``. Argument prefixes are compared on
+the arguments as the program reads them, so ``git grep -n`` also matches ``--line-number`` and a
+prefix never hides an option inside a cluster.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from aw_action.policy import bash_rules
+from aw_action.policy.options import Normalised, Token
+from aw_action.policy.program_checks import PROGRAMS, Program
 from aw_action.policy.shell_words import CommandRejected, parse_argv
 
 BashMode = Literal["deny", "read-only", "allow-list", "unrestricted"]
@@ -133,14 +138,51 @@ def check_command(
     if not any(rule.executable == program for rule in rules):
         allowed = ", ".join(sorted({rule.executable for rule in rules}))
         return _reject(f"{program!r} is not an allowed executable (allowed: {allowed})")
-    if not any(rule.matches(argv) for rule in rules):
+    known = PROGRAMS.get(base)
+    normalised = known.read(argv[1:]) if known else None
+    if not any(_matches(rule, argv, known, normalised) for rule in rules):
         options = [" ".join([program, *p]) for rule in rules if rule.executable == program for p in rule.prefixes()]
         return _reject(f"{' '.join(argv[:3])!r} matches no allowed form (allowed: {'; '.join(options)})")
-    check = bash_rules.OPTION_CHECKS.get(base)
-    reason = (check(argv[1:]) if check else None) or bash_rules.proc_path_reason(argv[1:], cwd)
+    reason = _option_reason(known, normalised) or bash_rules.proc_path_reason(_path_arguments(argv, normalised), cwd)
     if reason:
         return _reject(reason)
     return BashDecision(True, argv=tuple(argv))
+
+
+def _matches(rule: BashRule, argv: list[str], known: Program | None, normalised: Normalised | None) -> bool:
+    """``rule`` allows ``argv``: the same executable, and one of its prefixes, read the way the
+    program reads its arguments when the policy knows the program, leads the arguments."""
+    if known is None or normalised is None:
+        return rule.matches(argv)
+    return argv[0] == rule.executable and any(
+        _leads(known.read(prefix).tokens, normalised.tokens) for prefix in rule.prefixes()
+    )
+
+
+def _leads(prefix: tuple[Token, ...], tokens: tuple[Token, ...]) -> bool:
+    """``prefix`` is the start of ``tokens``; its last option may omit the values that follow
+    (``git log -n`` leads ``git log -n 5``)."""
+    if len(prefix) > len(tokens):
+        return False
+    for index, (want, have) in enumerate(zip(prefix, tokens, strict=False)):
+        if want.option != have.option:
+            return False
+        last = index == len(prefix) - 1
+        if want.values != have.values and not (last and have.values[: len(want.values)] == want.values):
+            return False
+    return True
+
+
+def _option_reason(known: Program | None, normalised: Normalised | None) -> str | None:
+    if known is None or normalised is None:
+        return None
+    return normalised.problem or (known.check(normalised) if known.check else None)
+
+
+def _path_arguments(argv: list[str], normalised: Normalised | None) -> list[str]:
+    """Every argument, and every option value as the program reads it (``-nf/proc/x``)."""
+    values = [v for t in normalised.tokens if t.option for v in t.values] if normalised else []
+    return [*argv[1:], *values]
 
 
 def policy_from_tools_bash(value: list[str] | bool | None) -> BashPolicy:
