@@ -49,12 +49,24 @@ class TurnStart:
 
 @dataclass(frozen=True)
 class TurnEnd:
-    """A completed turn boundary: the assistant message and all its tool results are persisted."""
+    """The end of a turn; every ``turn_start`` has one.
+
+    ``stop_reason`` None: a completed turn boundary, the assistant message and all its tool
+    results are persisted. Otherwise the turn was cut short and this says why: the abort
+    signal's reason (``aborted``, ``cancelled``, ``timeout``, a budget's stop reason) or
+    ``error`` (there was nothing to send). ``message`` is then what the turn's request came to
+    (an aborted assistant message, persisted only if the abort came after it was complete) and
+    ``tool_results`` the results delivered before the abort; the run ends right after."""
 
     turn_index: int
     message: AssistantMessage
     tool_results: list[ToolResultMessage]
+    stop_reason: str | None = None
     type: Literal["turn_end"] = "turn_end"
+
+    @property
+    def completed(self) -> bool:
+        return self.stop_reason is None
 
 
 @dataclass(frozen=True)

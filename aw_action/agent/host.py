@@ -26,10 +26,12 @@ class TurnSnapshot:
 
 class LoopHost(Protocol):
     """What the loop needs from its owner. ``persist`` is called on every ``message_end``;
-    ``snapshot`` at run start, ``save_point`` after every completed turn."""
+    ``snapshot`` at run start, ``save_point`` after every completed turn. The loop sets
+    ``at_turn_boundary`` while it delivers ``turn_end`` and ``agent_end``."""
 
     hooks: SessionHooks
     tool_context: ToolContext
+    at_turn_boundary: bool
 
     @property
     def signal(self) -> AbortSignal: ...

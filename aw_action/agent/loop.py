@@ -10,14 +10,22 @@ Drain points: steering is polled once before the first model call and after ever
 turn (after the whole tool batch, before the next request); follow-ups only when the agent would
 otherwise stop.
 
+Turn boundaries: while ``turn_end`` and ``agent_end`` are delivered the host's
+``at_turn_boundary`` is True (no request or tool call is in flight, and nothing is persisted
+before the save point or settlement that follows), the one place mid-run where the session
+accepts a history replacement.
+
 Endings:
 - a request that ends in an error: its assistant message is persisted, then ``turn_end`` (with
   no tool results) and ``agent_end`` with the error, as in Pi: the turn is counted and recorded;
 - the owner's ``ending`` (``AgentSession.end_after_turn``): after the turn's save point the run
   ends cleanly, as if the model had stopped, leaving queued steering for the next prompt;
-- abort: no model request and no tool call starts once the signal is set; a turn that did not
-  reach ``turn_end`` is discarded (its assistant message is not persisted). This is where the
-  project deliberately differs from Pi, which records the aborted message and a ``turn_end``;
+- abort: no model request and no tool call starts once the signal is set. The turn in progress
+  ends as in Pi, with ``turn_end`` (its ``stop_reason`` the abort's reason: ``cancelled``,
+  ``timeout``, a budget's) and then ``agent_end``: every ``turn_start`` has its ``turn_end``.
+  Unlike Pi, what the turn had not persisted when the signal came is discarded: an aborted
+  assistant message is seen by listeners (``message_end``) but never persisted, and a cut-short
+  turn is not a completed one (the cost tracker books no turn for it);
 - a contract violation (a provider, hook or listener that raises): Pi's rule, the run ends with
   an assistant error message (persisted), ``turn_end`` and ``agent_end``; nothing escapes
   ``run_loop`` but ``asyncio.CancelledError``.
@@ -98,7 +106,13 @@ class _Run:
             self.turn_open = False
         elif isinstance(event, AgentEnd):
             self.ended = True
-        await self.host.hooks.emit(event)
+        boundary = isinstance(event, TurnEnd | AgentEnd)
+        self.host.at_turn_boundary = boundary
+        try:
+            await self.host.hooks.emit(event)
+        finally:
+            if boundary:
+                self.host.at_turn_boundary = False
 
     async def deliver(self, message: AnyMessage) -> None:
         await self.emit(MessageStart(message))
@@ -113,6 +127,14 @@ class _Run:
         event = AgentEnd(self.new, error=error)
         await self.emit(event)
         return event
+
+    async def cut_short(
+        self, reason: str, message: AssistantMessage, results: Sequence[ToolResultMessage] = ()
+    ) -> AgentEnd:
+        """End the run inside its open turn: ``turn_end`` with ``reason``, then ``agent_end``
+        (its error the reason, or the message's error when there was nothing to send)."""
+        await self.emit(TurnEnd(self.turn, message, list(results), stop_reason=reason))
+        return await self.end(message.error_message if reason == "error" else reason)
 
     async def fail(self, exc: Exception) -> AgentEnd:
         """Close the run after a contract violation: an assistant error message, ``turn_end``,
@@ -160,25 +182,26 @@ async def _loop(run: _Run, prompts: list[UserMessage]) -> AgentEnd:
             await run.deliver(message)
         pending = []
         if host.signal.aborted:
-            return await run.end("aborted" if host.signal.reason is None else host.signal.reason)
-        if not host.context_messages():  # a reset queued mid-run: nothing to continue from
-            return await run.end(EMPTY_HISTORY_ERROR)
+            reason = _abort_reason(host)
+            return await run.cut_short(reason, _unsent(snapshot, "aborted", reason))
+        if not host.context_messages():  # an empty prompt on an empty history
+            return await run.cut_short("error", _unsent(snapshot, "error", EMPTY_HISTORY_ERROR))
         assistant = await stream_assistant(host, snapshot)
         if assistant.stop_reason == "error" and not host.signal.aborted:
             await run.deliver_end(assistant)
             await run.emit(TurnEnd(run.turn, assistant, []))
             return await run.end(assistant.error_message or "error")
         if host.signal.aborted or assistant.stop_reason == "aborted":
-            await run.emit(MessageEnd(assistant))  # seen by listeners, never persisted: the turn is discarded
-            return await run.end(host.signal.reason or assistant.error_message or "aborted")
+            await run.emit(MessageEnd(assistant))  # seen by listeners, never persisted: the turn is cut short
+            return await run.cut_short(host.signal.reason or assistant.error_message or "aborted", assistant)
         await run.deliver_end(assistant)
         results: list[ToolResultMessage] = await ToolBatch(host, snapshot, assistant, run.deliver).run()
         if host.signal.aborted:
-            return await run.end(host.signal.reason or "aborted")
+            return await run.cut_short(_abort_reason(host), assistant, results)
         await run.emit(TurnEnd(run.turn, assistant, results))
         snapshot = await host.save_point()
         if host.signal.aborted:
-            return await run.end(host.signal.reason or "aborted")
+            return await run.end(_abort_reason(host))
         if host.ending:  # the owner ends the prompt here; queued steering waits for its next prompt
             return await run.end()
         pending = host.drain_steering()
@@ -187,6 +210,10 @@ async def _loop(run: _Run, prompts: list[UserMessage]) -> AgentEnd:
             if not pending:
                 return await run.end()
         await run.emit(TurnStart(run.turn + 1))
+
+
+def _abort_reason(host: LoopHost) -> str:
+    return host.signal.reason or "aborted"
 
 
 def llm_messages(messages: list[AnyMessage]) -> list[AnyMessage]:

@@ -2,16 +2,20 @@
 
 Lifecycle rules (seed 001, "AgentHarness lifecycle"):
 - Structural operations (``prompt``, ``run_structural``) need ``phase == "idle"``; they set the
-  phase before their first ``await`` and raise ``SessionBusyError`` otherwise.
+  phase before their first ``await`` and raise ``SessionBusyError`` otherwise. ``replace_messages``
+  is structural too: while a prompt runs it is refused (``SessionBusyError``, nothing changes)
+  except at a turn boundary, from a ``turn_end`` or ``agent_end`` listener (where repair and
+  compaction write), and even there a reset (an empty history) is refused.
 - ``steer``, ``follow_up``, ``next_turn``, ``abort`` and the runtime setters are accepted at any
   time. Setters change the *latest config*; a turn uses the snapshot taken at run start or at the
   last save point, so an in-flight request is never mutated. Getters return the latest config.
 - Save point = after a turn's assistant message and all its tool results: pending session writes
   are flushed (after that turn's agent messages) and a fresh snapshot is taken.
-- Session writes (``append_entry``, ``replace_messages``) made while busy are queued and flushed
-  in order at the next save point, at settlement, or in failure cleanup; never dropped. A
-  replacement never separates a tool call from its result and never leaves a history that opens
-  with an assistant or tool message (``history.py``).
+- Session writes (``append_entry``, and ``replace_messages`` at a turn boundary) made while busy
+  are queued and flushed in order at the next save point, at settlement, or in failure cleanup;
+  never dropped. A replacement is applied before anything else is persisted (a boundary is
+  followed directly by a save point or settlement), so it never separates a tool call from its
+  result; a history never opens with an assistant or tool message (``history.py``).
 - Steering and follow-up queues drain one message at a time (Pi's default ``one-at-a-time``).
 - After a run ends, queued follow-ups (e.g. from an ``agent_end`` listener) start another run in
   the same ``prompt`` call unless the session was aborted.
@@ -36,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from aw_action.agent.events import AgentEnd, AnyMessage
-from aw_action.agent.history import history_problem, rebase
+from aw_action.agent.history import history_problem
 from aw_action.agent.hooks import NullHooks, SessionHooks
 from aw_action.agent.host import TurnSnapshot
 from aw_action.agent.loop import run_loop
@@ -63,9 +67,6 @@ class PendingWrite:
     custom_type: str = ""
     data: Any = None
     messages: tuple[AnyMessage, ...] = ()
-    base_seq: int = 0
-    """How many messages had been persisted when the replacement was queued; the ones persisted
-    after that (while the write waited for a save point) are kept after the replacement."""
 
 
 def _unique(names: Sequence[str], what: str) -> list[str]:
@@ -102,7 +103,8 @@ class AgentSession:
         self.transcript = transcript
         self._signal = AbortSignal()
         self._cancel_pending: str | None = None
-        self._persisted = 0
+        self.at_turn_boundary = False
+        """Set by the loop while it delivers ``turn_end`` and ``agent_end``."""
         self._resolve_provider = resolve_provider
         self._model = model
         self._tools: dict[str, AgentTool] = _tool_table(tools)
@@ -261,18 +263,26 @@ class AgentSession:
         self._write(PendingWrite("entry", custom_type=custom_type, data=data))
 
     def replace_messages(self, messages: Sequence[AnyMessage], reason: str) -> None:
-        """Replace the message history (repair, compaction): now when idle, else queued.
+        """Replace the message history (a resume, repair, compaction): a structural operation.
 
-        ``messages`` replaces the history as it is now; messages persisted before a queued
-        replacement is flushed are kept after it, so nothing the loop persisted is lost (see
-        ``history.rebase`` for how a turn in flight is kept whole). ``ValueError`` when
-        ``messages`` opens with an assistant or tool message; nothing is queued then."""
+        Idle (or inside ``run_structural``): applied now (at the operation's end). While a
+        prompt runs only at a turn boundary, from a ``turn_end`` or ``agent_end`` listener: then
+        it is queued and applied at the save point or settlement that directly follows, before
+        anything else is persisted. ``SessionBusyError`` anywhere else in a turn (mid-stream,
+        mid-tool-batch, in a request or tool hook) and for a reset (an empty history) while a
+        prompt runs; ``ValueError`` when ``messages`` opens with an assistant or tool message.
+        Nothing changes when it raises."""
         problem = history_problem(messages)
         if problem is not None:
             raise ValueError(f"replace_messages ({reason}): {problem}")
-        self._write(
-            PendingWrite("replace_messages", custom_type=reason, messages=tuple(messages), base_seq=self._persisted)
-        )
+        if self._phase == "turn" and not self.at_turn_boundary:
+            raise SessionBusyError(
+                f"session is busy (a turn is in progress): replace_messages ({reason}) is allowed "
+                "while idle or from a turn_end or agent_end listener"
+            )
+        if self._phase == "turn" and not messages:
+            raise SessionBusyError(f"session is busy (a prompt is running): a reset ({reason}) needs the session idle")
+        self._write(PendingWrite("replace_messages", custom_type=reason, messages=tuple(messages)))
 
     def _write(self, write: PendingWrite) -> None:
         if self.is_idle:
@@ -285,7 +295,7 @@ class AgentSession:
             if self.transcript is not None:
                 self.transcript.append("custom", customType=write.custom_type, data=write.data)
         else:
-            self._messages = rebase(write.messages, self._messages, self._persisted - write.base_seq)
+            self._messages = list(write.messages)
             if self.transcript is not None:
                 self.transcript.append("history_replaced", reason=write.custom_type, count=len(self._messages))
 
@@ -300,7 +310,6 @@ class AgentSession:
 
     def persist(self, message: AnyMessage) -> None:
         self._messages.append(message)
-        self._persisted += 1
         if self.transcript is not None:
             self.transcript.append_message(message)
 

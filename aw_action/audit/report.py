@@ -62,7 +62,9 @@ def _by_model(requests: list[Request]) -> dict[str, Any]:
     return {m: {"provider": rs[0].provider, **_totals(rs)} for m, rs in sorted(groups.items())}
 
 
-def _turns(requests: list[Request], completed: set[int]) -> list[dict[str, Any]]:
+def _turns(requests: list[Request], completed: set[int], cut_short: set[int]) -> list[dict[str, Any]]:
+    """Per-turn rows. A turn is complete once its ``assistant.turn_end`` is there and no
+    ``harness.turn_cut_short`` says otherwise (a file without turn ends: every turn)."""
     groups: dict[int, list[Request]] = defaultdict(list)
     for r in requests:
         if r.turn is not None:
@@ -77,7 +79,7 @@ def _turns(requests: list[Request], completed: set[int]) -> list[dict[str, Any]]
         rows.append(
             {
                 "turn": turn,
-                "completed": turn in completed or not completed,
+                "completed": turn not in cut_short and (turn in completed or not completed),
                 "requests": len(rs),
                 "input_tokens": sum(r.input + r.cache_read + r.cache_write for r in rs),
                 "output_tokens": sum(r.output + r.reasoning for r in rs),
@@ -102,6 +104,7 @@ class _Session:
     def __init__(self, records: Iterable[dict[str, Any]], path: str = "") -> None:
         self.requests: list[Request] = []
         self.completed: set[int] = set()
+        self.cut_short: set[int] = set()
         self.tools: dict[str, dict[str, Any]] = {}
         self.warnings: list[str] = []
         self.info: dict[str, dict[str, Any]] = {}
@@ -120,6 +123,8 @@ class _Session:
                 if (ended := _turn_id(data, turn)) is not None:
                     self.completed.add(ended)
                 turn = None
+            elif kind == "harness.turn_cut_short" and (cut := _turn_id(data, turn)) is not None:
+                self.cut_short.add(cut)
             elif kind == "tool.execution_complete":
                 stats = self.tools.setdefault(
                     str(data.get("toolName") or "?"), {"count": 0, "errors": 0, "duration_ms": 0}
@@ -223,7 +228,7 @@ def build_report(artifact: Artifact) -> dict[str, Any]:
         "overview": _overview(session.info, requests),
         "totals": _totals(agent),
         "by_model": _by_model(agent),
-        "turns": _turns(agent, session.completed),
+        "turns": _turns(agent, session.completed, session.cut_short),
         "steering_notices": notices,
         "tools": [{"name": n, **s} for n, s in sorted(session.tools.items())],
         "warnings": session.warnings,

@@ -270,6 +270,8 @@ class CostTracker:
         self.ledger.record_tool_end(event.tool_name, event.is_error, event.duration_ms)
 
     def on_turn_end(self, event: TurnEnd, ctx: ExtensionContext) -> None:
+        if not event.completed:  # cut short by an abort: reported, never booked (the run ends)
+            return
         self.ledger.close_turn(len(event.tool_results), max(self.state.record.current_prompt, 1))
         self.forecast(ctx)
 

@@ -200,7 +200,7 @@ class Observability:
     def on_event(self, event: AgentEvent, ctx: ExtensionContext) -> None:
         self.agent(lambda rec: rec.on_event(event, self.state))
         if isinstance(event, TurnEnd):
-            self.turn_end()
+            self.turn_end(event)
         elif isinstance(event, RequestEnd):
             self.request_end(event, ctx)
         elif isinstance(event, ToolExecutionStart):
@@ -255,25 +255,28 @@ class Observability:
         end = time.time_ns()
         self.spans(lambda otel: otel.tool(event.tool_name, event.tool_call_id, event.is_error, event.duration_ms, end))
 
-    def turn_end(self) -> None:
-        turns = self.state.ledger.turns
-        if not turns:
+    def turn_end(self, event: TurnEnd) -> None:
+        """The ``turn_end`` records: a completed turn as the ledger booked it; a turn cut short
+        with its stop reason and what its requests used so far (``ledger.open_turn``)."""
+        ledger = self.state.ledger
+        if event.completed and not ledger.turns:
             return
-        t = turns[-1]
-        fields = jsonl_records.turn_end(t, self.state.model)
+        t = ledger.turns[-1] if event.completed else ledger.open_turn(len(event.tool_results))
+        fields = jsonl_records.turn_end(t, self.state.model, event.stop_reason)
         self.jsonl.record("turn_end", fields)
-        self.jsonl.line(
-            human_turn_line(
-                t.turn,
-                fields["input_tokens"],
-                fields["output_tokens"],
-                t.cumulative_tokens,
-                t.cumulative_cost_usd,
-                effective=t.effective_tokens,
-                cumulative_effective=t.cumulative_effective_tokens,
-                effective_limit=self.state.record.limits.get("effective_tokens"),
-            )
+        line = human_turn_line(
+            t.turn,
+            fields["input_tokens"],
+            fields["output_tokens"],
+            t.cumulative_tokens,
+            t.cumulative_cost_usd,
+            effective=t.effective_tokens,
+            cumulative_effective=t.cumulative_effective_tokens,
+            effective_limit=self.state.record.limits.get("effective_tokens"),
         )
+        self.jsonl.line(line if event.completed else f"{line} | cut short: {event.stop_reason}")
+        if not event.completed:  # gh-aw's correlation record has no field for it
+            self.record("harness.turn_cut_short", {"turnId": str(t.turn), "stopReason": event.stop_reason})
         self.record(
             "assistant.turn_end", {"sessionId": self.session_id, "turnId": str(t.turn), "model": self.state.model}
         )

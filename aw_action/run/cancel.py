@@ -10,7 +10,12 @@ outputs are written, artifacts go up, and the process exits, all well inside 7.5
   with ``signal.signal``, not ``loop.add_signal_handler``: a Python-level handler runs even while
   the loop is blocked by synchronous code (a stuck extension), so the first signal always arms
   the watchdog. The handler hands the stop to the loop with ``call_soon_threadsafe``. A second
-  signal only repeats the request: it never changes the exit code.
+  signal only repeats the request: it never changes the exit code. The handlers hold until the
+  interpreter's exit functions have run; then the stop signals are ignored
+  (``ignore_stop_signals``): CPython's finalisation puts every Python-handled signal back to its
+  default action (terminate) before it tears its modules down, which takes up to a second, so a
+  second signal in that window would kill the process after its result was out, its exit code
+  lost. An ignored signal is the one disposition the finalisation leaves alone.
 - ``arm_deadline`` does the same from a timer thread when the run's deadline passes, with the
   reason ``timeout``: the deadline holds even when the event loop is blocked.
 - The watchdog says its last words (the result, fallback outputs) and ends the process if
@@ -22,6 +27,7 @@ outputs are written, artifacts go up, and the process exits, all well inside 7.5
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import signal
@@ -68,6 +74,14 @@ class CancelClock:
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
+def ignore_stop_signals() -> None:
+    """From now on no stop signal reaches the process: its exit code is settled (an exit function,
+    registered by ``StopSignals.install``)."""
+    for sig in STOP_SIGNALS:
+        with contextlib.suppress(ValueError, OSError):
+            signal.signal(sig, signal.SIG_IGN)
+
+
 class StopSignals:
     def __init__(self, clock: CancelClock, hard_exit_s: float, exit_code: int = 1) -> None:
         self.clock = clock
@@ -82,9 +96,12 @@ class StopSignals:
         self._deadline: threading.Timer | None = None
 
     def install(self) -> None:
+        """Handle the stop signals from now on, until the interpreter's exit functions have run."""
         for sig in STOP_SIGNALS:
             with contextlib.suppress(ValueError, OSError):
                 signal.signal(sig, self._handle)
+        atexit.unregister(ignore_stop_signals)
+        atexit.register(ignore_stop_signals)
 
     def bind(self, loop: asyncio.AbstractEventLoop, on_stop: Callable[[str], None]) -> None:
         """From now on a stop calls ``on_stop(reason)`` on ``loop``; one that came earlier does so now."""

@@ -108,14 +108,21 @@ class UsageLedger:
 
     def close_turn(self, tool_calls: int, prompt: int = 1, ended_at: str | None = None) -> TurnRecord:
         """Book the requests since the last turn as one completed turn."""
-        records = self.requests[self._turn_start :]
+        turn = self.open_turn(tool_calls, prompt, ended_at)
         self._turn_start = len(self.requests)
+        self.turns.append(turn)
+        return turn
+
+    def open_turn(self, tool_calls: int = 0, prompt: int = 1, ended_at: str | None = None) -> TurnRecord:
+        """The requests since the last completed turn as a turn, without booking it (a turn cut
+        short by an abort is reported, never counted)."""
+        records = self.requests[self._turn_start :]
         usage = Usage()
         for r in records:
             usage = usage + r.usage
         costs = [r.cost_usd for r in records]
         cost = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
-        turn = TurnRecord(
+        return TurnRecord(
             turn=self.next_turn,
             usage=usage,
             effective_tokens=sum(r.effective_tokens for r in records),
@@ -127,8 +134,6 @@ class UsageLedger:
             ended_at=ended_at or utc_iso(),
             prompt=prompt,
         )
-        self.turns.append(turn)
-        return turn
 
     def record_tool_call(self) -> None:
         self.tool_calls += 1

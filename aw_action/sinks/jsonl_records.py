@@ -43,8 +43,9 @@ def human_turn_line(
     )
 
 
-def turn_end(t: TurnRecord, model: str) -> dict[str, Any]:
-    return {
+def turn_end(t: TurnRecord, model: str, stop_reason: str | None = None) -> dict[str, Any]:
+    """A ``turn_end`` record; ``stop_reason`` only on a turn cut short (``agent.events.TurnEnd``)."""
+    fields: dict[str, Any] = {
         "turn": t.turn,
         "input_tokens": t.usage.input + t.usage.cache_read + t.usage.cache_write,
         "output_tokens": t.usage.output + t.usage.reasoning,
@@ -53,6 +54,9 @@ def turn_end(t: TurnRecord, model: str) -> dict[str, Any]:
         "model": model,
         "cumulative_effective_tokens": round(t.cumulative_effective_tokens, 2),
     }
+    if stop_reason is not None:
+        fields["stop_reason"] = stop_reason
+    return fields
 
 
 def request_end(record: RequestRecord, http_status: int | None) -> dict[str, Any]:

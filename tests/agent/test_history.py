@@ -1,5 +1,8 @@
-"""``replace_messages`` never separates a tool call from its result and never leaves a history
-that opens with an assistant or tool message (issue 10; ``agent/history.py``)."""
+"""``replace_messages`` is a structural operation (seed 001, "structural operations remain
+rejected while busy"; ``agent/session.py``, ``agent/history.py``): refused mid-turn with
+``SessionBusyError`` and nothing changed; accepted at a turn boundary (a ``turn_end`` or
+``agent_end`` listener, where repair and compaction write) and applied before anything else is
+persisted, so a tool call never loses its result; a history never opens with the model."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from aw_action.agent.history import rebase
+from aw_action.agent.session import SessionBusyError
 from aw_action.ai.types import AssistantMessage, ToolResultMessage, UserMessage
 from tests.agent.support import Recorder, ScriptedProvider, call, reply, session, tool
 
@@ -27,52 +30,96 @@ def check_pairs(messages: list[Any]) -> None:
             open_calls = {c.id for c in m.tool_calls} if isinstance(m, AssistantMessage) else set()
 
 
-def test_a_replacement_made_mid_batch_keeps_the_turn_whole() -> None:
-    user, turn = UserMessage.of("go"), reply("", call("echo", "a", value="1"), call("echo", "b", value="2"))
-    current = [user, turn, result("a"), result("b")]
-    # queued after the assistant message, before its results: the caller saw [user, turn] and
-    # dropped the turn (say, a compaction), or added synthetic results for it (say, a repair)
-    summary = UserMessage.of("summary")
-    assert rebase([summary], current, tail_len=2) == [summary, *current[1:]]
-    repaired = [user, turn, result("a"), result("b")]
-    merged = rebase(repaired, current, tail_len=2)
-    assert merged == current
-    check_pairs(merged)
+def two_calls_then_done() -> ScriptedProvider:
+    return ScriptedProvider(reply("", call("echo", "c1", value="x"), call("echo", "c2", value="y")), reply("done"))
 
 
-def test_messages_persisted_after_a_clean_replacement_are_kept() -> None:
-    current = [UserMessage.of("go"), reply("hi"), UserMessage.of("steer"), reply("ok")]
-    short = UserMessage.of("short")
-    assert rebase([short], current, tail_len=2) == [short, *current[2:]]
-
-
-def test_a_reset_drops_leading_turns_up_to_a_user_message() -> None:
-    turn = reply("", call("echo", "a", value="1"))
-    current = [UserMessage.of("go"), turn, result("a"), UserMessage.of("later")]
-    assert rebase([], current, tail_len=3) == current[3:]
-    assert rebase([], current, tail_len=2) == current[3:]
-
-
-async def test_replacement_queued_between_call_and_result_leaves_no_orphan(tmp_path: Path) -> None:
-    """Issue 10: "a replace_messages queued between a tool call and its results leaves a tool
-    result whose call is gone"."""
+async def test_a_replacement_mid_tool_batch_is_refused_and_the_turn_stays_whole(tmp_path: Path) -> None:
+    """Issue 10's case (a replacement between a tool call and its results left an orphan
+    result) cannot arise any more: mid-batch the replacement is refused."""
     hooks = Recorder()
-    provider = ScriptedProvider(reply("", call("echo", "c1", value="x"), call("echo", "c2", value="y")), reply("done"))
+    provider = two_calls_then_done()
     s = session(tmp_path, provider, hooks, [tool("echo")])
-    fired: list[bool] = []
+    refused: list[str] = []
 
     def compact(event: Any) -> None:
-        if not fired:  # the history now ends with the assistant message; its results are not in
-            fired.append(True)
-            s.replace_messages([UserMessage.of("compacted")], "compaction")
+        if not refused:
+            with pytest.raises(SessionBusyError, match="a turn is in progress") as caught:
+                s.replace_messages([UserMessage.of("compacted")], "compaction")
+            refused.append(str(caught.value))
 
     hooks.on("tool_execution_start", compact)
     end = await s.prompt("go")
-    assert end.error is None
-    check_pairs(s.messages)
-    for request in provider.requests:
-        check_pairs(request.messages)
+    assert end.error is None and refused
+    assert "replace_messages (compaction)" in refused[0] and "turn_end or agent_end listener" in refused[0]
     assert [m.role for m in provider.requests[1].messages] == ["user", "assistant", "toolResult", "toolResult"]
+    check_pairs(s.messages)
+
+
+@pytest.mark.parametrize("moment", ["message_start", "message_update", "message_end", "tool_execution_end"])
+async def test_a_replacement_anywhere_inside_a_turn_is_refused(tmp_path: Path, moment: str) -> None:
+    hooks = Recorder()
+    provider = two_calls_then_done()
+    s = session(tmp_path, provider, hooks, [tool("echo")])
+    refusals: list[str] = []
+
+    def replace(event: Any) -> None:
+        try:
+            s.replace_messages([UserMessage.of("rewritten")], "test")
+        except SessionBusyError as exc:
+            refusals.append(str(exc))
+
+    hooks.on(moment, replace)
+    end = await s.prompt("go")
+    assert end.error is None and refusals
+    assert [m.role for m in s.messages] == ["user", "assistant", "toolResult", "toolResult", "assistant"]
+    assert s.messages[0].text == "go"  # type: ignore[union-attr]
+
+
+async def test_a_replacement_at_turn_end_applies_before_the_next_request(tmp_path: Path) -> None:
+    """Where compaction writes: the new history is what the next request sees."""
+    hooks = Recorder()
+    provider = two_calls_then_done()
+    s = session(tmp_path, provider, hooks, [tool("echo")], transcript=True)
+    hooks.on(
+        "turn_end",
+        lambda e: s.replace_messages([UserMessage.of("compacted")], "compaction") if e.turn_index == 0 else None,
+    )
+    end = await s.prompt("go")
+    assert end.error is None
+    assert [(m.role, getattr(m, "text", "")) for m in provider.requests[1].messages] == [("user", "compacted")]
+    assert [m.role for m in s.messages] == ["user", "assistant"]
+    entries = [line for line in (tmp_path / "session.jsonl").read_text().splitlines() if "history_replaced" in line]
+    assert len(entries) == 1
+
+
+async def test_a_replacement_at_agent_end_applies_at_settlement(tmp_path: Path) -> None:
+    hooks = Recorder()
+    s = session(tmp_path, ScriptedProvider(reply("done")), hooks)
+    hooks.on("agent_end", lambda e: s.replace_messages([UserMessage.of("repaired")], "repair"))
+    await s.prompt("go")
+    assert [m.text for m in s.messages if isinstance(m, UserMessage)] == ["repaired"]
+    assert s.pending_writes == ()
+
+
+async def test_a_reset_while_a_prompt_runs_is_refused_even_at_a_boundary(tmp_path: Path) -> None:
+    hooks = Recorder()
+    provider = two_calls_then_done()
+    s = session(tmp_path, provider, hooks, [tool("echo")])
+    refusals: list[str] = []
+
+    def reset(event: Any) -> None:
+        try:
+            s.replace_messages([], "reset")
+        except SessionBusyError as exc:
+            refusals.append(str(exc))
+
+    hooks.on("turn_end", reset)
+    end = await s.prompt("go")
+    assert end.error is None and len(refusals) == 2 and "needs the session idle" in refusals[0]
+    assert len(provider.requests) == 2 and isinstance(s.messages[0], UserMessage)
+    s.replace_messages([], "reset")  # idle: allowed
+    assert s.messages == []
 
 
 def test_a_replacement_opening_with_the_model_is_refused(tmp_path: Path) -> None:

@@ -224,23 +224,35 @@ async def test_cancel_pending_cancels_the_prompt_that_has_not_started(tmp_path: 
     assert end.error is None and len(provider.requests) == 1
 
 
-async def test_a_reset_while_busy_never_leaves_a_history_opening_with_the_model(tmp_path: Path) -> None:
-    """agent: "should reject reset while processing without corrupting the transcript". The
-    project differs: a replacement made while busy is queued, not rejected (repair and
-    compaction rely on that). A reset (empty replacement) queued mid-turn applies at the save
-    point; the history never opens with an assistant or tool message, and the run ends
-    with an error instead of sending an empty conversation (no error message is persisted:
-    it would open the history)."""
-    hooks = Recorder()
-    provider = ScriptedProvider(reply("", call("echo", "c1", value="x")), reply("never sent"))
-    s = session(tmp_path, provider, hooks, [tool("echo")])
-    hooks.on("tool_execution_start", lambda e: s.replace_messages([], "reset"))
-    end = await s.prompt("Hello")
-    assert s.messages == []
-    assert len(provider.requests) == 1
-    assert end.error == "nothing to send: the message history is empty"
-    await s.prompt("fresh start")
-    assert isinstance(s.messages[0], UserMessage)
+async def test_a_reset_while_processing_is_refused_without_corrupting_the_transcript(tmp_path: Path) -> None:
+    """agent: "should reject reset while processing without corrupting the transcript" (Pi's
+    ``Agent.reset()`` throws "Agent is already processing. Wait for completion before
+    resetting."). A reset here is ``replace_messages([])``: while the request is in flight it
+    raises ``SessionBusyError`` and the history keeps the prompt; released, the run completes
+    with the prompt and the answer."""
+    started, release = Gate(), Gate()
+
+    async def held(request: ProviderRequest, abort: AbortSignal) -> AssistantMessage:
+        started.release()
+        await release.wait()
+        return reply("Done")
+
+    s = session(tmp_path, ScriptedProvider(held), transcript=True)
+    running = asyncio.create_task(s.prompt("Hello"))
+    await started.wait()
+    try:
+        assert s.phase == "turn"
+        assert [m.role for m in s.messages] == ["user"]
+        with pytest.raises(SessionBusyError, match="busy"):
+            s.replace_messages([], "reset")
+        assert s.phase == "turn"
+        assert [m.role for m in s.messages] == ["user"]
+    finally:
+        release.release()
+        await running
+    assert s.phase == "idle"
+    assert [m.role for m in s.messages] == ["user", "assistant"]
+    assert "history_replaced" not in (tmp_path / "session.jsonl").read_text()
 
 
 async def test_prompt_while_running_is_rejected(tmp_path: Path) -> None:

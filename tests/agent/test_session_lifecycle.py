@@ -14,6 +14,7 @@ from aw_action.agent.events import (
     ToolCallEvent,
     ToolCallResult,
     ToolResultEvent,
+    TurnEnd,
 )
 from aw_action.agent.hooks import NullHooks
 from aw_action.agent.session import AgentSession, SessionBusyError
@@ -204,7 +205,9 @@ async def test_abort_from_listener_stops_tools_and_requests(tmp_path: Path) -> N
     assert end.error == "stop-now"
     assert session.abort_reason == "stop-now"
     assert session.phase == "idle"
-    assert "turn_end" not in hooks.types()
+    assert hooks.types()[-2:] == ["turn_end", "agent_end"]  # the cut-short turn still ends
+    [turn_end] = [e for e in hooks.events if isinstance(e, TurnEnd)]
+    assert turn_end.stop_reason == "stop-now" and not turn_end.completed
 
 
 async def test_abort_during_stream_discards_the_in_flight_turn(tmp_path: Path) -> None:
@@ -216,6 +219,10 @@ async def test_abort_during_stream_discards_the_in_flight_turn(tmp_path: Path) -
     assert end.error == "budget_exceeded"
     assert ran == []
     assert [m.role for m in session.messages] == ["user"]  # the assistant turn was not persisted
+    assert hooks.types()[-3:] == ["message_end", "turn_end", "agent_end"]
+    [turn_end] = [e for e in hooks.events if isinstance(e, TurnEnd)]
+    assert (turn_end.stop_reason, turn_end.tool_results) == ("budget_exceeded", [])
+    assert turn_end.message not in session.messages
 
 
 async def test_pending_writes_flush_after_the_turns_messages(tmp_path: Path) -> None:
@@ -354,20 +361,22 @@ async def test_provider_hooks_patch_only_the_current_request(tmp_path: Path) -> 
     assert [getattr(e, "steering", None) for e in ends] == [{"type": "token", "threshold": 80}, None]
 
 
-async def test_replace_messages_while_busy_keeps_messages_persisted_meanwhile(tmp_path: Path) -> None:
+async def test_replace_messages_mid_stream_is_refused_and_changes_nothing(tmp_path: Path) -> None:
     hooks = Hooks()
     session, provider = make_session(tmp_path, [tool_turn("a"), {"text": "done"}], hooks, [])
-    replaced: list[bool] = []
+    refused: list[str] = []
 
     def replace_early(event: AgentEvent) -> None:
-        if not replaced:  # at the first assistant message: replace the history "so far" (the prompt)
-            replaced.append(True)
-            session.replace_messages([UserMessage.of("REWRITTEN PROMPT")], "test")
+        if not refused:  # at the first assistant delta: the stream is in flight
+            with pytest.raises(SessionBusyError):
+                session.replace_messages([UserMessage.of("REWRITTEN PROMPT")], "test")
+            refused.append("x")
 
     hooks.on("message_update", replace_early)
     await session.prompt("original")
+    assert refused
     roles_and_text = [(m.role, getattr(m, "text", "")) for m in provider.requests[1].messages]
-    assert roles_and_text[0] == ("user", "REWRITTEN PROMPT")
+    assert roles_and_text[0] == ("user", "original")
     assert [r for r, _ in roles_and_text] == ["user", "assistant", "toolResult"]
 
 

@@ -101,12 +101,13 @@ def run_fault(
     send: signal.Signals | None = None,
     when: Callable[[WireServer, list[str]], bool] | None = None,
     second: signal.Signals | None = None,
+    second_after_s: float = 0.5,
     server: WireServer | None = None,
     limit_s: float = RUN_LIMIT_S,
 ) -> FaultRun:
     """Run the CLI once. ``send`` is delivered when ``when(server, stderr_lines)`` first holds;
-    ``second`` half a second later (a runner that escalates). A run still alive after
-    ``limit_s`` is killed (and then fails its contract)."""
+    ``second`` ``second_after_s`` later (a runner that escalates), unless the process has ended.
+    A run still alive after ``limit_s`` is killed (and then fails its contract)."""
     own = server is None and url is None
     server = server or WireServer()
     if own:
@@ -114,7 +115,7 @@ def run_fault(
     try:
         if replies:
             server.script(*replies)
-        return _run(tmp, url or server.url, config, env, send, when, second, server, limit_s)
+        return _run(tmp, url or server.url, config, env, send, when, (second, second_after_s), server, limit_s)
     finally:
         if own:
             server.stop()
@@ -127,7 +128,7 @@ def _run(
     env: dict[str, str] | None,
     send: signal.Signals | None,
     when: Callable[[WireServer, list[str]], bool] | None,
-    second: signal.Signals | None,
+    second: tuple[signal.Signals | None, float],
     server: WireServer,
     limit_s: float,
 ) -> FaultRun:
@@ -172,10 +173,10 @@ def _run(
             time.sleep(0.2)
             signalled = time.monotonic()
             proc.send_signal(send)
-            if second is not None:
-                time.sleep(0.5)
-                if proc.poll() is None:
-                    proc.send_signal(second)
+            again, after_s = second
+            if again is not None:
+                time.sleep(after_s)
+                proc.send_signal(again)  # skipped once the process has ended (it polls first)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=limit_s)
     finally:

@@ -145,7 +145,10 @@ def test_a_budget_abort_keeps_completed_records_valid(tmp_path: Path) -> None:
     records = [json.loads(line) for line in (run.output_dir / "aw_session.jsonl").read_text().splitlines()]
     jsonschema.Draft7Validator(_unified_schema()).validate(records)
     turn_ends = [r for r in records if r["type"] == "assistant.turn_end"]
-    assert len(turn_ends) == len([e for e in events if e["event"] == "turn_end"]) == run.result["turns"]
+    jsonl_ends = [e for e in events if e["event"] == "turn_end"]
+    assert len(turn_ends) == len(jsonl_ends) == len([e for e in events if e["event"] == "turn_start"])
+    completed = [e for e in jsonl_ends if "stop_reason" not in e]  # the cut-short last turn is not counted
+    assert len(completed) == run.result["turns"] == len(jsonl_ends) - 1
     rows = jsonl(run.output_dir / "token-usage.jsonl")
     assert len(rows) == len([e for e in events if e["event"] == "request_end"])
     assert sum(r["effective_tokens"] for r in rows) == run.result["tokens"]["effective"]
