@@ -29,6 +29,8 @@ from aw_action.workflows.state import RunState
 KIND: Final = "aw-harness/workflow-checkpoint"
 VERSION: Final = 1
 MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024
+MAX_CHECKPOINT_DEPTH = 100
+"""Levels of JSON nesting a checkpoint may have (a tool call's arguments are the deepest part)."""
 
 
 class _Model(BaseModel):
@@ -131,6 +133,20 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-finite number {name}")
 
 
+def _depth(value: Any) -> int:
+    """How many levels of lists and objects ``value`` nests (counted without recursion)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        if level <= MAX_CHECKPOINT_DEPTH:
+            todo.extend((child, level + 1) for child in children)
+    return deepest
+
+
 def read_checkpoint(path: Path) -> Checkpoint:
     """Read and validate a checkpoint; ``CheckpointError`` names the file and the problem."""
     where = str(path)
@@ -152,6 +168,10 @@ def read_checkpoint(path: Path) -> Checkpoint:
         data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError) as exc:
         raise CheckpointError(f"{where}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise CheckpointError(f"{where}: nested deeper than {MAX_CHECKPOINT_DEPTH} levels") from None
+    if _depth(data) > MAX_CHECKPOINT_DEPTH:
+        raise CheckpointError(f"{where}: nested deeper than {MAX_CHECKPOINT_DEPTH} levels")
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise CheckpointError(f"{where}: not an aw-harness workflow checkpoint")
     if data.get("version") != VERSION:
