@@ -3,7 +3,8 @@
 One table, ``EVENTS``: an event whose cause needs write access (or admin, or a token with
 write scopes) is not checked; an event anyone can cause on a public repository is, by who
 caused it. An event the table does not name is checked like ``issues`` (its sender), so a new
-kind of event fails closed. ``events_markdown`` renders the table for docs/action-reference.md
+kind of event fails closed; no event at all (``GITHUB_EVENT_NAME`` unset: not run by GitHub) is
+not checked. ``events_markdown`` renders the table for docs/action-reference.md
 (a test keeps the two the same).
 
 Checks:
@@ -80,7 +81,12 @@ _CHECKED = {
 }
 
 
+NO_EVENT = EventRule("none", "nobody: not run by a GitHub event (GITHUB_EVENT_NAME is unset)")
+
+
 def rule_for(event_name: str) -> EventRule:
+    if not event_name:
+        return NO_EVENT
     return EVENTS.get(event_name, UNLISTED)
 
 
