@@ -157,12 +157,13 @@ def test_a_rerun_finds_every_item_by_its_marker_and_creates_nothing(
     )
     first = apply(tmp_path, fake, capsys)
     assert first.statuses() == ["created", "created", "applied", "noted"], first.report
-    writes = len(fake.calls("POST"))
+    writes = len(fake.calls("POST", "^/repos/"))
     second = apply(tmp_path, fake, capsys)
     assert second.code == 0
     assert second.statuses() == ["exists", "exists", "applied", "noted"]
     assert [i.get("url") for i in second.report["items"]] == [i.get("url") for i in first.report["items"]]
-    assert len(fake.calls("POST")) == writes + 1  # only the (idempotent) add-labels call again
+    assert len(fake.calls("POST", "^/repos/")) == writes + 1  # only the (idempotent) add-labels call again
+    assert len(fake.calls(None, "^/user$|^/graphql$")) == 2  # who this token is, asked once
     assert len(fake.issues) == 2 and len(fake.comments[1]) == 1
     assert [label["name"] for label in fake.issues[1]["labels"]] == ["needs-info"]
 
