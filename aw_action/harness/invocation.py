@@ -79,6 +79,8 @@ class Harness:
         event context)."""
         self.explain: Callable[[InvocationError], InvocationError] | None = None
         """Rewords an invocation error for this entry point's users (the action names its inputs)."""
+        self.moved_aside: Path | None = None
+        """Where ``run()`` moved the output dir's earlier records (``run_files.start_afresh``)."""
 
     def cancel(self, reason: str = "cancelled") -> None:
         """Stop the run as soon as possible; the outcome is ``reason`` (exit 1)."""
@@ -100,7 +102,7 @@ class Harness:
     async def run(self) -> RunResult:
         model_name = "unknown"
         try:
-            moved = start_afresh(self.output_dir, self.env)
+            moved = self.moved_aside = start_afresh(self.output_dir, self.env)
             if moved is not None:
                 self.jsonl.line(f"aw-harness: the earlier run's records were moved to {moved}")
             config = apply_environment(self._preloaded or load_config(self.config_path), self.env)

@@ -74,7 +74,7 @@ class WorkflowHarness(Harness):
 
     def load_prompt(self) -> str:
         """Load the workflow (and checkpoint); the starting step's prompt is the run's prompt."""
-        start = self.start = prepare_start(self.request, self.workspace)
+        start = self.start = prepare_start(self.request, self.workspace, self.moved_aside)
         if start.state.status != "running":
             return ""
         return step_prompt(start.workflow, start.state)
@@ -154,7 +154,7 @@ class WorkflowHarness(Harness):
             messages=messages_to_json(context.session.messages),
         )
         try:
-            write_checkpoint(self.checkpoint_path, checkpoint, scrub=context.redactor.text)
+            write_checkpoint(self.checkpoint_path, checkpoint, context.redactor.text, context.services.records)
         except (OSError, ValueError) as exc:
             if self._checkpoint_error is None:
                 self._checkpoint_error = f"{self.checkpoint_path}: {exc}"

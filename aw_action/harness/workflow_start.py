@@ -5,7 +5,9 @@
 graph, prompts: ``file:line: path: message``), the checkpoint reads and fits the workflow as it
 is now (``workflows.resume``: a changed step restarts, a removed one fails closed), the
 reviewer's decision matches what the run waits for, and the saved conversation is a history a
-session can continue.
+session can continue. A checkpoint the ``records.sha256`` of its run names (beside it, or moved
+aside with that run's records when the resumed run shares the output dir) must still be what
+that run wrote.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from pathlib import Path
 from aw_action.agent.events import AnyMessage
 from aw_action.agent.history import history_problem
 from aw_action.exits import InvocationError
-from aw_action.workflows.checkpoint import messages_from_json, read_checkpoint
+from aw_action.security.record_manifest import file_problem
+from aw_action.workflows.checkpoint import MAX_CHECKPOINT_BYTES, messages_from_json, read_checkpoint
 from aw_action.workflows.engine import start_run
 from aw_action.workflows.errors import CheckpointError, WorkflowLoadError
 from aw_action.workflows.loader import LoadedWorkflow, load_workflow
@@ -51,8 +54,17 @@ def _resolve(workspace: Path, path: Path) -> Path:
     return path if path.is_absolute() else workspace / path
 
 
-def prepare_start(request: WorkflowRequest, workspace: Path) -> WorkflowStart:
-    """Raises ``InvocationError`` naming the file (and line and field) of the first problem."""
+def _manifest_folder(checkpoint: Path, moved_aside: Path | None) -> Path | None:
+    """Where the checkpoint's run left ``records.sha256``: the folder a run starting in the same
+    output dir moved it to (``output/previous-runs/<run>``), else beside the checkpoint."""
+    if moved_aside is not None and moved_aside.parents[1].resolve() == checkpoint.parent.resolve():
+        return moved_aside
+    return None
+
+
+def prepare_start(request: WorkflowRequest, workspace: Path, moved_aside: Path | None = None) -> WorkflowStart:
+    """Raises ``InvocationError`` naming the file (and line and field) of the first problem.
+    ``moved_aside``: where this invocation moved the output dir's earlier records."""
     if request.checkpoint is None:
         if request.workflow is None:
             raise InvocationError("a workflow file is required")
@@ -68,6 +80,9 @@ def prepare_start(request: WorkflowRequest, workspace: Path) -> WorkflowStart:
         stored = read_checkpoint(checkpoint_path)
     except CheckpointError as exc:
         raise InvocationError(f"checkpoint {exc}") from None
+    tampered = file_problem(checkpoint_path, MAX_CHECKPOINT_BYTES, _manifest_folder(checkpoint_path, moved_aside))
+    if tampered is not None:
+        raise InvocationError(f"checkpoint {os.fspath(checkpoint_path)}: {tampered}")
     workflow = _load(_resolve(workspace, request.workflow or Path(stored.workflow.source)))
     where = os.fspath(checkpoint_path)
     try:
