@@ -35,7 +35,8 @@ RECORD_FILES: tuple[str, ...] = (
     MANIFEST_FILE,
 )
 """The run's records, at the paths the docs (and gh-aw) name. (The workflow checkpoint stays:
-a resumed run reads it where it is, and checks it against the ``records.sha256`` moved aside.)"""
+a resumed run reads it where it is, checked against the ``records.sha256`` beside it, before
+anything moves.)"""
 BASH_SPILL_FILES = "bash-*.log"
 """A command's full output when it was too long for the model (``tools/bash_output.py``)."""
 SAFE_OUTPUT_FILES: tuple[str, ...] = (SAFE_OUTPUTS_FILE, SAFE_OUTPUTS_CONFIG_FILE)

@@ -5,9 +5,8 @@
 graph, prompts: ``file:line: path: message``), the checkpoint reads and fits the workflow as it
 is now (``workflows.resume``: a changed step restarts, a removed one fails closed), the
 reviewer's decision matches what the run waits for, and the saved conversation is a history a
-session can continue. A checkpoint the ``records.sha256`` of its run names (beside it, or moved
-aside with that run's records when the resumed run shares the output dir) must still be what
-that run wrote.
+session can continue. A checkpoint the ``records.sha256`` beside it names (its run's digests,
+which travel with it in the artifact) must still be what that run wrote.
 """
 
 from __future__ import annotations
@@ -54,17 +53,8 @@ def _resolve(workspace: Path, path: Path) -> Path:
     return path if path.is_absolute() else workspace / path
 
 
-def _manifest_folder(checkpoint: Path, moved_aside: Path | None) -> Path | None:
-    """Where the checkpoint's run left ``records.sha256``: the folder a run starting in the same
-    output dir moved it to (``output/previous-runs/<run>``), else beside the checkpoint."""
-    if moved_aside is not None and moved_aside.parents[1].resolve() == checkpoint.parent.resolve():
-        return moved_aside
-    return None
-
-
-def prepare_start(request: WorkflowRequest, workspace: Path, moved_aside: Path | None = None) -> WorkflowStart:
-    """Raises ``InvocationError`` naming the file (and line and field) of the first problem.
-    ``moved_aside``: where this invocation moved the output dir's earlier records."""
+def prepare_start(request: WorkflowRequest, workspace: Path) -> WorkflowStart:
+    """Raises ``InvocationError`` naming the file (and line and field) of the first problem."""
     if request.checkpoint is None:
         if request.workflow is None:
             raise InvocationError("a workflow file is required")
@@ -80,7 +70,7 @@ def prepare_start(request: WorkflowRequest, workspace: Path, moved_aside: Path |
         stored = read_checkpoint(checkpoint_path)
     except CheckpointError as exc:
         raise InvocationError(f"checkpoint {exc}") from None
-    tampered = file_problem(checkpoint_path, MAX_CHECKPOINT_BYTES, _manifest_folder(checkpoint_path, moved_aside))
+    tampered = file_problem(checkpoint_path, MAX_CHECKPOINT_BYTES)
     if tampered is not None:
         raise InvocationError(f"checkpoint {os.fspath(checkpoint_path)}: {tampered}")
     workflow = _load(_resolve(workspace, request.workflow or Path(stored.workflow.source)))

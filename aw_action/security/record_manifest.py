@@ -55,11 +55,10 @@ def _read(path: Path, limit: int) -> bytes:
         os.close(fd)
 
 
-def recorded_digest(path: Path, folder: Path | None = None) -> str | None:
-    """The digest the ``records.sha256`` in ``folder`` (default: beside ``path``) holds for it;
-    None when there is no manifest or it does not name the file. ``ValueError`` when the
-    manifest is unreadable."""
-    manifest = (folder or path.parent) / MANIFEST_FILE
+def recorded_digest(path: Path) -> str | None:
+    """The digest the ``records.sha256`` beside ``path`` holds for it; None when there is no
+    manifest or it does not name the file. ``ValueError`` when the manifest is unreadable."""
+    manifest = path.parent / MANIFEST_FILE
     try:
         text = _read(manifest, MAX_MANIFEST_BYTES).decode("utf-8")
     except FileNotFoundError:
@@ -75,12 +74,11 @@ def recorded_digest(path: Path, folder: Path | None = None) -> str | None:
     return None
 
 
-def file_problem(path: Path, max_bytes: int, folder: Path | None = None) -> str | None:
-    """Why ``path`` is not the file its run recorded in the ``records.sha256`` beside it (or in
-    ``folder``, where a later run moved that run's records), or None (it matches, or no manifest
-    names it)."""
+def file_problem(path: Path, max_bytes: int) -> str | None:
+    """Why ``path`` is not the file its run recorded in the ``records.sha256`` beside it, or
+    None (it matches, or nothing beside it names it)."""
     try:
-        expected = recorded_digest(path, folder)
+        expected = recorded_digest(path)
     except ValueError as exc:
         return str(exc)
     if expected is None:
@@ -90,6 +88,5 @@ def file_problem(path: Path, max_bytes: int, folder: Path | None = None) -> str 
     except OSError as exc:
         return f"cannot be read to check it against {MANIFEST_FILE}: {exc}"
     if actual != expected:
-        where = folder / MANIFEST_FILE if folder is not None else MANIFEST_FILE
-        return f"changed since its run wrote it (its SHA-256 is not the one {where} records)"
+        return f"changed since its run wrote it (its SHA-256 is not the one {MANIFEST_FILE} beside it records)"
     return None
