@@ -201,6 +201,15 @@ class RunContext:
         result.files = [str(p) for p in state.record.files]
         return result
 
+    def records_root(self) -> Path:
+        """Where the run's records are to be read after it: the output dir, or, when the agent
+        renamed it away and put another in its place, the one the run held and wrote to (its
+        ``/proc/self/fd`` path: nothing the agent made is read in its stead)."""
+        folder = self.guards.ledger.folder if self.guards is not None else None
+        if folder is not None and folder.moved():
+            return Path(f"/proc/self/fd/{folder.fd}")
+        return self.output_dir
+
     def _write_manifest(self) -> None:
         """``records.sha256`` of every record, last (``security/record_manifest``)."""
         if self.guards is None:

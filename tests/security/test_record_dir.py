@@ -10,9 +10,11 @@ real writers, and by the agent's own bash tool call in a real CLI run.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -28,7 +30,10 @@ from aw_action.sinks.files import JsonlFile
 from aw_action.structured.final_answer import write_structured_output
 from aw_action.tools.bash_output import CommandOutput
 from aw_action.workflows import make_checkpoint, start_run, write_checkpoint
+from tests.action.test_artifact_upload import TOKEN
+from tests.action.test_artifact_upload import _run as _upload_run
 from tests.conftest import base_env, run_cli, write_run_files
+from tests.github.artifact_server import ArtifactServer
 from tests.workflows.support import fix_workflow
 
 RECORD_NAMES = (
@@ -178,3 +183,24 @@ def test_a_symlinked_output_dir_is_refused_with_exit_2(tmp_path: Path) -> None:
     assert run.returncode == 2
     assert run.result["error"] == f"output dir {tmp_path / 'out'}: is a symbolic link; name the folder itself"
     assert os.listdir(real) == []
+
+
+def test_the_artifact_holds_the_records_the_run_wrote_not_the_agent_s_replacement(tmp_path: Path) -> None:
+    """The action's upload reads the folder the run held: an agent that renamed the output dir
+    away and left forged records in a new one at its path gets its forgery nowhere."""
+    forge = (
+        'mv "$AW_OUTPUT_DIR" "$AW_OUTPUT_DIR.old" && mkdir "$AW_OUTPUT_DIR" && '
+        'echo \'{"forged": true}\' > "$AW_OUTPUT_DIR/session.jsonl"'
+    )
+    with ArtifactServer(TOKEN) as server:
+        run = _upload_run(
+            tmp_path,
+            server,
+            [{"tool_calls": [{"name": "bash", "arguments": {"command": forge}}]}, {"text": "done"}],
+        )
+        archive = zipfile.ZipFile(io.BytesIO(server.uploaded()))
+    assert run.returncode == 0, run.stdout
+    transcript = archive.read("session.jsonl").decode()
+    assert '"forged"' not in transcript and '"type": "session"' in transcript.splitlines()[0]
+    assert "done" in transcript and "records.sha256" in archive.namelist()
+    assert "dir-replaced" in run.stdout
