@@ -34,20 +34,30 @@ class JsonlFile:
         self.closed = False
         self.lines = 0
 
+    def ensure(self) -> None:
+        """Create the file (empty) when no line was written yet: it exists even without records."""
+        if self.closed:
+            raise ValueError(f"{self.path.name} is already closed")
+        if self._fd is None:
+            self._fd = open_record(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, self._records)
+            if self._records is not None:
+                self._records.wrote(self.path, b"")
+
     def write(self, record: dict[str, Any]) -> None:
         if self.closed:
             raise ValueError(f"{self.path.name} is already closed")
         text = json.dumps(self._redactor.obj(record), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         data = (text + "\n").encode("utf-8")
-        if self._fd is None:
-            self._fd = open_record(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, self._records)
+        self.ensure()
+        fd = self._fd
+        assert fd is not None, "ensure() opened it"
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(self._fd, view) :]
+                view = view[os.write(fd, view) :]
         except OSError:
             with contextlib.suppress(OSError):
-                os.ftruncate(self._fd, self._size)
+                os.ftruncate(fd, self._size)
             raise
         self._size += len(data)
         self.lines += 1
