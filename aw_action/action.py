@@ -146,8 +146,8 @@ async def _run(
         _outputs(env, result_outputs(payload, _session_file(harness, plan, env, result)), log)
         written.append(True)
         artifact_id = ""
-        if plan.upload:
-            name, root = plan.artifact_name, plan.output_dir
+        if plan.upload:  # the records the run wrote, even if the agent swapped the folder's path
+            name, root = plan.artifact_name, harness.context.records_root() if harness.context else plan.output_dir
             artifact_id = await upload_run_artifacts(env, name, root, log, clock, CANCEL_TOTAL_S)
         _outputs(env, {"artifact-id": artifact_id}, log)
     if result.exit_code != 0:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import IO, Any
 
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.text import clean_value, is_clean
-from aw_action.security.record_guard import RecordWrites
+from aw_action.security.record_guard import RecordWrites, open_record
 from aw_action.timestamps import utc_iso
 
 Scrub = Callable[[Any], Any]
@@ -52,8 +53,8 @@ class Transcript:
         """Why the file stopped being written (disk full, ...); entries stay in memory."""
         self._good = 0
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = path.open("a", encoding="utf-8")
+            fd = open_record(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, records)
+            self._fh = os.fdopen(fd, "a", encoding="utf-8")
             self._good = self._fh.tell()
             if records is not None:
                 records.adopt(path)
@@ -91,10 +92,12 @@ class Transcript:
         fh, self._fh = self._fh, None
         if fh is None:
             return
+        raw = os.dup(fh.fileno())  # the file as opened: never reached by its path again
         with contextlib.suppress(OSError):
             fh.close()
-        with contextlib.suppress(OSError), open(self.path or "", "r+b") as raw:
-            raw.truncate(self._good)
+        with contextlib.suppress(OSError):
+            os.ftruncate(raw, self._good)
+        os.close(raw)
 
     def append(self, type_: str, **fields: Any) -> dict[str, Any]:
         entry_id = uuid.uuid4().hex[:8]

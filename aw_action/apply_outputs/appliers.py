@@ -2,9 +2,11 @@
 
 Before creating an issue, pull request or comment, the writer looks for one that already carries
 the item's hidden marker (the newest ``LOOKBACK`` issues and pull requests of the repository, or
-the target's comments); found means done. Lookup and create are retried together, so a create
-that succeeded but answered 5xx is found on the next attempt instead of made twice. Adding
-labels is idempotent by itself; a noop only reports its message.
+the target's comments) and was written by this job's own login (``identity.py``); found means
+done. A marker someone else posted (a stranger can comment or open an issue first) is ignored
+and the item is created. Lookup and create are retried together, so a create that succeeded but
+answered 5xx is found on the next attempt instead of made twice. Adding labels is idempotent by
+itself; a noop only reports its message.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from github.Repository import Repository
 
 from aw_action.apply_outputs.context import ApplyContext
 from aw_action.apply_outputs.github_api import RetryPolicy, with_retries
+from aw_action.apply_outputs.identity import applying_login, authored_by
 from aw_action.apply_outputs.patch_apply import apply_patch
 from aw_action.apply_outputs.plan import PlannedItem
 from aw_action.safe_outputs.patch import PatchError
@@ -52,9 +55,22 @@ class GitHubWriter:
         sleep: Callable[[float], None] | None = None,
     ) -> None:
         self.ctx = ctx
+        self.gh = gh
         self.repo: Repository = gh.get_repo(ctx.repository)  # lazy: the client is made lazy
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
+        self._login: list[str | None] = []
+
+    @property
+    def login(self) -> str | None:
+        """This token's login, asked once (``identity.applying_login``)."""
+        if not self._login:
+            self._login.append(self.retry(lambda: applying_login(self.gh)))
+        return self._login[0]
+
+    def ours(self, item: Any, marker: str) -> bool:
+        """``item`` carries ``marker`` and this job's login wrote it."""
+        return marker in (getattr(item, "body", None) or "") and authored_by(item, self.login)
 
     def retry(self, call: Callable[[], T]) -> T:
         if self._sleep is None:
@@ -65,10 +81,11 @@ class GitHubWriter:
         return f"{self.ctx.server_url}/{self.ctx.repository}/issues/{number}"
 
     def find_by_marker(self, marker: str) -> Issue | None:
-        """The newest issue or pull request whose body holds ``marker`` (PRs are issues here)."""
+        """The newest issue or pull request this job wrote whose body holds ``marker`` (PRs are
+        issues here)."""
         listing = self.repo.get_issues(state="all", sort="created", direction="desc")
         for issue in itertools.islice(listing, LOOKBACK):
-            if marker in (issue.body or ""):
+            if self.ours(issue, marker):
                 return issue
         return None
 
@@ -98,7 +115,7 @@ class GitHubWriter:
 
         def attempt() -> Applied:
             for comment in issue.get_comments():
-                if item.marker in (comment.body or ""):
+                if self.ours(comment, item.marker):
                     return Applied("exists", comment.html_url, item.number)
             comment = issue.create_comment(item.body or "")
             return Applied("created", comment.html_url, item.number)

@@ -1,13 +1,21 @@
-"""Make agent-written text safe to post, the way gh-aw's ``sanitize_content_core.cjs`` does.
+"""Make agent-written text safe to post, after gh-aw's ``sanitize_content_core.cjs``.
 
 In order: Unicode hardening (NFC; ``@`` smuggled as an HTML entity decoded so it is seen;
-zero-width and bidi-override characters removed; full-width ASCII folded), ANSI escapes and
-control characters removed, every ``@mention`` put in backticks (no notifications), HTML
-comments removed and unclosed ones broken (so nothing can hide, or forge the apply job's marker), HTML tags other than a
-small safe set turned into ``(tag)``, non-https URLs and https URLs outside GitHub's domains
-replaced by ``(domain/redacted)``, the size capped, and ``fixes #1``-style phrases put in
-backticks (no auto-closing). gh-aw's command neutralisation, reference filtering and code-fence
-balancing are not done (they depend on settings aw-harness does not have).
+full-width ASCII folded; every invisible character of ``security/sanitize`` removed: zero-width
+and bidi characters, C0 and C1 controls, variation selectors, the tag block), ANSI escapes
+removed, HTML comments removed and unclosed ones broken (so nothing can hide, or forge the
+apply job's marker), link reference definitions nothing refers to removed (``[//]: # (...)``
+hides text too), links out of GitHub's domains replaced (``links.py``), HTML tags other than a
+small safe set turned into ``(tag)``, then closing keywords (``fixes #1``, ``closes
+owner/repo#2``, ``resolved https://github.com/o/r/issues/3``: GitHub's nine keywords) and
+``@mentions`` made inert, and the size capped.
+
+Inert means inside ``<code>...</code>``: GitHub neither mentions nor links nor closes from text
+in a code element, and that tag holds wherever the text lands: in a paragraph, a code span or
+block, or a raw HTML block (where backticks, gh-aw's choice, are plain characters; a stray
+backtick before one can also pair with gh-aw's backticks and leave the mention outside). gh-aw's
+command neutralisation, reference filtering and code-fence balancing are not done (they depend
+on settings aw-harness does not have).
 """
 
 from __future__ import annotations
@@ -17,6 +25,9 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlparse
 
+from aw_action.apply_outputs.links import redact_urls
+from aw_action.security.sanitize import strip_invisible, strip_reference_definitions
+
 DEFAULT_ALLOWED_DOMAINS = ("github.com", "github.io", "githubusercontent.com", "githubassets.com", "github.dev")
 _SAFE_TAGS = (
     "b blockquote br code details em h1 h2 h3 h4 h5 h6 hr i li ol p pre strong sub summary sup table tbody td th"
@@ -24,22 +35,18 @@ _SAFE_TAGS = (
 ALLOWED_TAGS = frozenset([*_SAFE_TAGS.split(), "thead", "tr", "ul"])
 MAX_LINES = 65_000
 
-_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _FULL_WIDTH = re.compile("[\uff01-\uff5e]")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[mGKH]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_MENTION = re.compile(r"(^|[^\w`])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?(?:/[A-Za-z0-9._-]+)?)", re.ASCII)
+_MENTION = re.compile(r"(^|[^\w])(@[A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?(?:/[A-Za-z0-9._-]+)?)", re.ASCII)
 _COMMENT = re.compile(r"<!--[\s\S]*?--!?>")
 _CDATA = re.compile(r"<!\[CDATA\[([\s\S]*?)\]\]>")
 _TAG = re.compile(r"<(/?[A-Za-z!][^>]*?)>")
 _TAG_NAME = re.compile(r"^/?\s*([A-Za-z][A-Za-z0-9]*)")
-_PROTOCOL = re.compile(
-    r"((?:http|ftp|file|ssh|git)://([\w.-]*)(?:[^\s]*)|(?:data|javascript|vbscript|about|mailto|tel):[^\s]+)",
-    re.IGNORECASE,
-)
-_HTTPS = re.compile(r"https://([\w.-]+(?::\d+)?)(/(?:(?!https://)[^\s,])*)?", re.IGNORECASE)
-_TRIGGER = re.compile(r"\b(fixes?|closes?|resolves?|fix|close|resolve)\s+#(\w+)", re.IGNORECASE)
+_KEYWORD = r"close[sd]?|fix(?:e[sd])?|resolve[sd]?"
+_ISSUE = r"\[?(?:#\w+|GH-\d+\b|[\w.-]+/[\w.-]+#\d+\b|https?://[^\s<>]+?/(?:issues|pull)/\d+\b)"
+_TRIGGER = re.compile(rf"(^|[^\w-])((?:{_KEYWORD})\b[*_~]*:?[*_~]*\s+[*_~]*{_ISSUE})", re.IGNORECASE)
+"""GitHub's closing keywords with a reference: ``#N``, ``GH-N``, ``owner/repo#N`` or an issue's
+or pull request's URL, with a colon or emphasis between them too."""
 
 
 def _entity(match: re.Match[str], base: int) -> str:
@@ -54,17 +61,23 @@ def harden_unicode(text: str) -> str:
     text = re.sub(r"&(?:amp;)?commat;", "@", text, flags=re.IGNORECASE)
     text = re.sub(r"&(?:amp;)?#(\d{1,7});", lambda m: _entity(m, 10), text)
     text = re.sub(r"&(?:amp;)?#[xX]([0-9a-fA-F]{1,6});", lambda m: _entity(m, 16), text)
-    text = _ZERO_WIDTH.sub("", text)
-    text = _BIDI.sub("", text)
     return _FULL_WIDTH.sub(lambda m: chr(ord(m.group(0)) - 0xFEE0), text)
 
 
 def strip_controls(text: str) -> str:
-    return _CONTROL.sub("", _ANSI.sub("", text))
+    """ANSI escapes, then every invisible character (controls but tab and newline included)."""
+    return strip_invisible(_ANSI.sub("", text))[0]
+
+
+def _inert(match: re.Match[str]) -> str:
+    """``group(2)`` in a code element; a backslash before it would escape the tag, so a space
+    keeps them apart."""
+    before = match.group(1)
+    return f"{before}{' ' if before == chr(92) else ''}<code>{match.group(2)}</code>"
 
 
 def neutralize_mentions(text: str) -> str:
-    return _MENTION.sub(lambda m: f"{m.group(1)}`@{m.group(2)}`", text)
+    return _MENTION.sub(_inert, text)
 
 
 def remove_comments(text: str) -> str:
@@ -88,35 +101,6 @@ def convert_tags(text: str) -> str:
     return _TAG.sub(tag, text)
 
 
-def _domain_label(host: str) -> str:
-    parts = [re.sub(r"[^a-zA-Z0-9]", "", p) for p in host.split(".")]
-    parts = [p for p in parts if p]
-    label = ".".join(parts[:3]) + ("..." if len(parts) > 3 else "")
-    return f"({label}/redacted)" if label else "(redacted)"
-
-
-def _allowed(host: str, allowed: Iterable[str]) -> bool:
-    host = host.lower()
-    for domain in allowed:
-        domain = domain.lower()
-        if domain.startswith("*."):
-            domain = domain[2:]
-        if host == domain or host.endswith("." + domain):
-            return True
-    return False
-
-
-def redact_urls(text: str, allowed: Iterable[str]) -> str:
-    allowed = tuple(allowed)
-    text = _PROTOCOL.sub(lambda m: _domain_label(m.group(2).lower()) if m.group(2) else "(redacted)", text)
-    return _HTTPS.sub(
-        lambda m: (
-            m.group(0) if _allowed(m.group(1).split(":")[0], allowed) else _domain_label(m.group(1).split(":")[0])
-        ),
-        text,
-    )
-
-
 def truncate(text: str, max_chars: int) -> str:
     lines = text.split("\n")
     if len(lines) > MAX_LINES:
@@ -130,7 +114,7 @@ def truncate(text: str, max_chars: int) -> str:
 
 
 def neutralize_triggers(text: str) -> str:
-    return _TRIGGER.sub(lambda m: f"`{m.group(1)} #{m.group(2)}`", text)
+    return _TRIGGER.sub(_inert, text)
 
 
 def allowed_domains(env: Mapping[str, str]) -> list[str]:
@@ -146,9 +130,10 @@ def allowed_domains(env: Mapping[str, str]) -> list[str]:
 def sanitize_body(text: str, max_chars: int, domains: Iterable[str] = DEFAULT_ALLOWED_DOMAINS) -> str:
     """The whole pipeline; the result is at most ``max_chars`` characters."""
     text = strip_controls(harden_unicode(text))
-    text = neutralize_mentions(text)
-    text = convert_tags(remove_comments(text)).replace("<!--", "(!--")  # an unclosed one would hide what follows
-    text = neutralize_triggers(redact_urls(text, domains))
+    text = remove_comments(text).replace("<!--", "(!--")  # an unclosed one would hide what follows
+    text = strip_reference_definitions(text)[0]
+    text = convert_tags(redact_urls(text, domains))
+    text = neutralize_mentions(neutralize_triggers(text))
     return truncate(text.strip(), max_chars)
 
 

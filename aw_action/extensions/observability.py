@@ -334,9 +334,7 @@ class Observability:
 
     def close_provenance(self) -> None:
         self.provenance.sync(self.state.record.provenance)
-        if not self.provenance.path.exists():  # the file exists even when no entry was recorded
-            self.provenance.path.parent.mkdir(parents=True, exist_ok=True)
-            self.provenance.path.touch()
+        self.provenance.file.ensure()  # the file exists even when no entry was recorded
         self.provenance.close()
 
     def close_unified(self, result: RunResult) -> None:

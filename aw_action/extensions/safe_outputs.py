@@ -35,6 +35,7 @@ from aw_action.safe_outputs import (
     safe_output_tools,
 )
 from aw_action.safe_outputs.records import RecordLine
+from aw_action.security.record_guard import is_record_file
 from aw_action.security.tool_env import GithubAccess, tool_environment
 from aw_action.sinks import markdown as md
 
@@ -91,14 +92,19 @@ class SafeOutputs:
             raise InvocationError(str(exc)) from None
         redactor = self.api.services.redactor
         env = tool_environment(self.api.env, github=NO_GITHUB, secrets=redactor.secrets)
-        for tool in safe_output_tools(config, self.output_dir, self.api.workspace, env=env, scrub=redactor.text):
+        held = self.api.services.records
+        tools = safe_output_tools(
+            config, self.output_dir, self.api.workspace, env=env, scrub=redactor.text, records=held
+        )
+        for tool in tools:
             self.api.register_tool(tool)
 
     def on_shutdown(self, result: RunResult, ctx: ExtensionContext) -> None:
+        held = self.api.services.records  # read in the output dir the run holds, never through a link
         records = self.output_dir / RECORDS_FILE
-        if not records.is_file():
+        if not is_record_file(records, held):
             return
-        lines = read_records(records)
+        lines = read_records(records, held)
         patches = [
             self.output_dir / Path(str(line.record["patch_path"])).name
             for line in lines
@@ -106,7 +112,7 @@ class SafeOutputs:
         ]
         record = self.api.state.record
         for path in (records, self.output_dir / CONFIG_FILE, *patches):
-            if path.is_file():
+            if is_record_file(path, held):
                 record.add_file(path)
         if lines:
             record.summary_sections.append(summary_section(lines))

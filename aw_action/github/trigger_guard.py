@@ -1,14 +1,15 @@
 """Strangers cannot start paid runs: check who triggered an event-driven run before any model
 request.
 
-Events anyone can cause on a public repository (``GUARDED_EVENTS``: a comment, an issue, a
-review comment, a fork's PR through ``pull_request_target``, a discussion) are checked; other
-events pass (``push``, ``schedule`` and ``workflow_dispatch`` need write access already, and a
-fork's ``pull_request`` run gets no secrets).
+Which events are checked, and whom, is ``trigger_events.EVENTS`` (one table, also in the docs):
+events that need write access to cause pass unchecked; events anyone can cause on a public
+repository (a comment, an issue, a review, a star, a fork, a fork's pull request, a
+``workflow_run`` after a fork's run, ...) and events the table does not know are checked.
 
-The actor is the event's ``sender`` (who wrote the comment or opened the issue), else
-``GITHUB_ACTOR``. Rules, in order:
-1. a bot (login ending in ``[bot]`` or ``sender.type == "Bot"``) is allowed only when
+The actors are the event's ``sender`` (who wrote the comment or opened the issue), else
+``GITHUB_ACTOR``; for ``workflow_run`` also the triggering run's ``actor`` and
+``triggering_actor``. Each must pass, in order:
+1. a bot (login ending in ``[bot]`` or ``type == "Bot"``) is allowed only when
    ``allowed_bots`` names it (with or without ``[bot]``, any case) or is ``*``; bots are not
    looked up (they are not collaborators);
 2. anyone else is looked up with PyGithub (``GITHUB_API_URL``, ``GITHUB_TOKEN``): their role on
@@ -28,16 +29,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-GUARDED_EVENTS = frozenset(
-    {
-        "issue_comment",
-        "issues",
-        "pull_request_review_comment",
-        "pull_request_target",
-        "discussion",
-        "discussion_comment",
-    }
-)
+from aw_action.github.fork_guard import fork_pull_request
+from aw_action.github.trigger_events import rule_for
+
 BASE_ROLES = ("admin", "maintain", "write", "triage", "read")
 DEFAULT_ROLES = frozenset({"admin", "maintain", "write"})
 DEFAULT_API_URL = "https://api.github.com"
@@ -72,13 +66,45 @@ def _bot_name(login: str) -> str:
     return login.strip().lower().removesuffix("[bot]")
 
 
-def _actor(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str | None, bool]:
-    sender = event.get("sender")
-    if isinstance(sender, Mapping) and isinstance(sender.get("login"), str) and sender["login"]:
-        login = str(sender["login"])
-        return login, login.endswith("[bot]") or sender.get("type") == "Bot"
+def _login(user: Any) -> tuple[str, bool] | None:
+    """``(login, is a bot)`` of a payload's user object, or None."""
+    if not isinstance(user, Mapping) or not isinstance(user.get("login"), str) or not user["login"]:
+        return None
+    login = str(user["login"])
+    return login, login.endswith("[bot]") or user.get("type") == "Bot"
+
+
+def _sender(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, bool] | None:
+    found = _login(event.get("sender"))
+    if found is not None:
+        return found
     actor = env.get("GITHUB_ACTOR") or None
-    return actor, bool(actor and actor.endswith("[bot]"))
+    return (actor, actor.endswith("[bot]")) if actor else None
+
+
+_RUN_ACTORS = (("actor", "the triggering run's actor"), ("triggering_actor", "the triggering run's triggering actor"))
+
+
+def _actors(event_name: str, event: Mapping[str, Any], env: Mapping[str, str]) -> list[tuple[str, bool] | str] | None:
+    """Whom to check for this event (``trigger_events``), or None when nobody; a string stands
+    for an actor the payload does not name (why)."""
+    check = rule_for(event_name).check
+    if check == "none" or (check == "fork" and not fork_pull_request(event_name, event).from_fork):
+        return None
+    sender = _sender(event, env)
+    actors: list[tuple[str, bool] | str] = [
+        sender or f"event '{event_name}' names no actor (no sender, no GITHUB_ACTOR)"
+    ]
+    if check == "run":
+        run = event.get("workflow_run")
+        run = run if isinstance(run, Mapping) else {}
+        for key, who in _RUN_ACTORS:
+            found = _login(run.get(key))
+            if found is None:
+                actors.append(f"event '{event_name}' does not name {who}")
+            elif found not in actors:
+                actors.append(found)
+    return actors
 
 
 def _repository(event: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
@@ -108,11 +134,28 @@ def check_trigger(
     client: Callable[[str, str], Any] = default_client,
 ) -> TriggerDecision:
     """Apply the module's rules; never raises."""
-    if event_name not in GUARDED_EVENTS:
+    actors = _actors(event_name, event, env)
+    if actors is None:
         return TriggerDecision(True, f"event '{event_name or 'unknown'}' is not one strangers can cause")
-    actor, is_bot = _actor(event, env)
-    if not actor:
-        return TriggerDecision(False, f"event '{event_name}' names no actor (no sender, no GITHUB_ACTOR)")
+    decision = TriggerDecision(False, "no actor")
+    for actor in actors:
+        decision = _check_actor(actor, event, env, allowed_roles, allowed_bots, client)
+        if not decision.allowed:
+            return decision
+    return decision
+
+
+def _check_actor(
+    found: tuple[str, bool] | str,
+    event: Mapping[str, Any],
+    env: Mapping[str, str],
+    allowed_roles: Iterable[str],
+    allowed_bots: Iterable[str],
+    client: Callable[[str, str], Any],
+) -> TriggerDecision:
+    if isinstance(found, str):
+        return TriggerDecision(False, found)
+    actor, is_bot = found
     if is_bot:
         bots = {_bot_name(b) for b in allowed_bots}
         if "*" in bots or _bot_name(actor) in bots:

@@ -43,6 +43,7 @@ from aw_action.run.record import PromptRecord
 from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult, error_stop_reason
 from aw_action.run.state import RunState
+from aw_action.security.record_manifest import write_manifest
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.tools.processes import kill_all_agent_processes
 
@@ -196,8 +197,27 @@ class RunContext:
             await self.runner.emit_named("session_shutdown", result)
         finally:
             session.dispose()
+        self._write_manifest()
         result.files = [str(p) for p in state.record.files]
         return result
+
+    def records_root(self) -> Path:
+        """Where the run's records are to be read after it: the output dir, or, when the agent
+        renamed it away and put another in its place, the one the run held and wrote to (its
+        ``/proc/self/fd`` path: nothing the agent made is read in its stead)."""
+        folder = self.guards.ledger.folder if self.guards is not None else None
+        if folder is not None and folder.moved():
+            return Path(f"/proc/self/fd/{folder.fd}")
+        return self.output_dir
+
+    def _write_manifest(self) -> None:
+        """``records.sha256`` of every record, last (``security/record_manifest``)."""
+        if self.guards is None:
+            return
+        try:
+            self.state.record.add_file(write_manifest(self.guards.ledger))
+        except OSError as exc:
+            self.jsonl.line(f"aw-harness: warning: the records' digests were not written: {exc}")
 
 
 def resolve(name: str) -> Model:
@@ -305,9 +325,13 @@ async def assemble(
 
 def usable_output_dir(output_dir: Path) -> None:
     """Create ``output_dir`` and prove it takes a file; ``InvocationError`` (exit 2) naming it when
-    it is a file, read-only, full or unreachable, before any record is begun."""
+    it is a file, a symbolic link (the run holds the folder itself open and writes nothing
+    through a link: ``security/record_dir``), read-only, full or unreachable, before any record
+    is begun."""
     try:
         output_dir.mkdir(parents=True, exist_ok=True)
+        if output_dir.is_symlink():
+            raise InvocationError(f"output dir {output_dir}: is a symbolic link; name the folder itself")
         with tempfile.TemporaryFile(dir=output_dir) as probe:
             probe.write(b"\n")
     except OSError as exc:

@@ -1,6 +1,7 @@
 """One invocation (spec §7.1): config.json + prompt.txt in, one result out.
 
-``Harness.run()`` first moves an earlier run's records aside (``run_files.start_afresh``), then
+``Harness.run()`` first reads what must be read before the output dir changes (``read_inputs``:
+a workflow's checkpoint), then moves an earlier run's records aside (``run_files.start_afresh``), then
 loads config.json (and applies what the environment adds to it: ``ghaw/environment.py``) and
 prompt.txt, resolves the imports, assembles the run
 (``context.assemble``), prompts it once with the imports and the prompt as one message (with an
@@ -100,6 +101,7 @@ class Harness:
     async def run(self) -> RunResult:
         model_name = "unknown"
         try:
+            self.read_inputs()
             moved = start_afresh(self.output_dir, self.env)
             if moved is not None:
                 self.jsonl.line(f"aw-harness: the earlier run's records were moved to {moved}")
@@ -138,9 +140,14 @@ class Harness:
         await self.drive(context, imports, prompt)
         return await context.finish()
 
+    def read_inputs(self) -> None:
+        """Read what must be read before the output dir's earlier records move aside (raises
+        ``InvocationError``): nothing here; a workflow invocation reads its checkpoint, which
+        is checked against the ``records.sha256`` beside it."""
+
     def load_prompt(self) -> str:
-        """The prompt text (raises ``InvocationError``); a workflow invocation loads its
-        workflow and checkpoint here, before any session exists."""
+        """The prompt text (raises ``InvocationError``); a workflow invocation makes the first
+        step's prompt here, before any session exists."""
         return load_prompt(self.prompt_path)
 
     def read_only_steps(self) -> list[str]:

@@ -76,7 +76,7 @@ async def enforce_output_schema(context: RunContext, schema: Mapping[str, Any]) 
             value = context.redactor.obj(check.value)  # a secret the model echoed stays out
             record.structured_output = StructuredOutput(True, value, corrections)
             try:
-                record.add_file(write_structured_output(context.output_dir, value))
+                record.add_file(write_structured_output(context.output_dir, value, context.services.records))
             except OSError as exc:  # the value still reaches the result and the outputs
                 detail = f"{STRUCTURED_OUTPUT_FILE} could not be written: {exc.strerror or exc}"
                 context.state.journal.degrade("structured-output", detail, FILE_HINT)

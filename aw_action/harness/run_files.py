@@ -20,6 +20,7 @@ from aw_action.harness.context import TRANSCRIPT_FILE
 from aw_action.run.mode import gh_aw_mode
 from aw_action.safe_outputs.config import CONFIG_FILE as SAFE_OUTPUTS_CONFIG_FILE
 from aw_action.safe_outputs.records import RECORDS_FILE as SAFE_OUTPUTS_FILE
+from aw_action.security.record_manifest import MANIFEST_FILE
 from aw_action.sinks import agent_session, provenance_file, token_usage, unified_session
 from aw_action.sinks.previous_run import RunFiles, move_aside
 from aw_action.structured.final_answer import STRUCTURED_OUTPUT_FILE
@@ -31,8 +32,11 @@ RECORD_FILES: tuple[str, ...] = (
     provenance_file.FILE_NAME,
     agent_session.FILE_NAME,
     STRUCTURED_OUTPUT_FILE,
+    MANIFEST_FILE,
 )
-"""The run's records, at the paths the docs (and gh-aw) name."""
+"""The run's records, at the paths the docs (and gh-aw) name. (The workflow checkpoint stays:
+a resumed run reads it where it is, checked against the ``records.sha256`` beside it, before
+anything moves.)"""
 BASH_SPILL_FILES = "bash-*.log"
 """A command's full output when it was too long for the model (``tools/bash_output.py``)."""
 SAFE_OUTPUT_FILES: tuple[str, ...] = (SAFE_OUTPUTS_FILE, SAFE_OUTPUTS_CONFIG_FILE)

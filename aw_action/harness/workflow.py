@@ -72,9 +72,15 @@ class WorkflowHarness(Harness):
 
     # ---- before the session ------------------------------------------------------------------
 
+    def read_inputs(self) -> None:
+        """Load the workflow and the checkpoint, while the ``records.sha256`` of the run that
+        wrote the checkpoint still lies beside it (a resume in the same output dir moves it)."""
+        self.start = prepare_start(self.request, self.workspace)
+
     def load_prompt(self) -> str:
-        """Load the workflow (and checkpoint); the starting step's prompt is the run's prompt."""
-        start = self.start = prepare_start(self.request, self.workspace)
+        """The starting step's prompt is the run's prompt."""
+        start = self.start
+        assert start is not None, "read_inputs ran first"
         if start.state.status != "running":
             return ""
         return step_prompt(start.workflow, start.state)
@@ -160,7 +166,7 @@ class WorkflowHarness(Harness):
             messages=messages_to_json(context.session.messages),
         )
         try:
-            write_checkpoint(self.checkpoint_path, checkpoint, scrub=context.redactor.text)
+            write_checkpoint(self.checkpoint_path, checkpoint, context.redactor.text, context.services.records)
         except (OSError, ValueError) as exc:
             if self._checkpoint_error is None:
                 self._checkpoint_error = f"{self.checkpoint_path}: {exc}"

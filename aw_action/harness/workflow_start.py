@@ -5,7 +5,8 @@
 graph, prompts: ``file:line: path: message``), the checkpoint reads and fits the workflow as it
 is now (``workflows.resume``: a changed step restarts, a removed one fails closed), the
 reviewer's decision matches what the run waits for, and the saved conversation is a history a
-session can continue.
+session can continue. A checkpoint the ``records.sha256`` beside it names (its run's digests,
+which travel with it in the artifact) must still be what that run wrote.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from pathlib import Path
 from aw_action.agent.events import AnyMessage
 from aw_action.agent.history import history_problem
 from aw_action.exits import InvocationError
-from aw_action.workflows.checkpoint import messages_from_json, read_checkpoint
+from aw_action.security.record_manifest import file_problem
+from aw_action.workflows.checkpoint import MAX_CHECKPOINT_BYTES, messages_from_json, read_checkpoint
 from aw_action.workflows.engine import start_run
 from aw_action.workflows.errors import CheckpointError, WorkflowLoadError
 from aw_action.workflows.loader import LoadedWorkflow, load_workflow
@@ -68,6 +70,9 @@ def prepare_start(request: WorkflowRequest, workspace: Path) -> WorkflowStart:
         stored = read_checkpoint(checkpoint_path)
     except CheckpointError as exc:
         raise InvocationError(f"checkpoint {exc}") from None
+    tampered = file_problem(checkpoint_path, MAX_CHECKPOINT_BYTES)
+    if tampered is not None:
+        raise InvocationError(f"checkpoint {os.fspath(checkpoint_path)}: {tampered}")
     workflow = _load(_resolve(workspace, request.workflow or Path(stored.workflow.source)))
     where = os.fspath(checkpoint_path)
     try:

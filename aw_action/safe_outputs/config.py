@@ -15,8 +15,6 @@ write to the folder, so the apply job should pass the repository's own config wi
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -35,6 +33,7 @@ from pydantic import (
 )
 
 from aw_action.safe_outputs import fields
+from aw_action.security.record_guard import RecordWrites, write_record
 
 CONFIG_FILE = "safe-outputs.config.json"
 KINDS: dict[str, str] = {
@@ -223,14 +222,10 @@ def load_config_file(path: Path) -> SafeOutputsConfig:
         raise SafeOutputsConfigError(f"{path}: {exc}") from None
 
 
-def write_config_file(output_dir: Path, config: SafeOutputsConfig) -> Path:
-    """Write ``CONFIG_FILE`` atomically (a reader never sees half a file)."""
-    output_dir.mkdir(parents=True, exist_ok=True)
+def write_config_file(output_dir: Path, config: SafeOutputsConfig, records: RecordWrites | None = None) -> Path:
+    """Write ``CONFIG_FILE`` atomically (a reader never sees half a file), mode 0644 (the
+    artifact upload and later steps read it); with the run's ``records``, in its held output dir."""
     target = output_dir / CONFIG_FILE
-    fd, tmp = tempfile.mkstemp(dir=output_dir, prefix=".safe-outputs-config.")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(config.to_json(), handle, indent=2)
-        handle.write("\n")
-    os.chmod(tmp, 0o644)  # mkstemp makes it 0600; the artifact upload and later steps read it
-    os.replace(tmp, target)
+    text = json.dumps(config.to_json(), indent=2) + "\n"
+    write_record(target, text.encode("utf-8"), records)
     return target

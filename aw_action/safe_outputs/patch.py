@@ -44,6 +44,7 @@ from pathlib import Path
 from aw_action.security import spawn
 from aw_action.security.git_safe import harness_argv, harness_env
 from aw_action.security.identity import ToolIdentity
+from aw_action.security.record_guard import RecordWrites, write_record
 from aw_action.security.sandbox import Confinement, probe
 
 GIT_TIMEOUT_S = 120
@@ -205,8 +206,10 @@ def capture_patch(
     env: Mapping[str, str] | None = None,
     identity: ToolIdentity | None = None,
     abi: int | None = None,
+    records: RecordWrites | None = None,
 ) -> CapturedPatch:
-    """Write the patch to ``target`` (atomically) and describe it; ``PatchError`` when there is
+    """Write the patch to ``target`` (atomically, through the held output dir when ``records``
+    is the run's ledger) and describe it; ``PatchError`` when there is
     no repository, no change, or the patch is larger than ``max_bytes``. Git runs as
     ``identity`` (the tools' user; ``None``: this process's user) with ``env`` (the tools'
     environment), confined with Landlock up to ``abi`` (``None``: what the kernel offers)."""
@@ -224,30 +227,26 @@ def capture_patch(
         commit_args = ["commit-tree", "--no-gpg-sign", tree, "-p", base, "-F", "-"]
         commit = git.run(commit_args, root, private=True, stdin=title.encode()).decode().strip()
         fmt = ["format-patch", "--stdout", "--binary", "--full-index", "--no-renames", "--no-signature"]
-        return _write_patch(git, root, [*fmt, "--no-ext-diff", "--no-textconv", "-1", commit], target, base, max_bytes)
+        args = [*fmt, "--no-ext-diff", "--no-textconv", "-1", commit]
+        return _write_patch(git, root, args, target, base, max_bytes, records)
 
 
-def _write_patch(git: _Git, root: Path, args: list[str], target: Path, base: str, max_bytes: int) -> CapturedPatch:
-    """Run format-patch into a temporary file beside ``target`` (the harness's), check its size,
-    then move it into place."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".aw-patch.")
-    try:
-        git.run(args, root, private=True, stdout=fd)
-        size = os.fstat(fd).st_size
+def _write_patch(
+    git: _Git, root: Path, args: list[str], target: Path, base: str, max_bytes: int, records: RecordWrites | None
+) -> CapturedPatch:
+    """Run format-patch into an anonymous scratch file of the harness's own, check its size, then
+    write it into place as a record (``write_record``: never through a path the agent may have
+    swapped since the run started)."""
+    with tempfile.TemporaryFile() as scratch:
+        git.run(args, root, private=True, stdout=scratch.fileno())
+        size = os.fstat(scratch.fileno()).st_size
         if size > max_bytes:
             raise PatchError(
                 f"the patch is {size // 1024:,} KiB, over the limit of {max_bytes // 1024:,} KiB "
                 "(safe-outputs.max-patch-size); propose a smaller change"
             )
-        os.lseek(fd, 0, os.SEEK_SET)
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            files = sum(1 for line in handle if line.startswith(b"diff --git "))
-        os.fchmod(fd, 0o644)  # mkstemp makes it 0600; the artifact upload and later steps read it
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    finally:
-        os.close(fd)
+        scratch.seek(0)
+        data = scratch.read()
+    files = sum(1 for line in data.splitlines() if line.startswith(b"diff --git "))
+    write_record(target, data, records, 0o644)  # the artifact upload and later steps read it
     return CapturedPatch(target, base, size, files)

@@ -20,6 +20,7 @@ from aw_action.safe_outputs.patch import PatchError, capture_patch, patch_file_n
 from aw_action.safe_outputs.records import RecordLog
 from aw_action.safe_outputs.validate import RequestError, kind_config, validate_request
 from aw_action.security.identity import ToolIdentity
+from aw_action.security.record_guard import RecordWrites
 
 APPLIED_LATER = "Recorded, not applied yet: a later job with write access applies it after this run."
 
@@ -55,10 +56,12 @@ class Recorder:
     env: Mapping[str, str]
     scrub: Callable[[str], str] | None = None
     """The run's redactor: a secret the agent pastes into a body never reaches a record."""
+    records: RecordWrites | None = None
+    """The run's ledger (in the harness): the records file is reached through its held dir."""
 
     @property
     def log(self) -> RecordLog:
-        return RecordLog(self.output_dir)
+        return RecordLog(self.output_dir, self.records)
 
     def record(self, record_type: str, args: Mapping[str, Any], git_user: GitUser | None = None) -> dict[str, Any]:
         """Append the record; returns what the agent reads. ``RequestError`` when refused.
@@ -108,6 +111,7 @@ class Recorder:
                 env=self.env if user.env is None else user.env,
                 identity=user.identity,
                 abi=user.abi,
+                records=self.records,
             )
         except PatchError as exc:
             raise RequestError(f"create_pull_request: {exc}") from None

@@ -23,6 +23,7 @@ from aw_action.safe_outputs.config import SafeOutputsConfig, parse_safe_outputs,
 from aw_action.safe_outputs.recorder import GitUser, Recorder
 from aw_action.safe_outputs.schemas import tool_definition
 from aw_action.safe_outputs.validate import RequestError
+from aw_action.security.record_guard import RecordWrites
 
 
 class SafeOutputTool:
@@ -71,12 +72,14 @@ def safe_output_tools(
     *,
     env: Mapping[str, str] | None = None,
     scrub: Callable[[str], str] | None = None,
+    records: RecordWrites | None = None,
 ) -> list[AgentTool]:
     """The tools for the configured kinds; ``[]`` in gh-aw mode or when nothing is configured.
 
     ``config`` is the typed config or the raw ``safe-outputs`` mapping (``RunConfig.safe_outputs``);
     a raw mapping that is invalid raises ``SafeOutputsConfigError`` (an invocation error, exit 2).
-    ``scrub`` is the run's redactor, applied to every recorded string.
+    ``scrub`` is the run's redactor, applied to every recorded string; ``records`` the run's
+    ledger, through whose held output dir the config and the records are written.
     """
     environ = dict(os.environ if env is None else env)
     if gh_aw_mode(environ):
@@ -85,6 +88,6 @@ def safe_output_tools(
     kinds = typed.enabled()
     if not kinds:
         return []
-    write_config_file(Path(output_dir), typed)
-    recorder = Recorder(typed, Path(output_dir), Path(workspace), environ, scrub)
+    write_config_file(Path(output_dir), typed, records)
+    recorder = Recorder(typed, Path(output_dir), Path(workspace), environ, scrub, records)
     return [SafeOutputTool(kind, recorder) for kind in kinds]

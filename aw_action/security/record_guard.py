@@ -14,13 +14,20 @@ Two layers:
   ``modified``, and the directory ``replaced`` (renamed away and recreated, possible when its
   parent is writable by the agent, e.g. ``$RUNNER_TEMP``). The caller reports a non-empty list
   as a degraded run. Appending is detected exactly: the file's first N bytes must hash to what
-  was written. Writers see the ledger through ``RecordWrites`` (``wrote`` after each successful
-  write; ``adopt`` for a file whose whole current content is the harness's, such as a
-  transcript appended to across runs or a tool's output log rewritten through the redactor).
+  was written. Writers see the ledger through ``RecordWrites`` (``open`` and ``replace`` to
+  reach their files; ``wrote`` after each successful write; ``adopt`` for a file whose whole
+  current content is the harness's, such as a transcript appended to across runs or a tool's
+  output log rewritten through the redactor).
+- Where: the ledger holds the output dir open (``record_dir.RecordDir``) from the moment it is
+  made, before any tool runs; writers open their files through it (``open_record``,
+  ``write_record``) and the check reads them through it, so a dir the agent renamed away and
+  replaced (with a folder or a link of its own) receives nothing: the records land in the
+  original and the check reports the path ``dir-replaced``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
@@ -28,8 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from aw_action.security.record_dir import FILE_MODE, RecordDir
+
 DIR_MODE = 0o755
-FILE_MODE = 0o644
 
 
 @dataclass(frozen=True)
@@ -73,28 +81,95 @@ def protect_output_dir(path: Path) -> str:
 
 
 class RecordWrites(Protocol):
-    """What a record writer reports to the ledger (the ledger itself, or nothing in tests)."""
+    """How a record writer reaches its file and reports what it wrote (the ledger itself, or
+    nothing in tests: then ``open_record`` and ``write_record`` go by path, without links)."""
+
+    def open(self, path: Path, flags: int, mode: int = FILE_MODE) -> int: ...
+
+    def replace(self, path: Path, data: bytes, mode: int = FILE_MODE) -> None: ...
+
+    def rename(self, source: Path, target: Path) -> None: ...
+
+    def unlink(self, path: Path) -> None: ...
 
     def wrote(self, path: Path, data: bytes) -> None: ...
 
     def adopt(self, path: Path) -> None: ...
 
 
-class RecordLedger:
-    """Running hashes of what the harness wrote into its record files."""
+def open_record(path: Path, flags: int, records: RecordWrites | None, mode: int = FILE_MODE) -> int:
+    """``os.open`` for a record file: through the run's held output dir when there is a ledger,
+    else by path; never through a symbolic link. The caller closes the descriptor."""
+    if records is not None:
+        return records.open(path, flags, mode)
+    if flags & os.O_CREAT:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self._dir_id = self._identity(directory)
+
+def is_record_file(path: Path, records: RecordWrites | None) -> bool:
+    """Whether ``path`` is a regular file (in the held output dir when there is a ledger)."""
+    try:
+        fd = open_record(path, os.O_RDONLY | os.O_NONBLOCK, records)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
+
+
+def write_record(path: Path, data: bytes, records: RecordWrites | None, mode: int = FILE_MODE) -> None:
+    """Replace ``path``'s content with ``data`` atomically (a reader sees the old file or the new
+    one), through the held output dir when there is a ledger, which then knows its hash."""
+    if records is not None:
+        records.replace(path, data, mode)
+        return
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.closing(RecordDir(Path(path).parent)) as folder:
+        folder.replace(path, data, mode)
+
+
+class RecordLedger:
+    """Running hashes of what the harness wrote into its record files, and the output dir they
+    live in, held open (see the module docstring)."""
+
+    def __init__(self, directory: Path | RecordDir) -> None:
+        self.folder = directory if isinstance(directory, RecordDir) else RecordDir(directory)
+        self.directory = self.folder.path
         self._files: dict[Path, _Written] = {}
 
-    @staticmethod
-    def _identity(path: Path) -> tuple[int, int] | None:
+    def open(self, path: Path, flags: int, mode: int = FILE_MODE) -> int:
+        """A record file in the held dir; a path elsewhere is opened by path, without links."""
         try:
-            st = os.stat(path)
-        except OSError:
+            return self.folder.open(path, flags, mode)
+        except ValueError:
+            return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+
+    def replace(self, path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+        """Replace the file atomically in the held dir; its hash is what was written."""
+        st = self.folder.replace(Path(path), data, mode)
+        entry = self._files[Path(path)] = _Written(inode=(st.st_dev, st.st_ino))
+        entry.digest.update(data)
+        entry.size = len(data)
+
+    def rename(self, source: Path, target: Path) -> None:
+        """``os.replace`` of one entry of the held dir by another (both names in it)."""
+        with self.folder.parent_of(source) as (src, old), self.folder.parent_of(target) as (dst, new):
+            os.replace(old, new, src_dir_fd=src, dst_dir_fd=dst)
+
+    def unlink(self, path: Path) -> None:
+        self.folder.unlink(path)
+
+    def _identity(self, path: Path) -> tuple[int, int] | None:
+        try:
+            st = self.folder.lstat(path)
+        except (OSError, ValueError):
             return None
         return (st.st_dev, st.st_ino)
+
+    def _open_for_reading(self, path: Path) -> int:
+        return self.open(path, os.O_RDONLY | os.O_NONBLOCK)
 
     def wrote(self, path: Path, data: bytes) -> None:
         """Record that ``data`` was appended to ``path`` (call after each successful write)."""
@@ -117,7 +192,7 @@ class RecordLedger:
         path = Path(path)
         entry = _Written(inode=self._identity(path))
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            fd = self._open_for_reading(path)
         except OSError:
             self._files.pop(path, None)
             return
@@ -134,10 +209,14 @@ class RecordLedger:
     def files(self) -> list[Path]:
         return list(self._files)
 
+    def digests(self) -> dict[Path, str]:
+        """Each file's SHA-256 (hex) of what the harness wrote, in the order first written."""
+        return {path: written.digest.hexdigest() for path, written in self._files.items()}
+
     def verify(self) -> list[Tamper]:
         """What changed since it was written; empty when every record is intact."""
         found: list[Tamper] = []
-        if self._dir_id is not None and self._identity(self.directory) != self._dir_id:
+        if self.folder.moved():
             found.append(Tamper(str(self.directory), "dir-replaced", "the output directory is not the one written"))
         for path, written in self._files.items():
             problem = self._check(path, written)
@@ -145,11 +224,10 @@ class RecordLedger:
                 found.append(problem)
         return found
 
-    @staticmethod
-    def _check(path: Path, written: _Written) -> Tamper | None:
+    def _check(self, path: Path, written: _Written) -> Tamper | None:
         name = str(path)
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            fd = self._open_for_reading(path)
         except FileNotFoundError:
             return Tamper(name, "removed", f"{written.size} bytes were written")
         except OSError as exc:

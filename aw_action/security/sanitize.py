@@ -43,9 +43,14 @@ _COMMENT = re.compile(r"<!--[\s\S]*?(?:-->|$)")
 _HIDDEN_ELEMENT = re.compile(r"<(script|style|template|noscript)\b[^>]*>[\s\S]*?(?:</\1\s*>|$)", re.IGNORECASE)
 _IMAGE_ALT = re.compile(r"!\[[^\]]+\](?=[(\[])")
 _LINK_TITLE = re.compile(r"(\]\(\s*(?:<[^>]*>|[^\s)]+))\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\))\s*\)")
+_TITLE = r"(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))"
 _REF_DEF = re.compile(
-    r"^ {0,3}\[([^\]]+)\]:[ \t]*(<[^>]*>|\S+)(?:[ \t]+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?[ \t]*$\n?", re.MULTILINE
+    r"^ {0,3}\[([^\]]+)\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S+)"
+    rf"(?:(?:[ \t]*\n[ \t]*|[ \t]+){_TITLE})?[ \t]*$\n?",
+    re.MULTILINE,
 )
+"""A link reference definition (invisible when rendered): its destination may stand on the next
+line and its title on the next line or over several (CommonMark), which hides text as well."""
 _TAG = re.compile(r"<[A-Za-z][A-Za-z0-9-]*(?:\s+[^<>]*)?/?>")
 _HIDING_ATTR = re.compile(
     r"\s+(?:alt|title|placeholder|aria-[A-Za-z-]+|data-[A-Za-z0-9_.-]+)\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+)",
@@ -70,7 +75,15 @@ def _entity(match: re.Match[str]) -> str:
     return chr(code) if 32 <= code <= 126 else ""
 
 
-def _strip_reference_definitions(text: str) -> tuple[str, int]:
+def strip_invisible(text: str) -> tuple[str, int]:
+    """Step 3's characters removed (C0 and C1 controls but tab and newline, zero-width and bidi
+    characters, variation selectors, the tag block, ...); the text and how many went."""
+    return _INVISIBLE.subn("", text)
+
+
+def strip_reference_definitions(text: str) -> tuple[str, int]:
+    """Link reference definitions nothing refers to removed (they render as nothing, so they can
+    hide text: ``[//]: # (hidden)``); a referenced one keeps its destination, not its title."""
     removed = 0
 
     def keep_or_drop(match: re.Match[str]) -> str:
@@ -111,12 +124,12 @@ def sanitize(text: str) -> Sanitized:
     text = unicodedata.normalize("NFC", step("invisible", _SURROGATE.subn("\ufffd", text)))
     text = step("ansi", _ANSI.subn("", text))
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n\n")
-    text = step("invisible", _INVISIBLE.subn("", text))
+    text = step("invisible", strip_invisible(text))
     text = step("comments", _COMMENT.subn("", text))
     text = step("comments", _HIDDEN_ELEMENT.subn("", text))
     text = step("markdown", _IMAGE_ALT.subn("![]", text))
     text = step("markdown", _LINK_TITLE.subn(r"\1)", text))
-    text = step("markdown", _strip_reference_definitions(text))
+    text = step("markdown", strip_reference_definitions(text))
     text = step("markdown", _strip_attributes(text))
     text = step("markdown", _DETAILS.subn("", text))
     text = step("tokens", _GITHUB_TOKEN.subn(GITHUB_TOKEN_MASK, text))

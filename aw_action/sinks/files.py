@@ -8,7 +8,8 @@ propagates. Errors propagate (``OSError``, ``TypeError``, ``ValueError``): the c
 (observability) turns them into a warning and a degraded notice. The file is created (truncated)
 on the first write; a write after ``close`` raises ``ValueError`` rather than starting it over.
 Each complete line is reported to ``records`` (the run's ``RecordLedger``) once it is on disk; a
-cut-back restores the file to exactly what was reported.
+cut-back restores the file to exactly what was reported. The file is opened through the ledger's
+held output dir (``record_guard.open_record``), never through a symbolic link.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from aw_action.run.redact import Redactor
-from aw_action.security.record_guard import RecordWrites
+from aw_action.security.record_guard import RecordWrites, open_record
 
 
 class JsonlFile:
@@ -33,21 +34,30 @@ class JsonlFile:
         self.closed = False
         self.lines = 0
 
+    def ensure(self) -> None:
+        """Create the file (empty) when no line was written yet: it exists even without records."""
+        if self.closed:
+            raise ValueError(f"{self.path.name} is already closed")
+        if self._fd is None:
+            self._fd = open_record(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, self._records)
+            if self._records is not None:
+                self._records.wrote(self.path, b"")
+
     def write(self, record: dict[str, Any]) -> None:
         if self.closed:
             raise ValueError(f"{self.path.name} is already closed")
         text = json.dumps(self._redactor.obj(record), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         data = (text + "\n").encode("utf-8")
-        if self._fd is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+        self.ensure()
+        fd = self._fd
+        assert fd is not None, "ensure() opened it"
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(self._fd, view) :]
+                view = view[os.write(fd, view) :]
         except OSError:
             with contextlib.suppress(OSError):
-                os.ftruncate(self._fd, self._size)
+                os.ftruncate(fd, self._size)
             raise
         self._size += len(data)
         self.lines += 1

@@ -14,7 +14,9 @@ record's name would have the run write through it); a folder, FIFO or device und
 is no run's record and stays (the writer that meets it reports it). Records are read only from
 regular files, at most ``HEAD_BYTES`` of each, without blocking or following links. A file
 that cannot be moved raises ``OSError`` after the others were moved: the caller must not start
-a run that would write over it.
+a run that would write over it. Everything happens relative to the folder opened once
+(``security/record_dir``): ``previous-runs`` and the run's folder in it are never followed
+through a link, and an output dir that is itself a link raises ``OSError``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from aw_action.security.record_dir import RecordDir
 
 PREVIOUS_RUNS_DIR = "previous-runs"
 HEAD_BYTES = 64 * 1024
@@ -64,14 +68,15 @@ def move_aside(folder: Path, files: RunFiles) -> Path | None:
     found = files.present(folder)
     if not found:
         return None
-    target = _free(folder / PREVIOUS_RUNS_DIR, run_name(found))
-    target.mkdir(parents=True)
-    failed: list[str] = []
-    for path in found:
-        try:
-            os.rename(path, target / path.name)
-        except OSError as exc:
-            failed.append(f"{path.name}: {exc.strerror or exc}")
+    with contextlib.closing(RecordDir(folder)) as held:
+        target = _free(held, folder / PREVIOUS_RUNS_DIR, run_name(found))
+        failed: list[str] = []
+        with held.folder(target, make=True) as into:
+            for path in found:
+                try:
+                    os.rename(path.name, path.name, src_dir_fd=held.fd, dst_dir_fd=into)
+                except OSError as exc:
+                    failed.append(f"{path.name}: {exc.strerror or exc}")
     if failed:
         raise OSError(f"could not move {', '.join(failed)} into {target}")
     return target
@@ -101,12 +106,21 @@ def _file_or_link(path: Path) -> bool:
     return stat.S_ISREG(mode) or stat.S_ISLNK(mode)
 
 
-def _free(parent: Path, name: str) -> Path:
+def _free(held: RecordDir, parent: Path, name: str) -> Path:
+    """The first of ``parent/name``, ``parent/name-2``, ... that does not exist yet."""
     candidate, n = parent / name, 1
-    while os.path.lexists(candidate):
+    while _exists(held, candidate):
         n += 1
         candidate = parent / f"{name}-{n}"
     return candidate
+
+
+def _exists(held: RecordDir, path: Path) -> bool:
+    try:
+        held.lstat(path)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _session_id(record: dict[str, Any]) -> str:

@@ -10,13 +10,13 @@ readable length, so the corrective message stays small whatever the model sent.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from aw_action.security.record_guard import RecordWrites, write_record
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -203,14 +203,10 @@ def check_final_answer(text: str, schema: Mapping[str, Any]) -> AnswerCheck:
     return AnswerCheck(False, value=value, errors=tuple(errors), schema=schema)
 
 
-def write_structured_output(output_dir: Path, value: Any) -> Path:
-    """Save the validated value as ``structured-output.json`` (atomically)."""
-    output_dir.mkdir(parents=True, exist_ok=True)
+def write_structured_output(output_dir: Path, value: Any, records: RecordWrites | None = None) -> Path:
+    """Save the validated value as ``structured-output.json`` (atomically; with the run's
+    ``records``, into the output dir the run holds, its hash in the ledger)."""
     target = output_dir / STRUCTURED_OUTPUT_FILE
-    fd, tmp = tempfile.mkstemp(dir=output_dir, prefix=".structured-output.")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(value, handle, indent=2, ensure_ascii=False, allow_nan=False)
-        handle.write("\n")
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, target)
+    text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    write_record(target, text.encode("utf-8"), records)
     return target

@@ -40,8 +40,7 @@ import os
 import secrets
 import signal as signals
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
@@ -152,7 +151,7 @@ class _Run:
         self.signal = signal
         self.on_update = on_update
         self.ctx = ctx
-        self.output = CommandOutput(ctx.output_dir)
+        self.output = CommandOutput(ctx.output_dir, records=ctx.records)
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
         self.token = secrets.token_hex(6)
@@ -218,15 +217,11 @@ class _Run:
                 text = self.output.repeat_notice(earlier)
                 details["repeats_call"] = earlier
         if self.ctx.scrub is not None:
-            text = self.ctx.scrub(text)
-            if self.output.path is not None:
-                try:
-                    _scrub_file(self.output.path, self.ctx.scrub)
-                except OSError:  # could not rewrite it (disk full): an unscrubbed log must not stay
-                    self.output.path.unlink(missing_ok=True)
-                    self.output.path.with_suffix(".scrub").unlink(missing_ok=True)
-        if self.ctx.records is not None and self.output.path is not None and self.output.path.exists():
-            self.ctx.records.adopt(self.output.path)
+            scrub = self.ctx.scrub
+            text = scrub(text)
+            self.output.rewrite_log(lambda source, target: _scrub_stream(source, target, scrub))
+        else:
+            self.output.adopt_log()
         code = proc.returncode
         if outcome == "aborted":
             raise ToolError(_join(text, "Command aborted"))
@@ -260,27 +255,24 @@ class _Run:
                 await asyncio.wait_for(self.stopped.wait(), UPDATE_INTERVAL_S)
 
 
-def _scrub_file(path: Path, scrub: Callable[[str], str]) -> None:
-    """Rewrite a saved output file through the redactor, in bounded pieces.
+def _scrub_stream(src: IO[str], dst: IO[str], scrub: Callable[[str], str]) -> None:
+    """Copy a saved output log through the redactor, in bounded pieces.
 
     Secrets hold no whitespace and no punctuation beyond ``-_.``, so the text is cut only at a
     character no secret contains (a newline, a space, a quote, a NUL, ...): a secret is never
     split across two pieces. A run of more than ``_SCRUB_RUN_LIMIT`` characters without such a
     character (no real output has one) is cut where it is."""
-    tmp = path.with_suffix(".scrub")
-    with path.open("r", encoding="utf-8", errors="replace", newline="") as src, tmp.open("w", encoding="utf-8") as dst:
-        carry = ""
-        while piece := src.read(_SCRUB_PIECE):
-            text = carry + piece
-            cut = _safe_cut(text)
-            if cut == 0 and len(text) < _SCRUB_RUN_LIMIT:
-                carry = text
-                continue
-            cut = cut or len(text)
-            dst.write(scrub(text[:cut]))
-            carry = text[cut:]
-        dst.write(scrub(carry))
-    tmp.replace(path)
+    carry = ""
+    while piece := src.read(_SCRUB_PIECE):
+        text = carry + piece
+        cut = _safe_cut(text)
+        if cut == 0 and len(text) < _SCRUB_RUN_LIMIT:
+            carry = text
+            continue
+        cut = cut or len(text)
+        dst.write(scrub(text[:cut]))
+        carry = text[cut:]
+    dst.write(scrub(carry))
 
 
 def _safe_cut(text: str) -> int:

@@ -23,16 +23,23 @@ anything is cut)::
     190001
 
     [Showing lines 1-128 and 189875-190001 of 190001. Full output: /tmp/gh-aw/bash-0f3c....log]
+
+The log is a file the harness writes into the output dir: with the run's ledger (``records``)
+it is created, rewritten (``rewrite_log``, e.g. through the redactor) and adopted inside the
+output dir the run holds open, never through a symbolic link (``security/record_dir``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from aw_action.security.record_guard import RecordWrites, open_record
 from aw_action.tools.truncate import (
     HEAD_TAIL_MAX_BYTES,
     HEAD_TAIL_MAX_LINES,
@@ -50,9 +57,14 @@ MAX_LOG_BYTES = 32 * 1024 * 1024
 
 class CommandOutput:
     def __init__(
-        self, output_dir: Path, max_lines: int = HEAD_TAIL_MAX_LINES, max_bytes: int = HEAD_TAIL_MAX_BYTES
+        self,
+        output_dir: Path,
+        max_lines: int = HEAD_TAIL_MAX_LINES,
+        max_bytes: int = HEAD_TAIL_MAX_BYTES,
+        records: RecordWrites | None = None,
     ) -> None:
         self.output_dir = output_dir
+        self.records = records
         self.max_lines = max_lines
         self.max_bytes = max_bytes
         self.head = bytearray()
@@ -108,12 +120,60 @@ class CommandOutput:
 
     def _open(self) -> IO[bytes] | None:
         try:
-            self.output_dir.mkdir(parents=True, exist_ok=True)
             self.path = self.output_dir / f"bash-{secrets.token_hex(8)}.log"
-            return self.path.open("wb")
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+            return os.fdopen(open_record(self.path, flags, self.records), "wb")
         except OSError as exc:
             self._fail(exc)
             return None
+
+    def rewrite_log(self, transform: Callable[[IO[str], IO[str]], None]) -> None:
+        """Pass the closed log through ``transform(source, target)`` (text, UTF-8, undecodable
+        bytes replaced) into a new file that then replaces it; if that fails, the log is removed
+        (a half-rewritten one, e.g. not yet redacted, must not stay). Afterwards the log, if any,
+        is adopted by the ledger. Nothing happens without a log."""
+        path = self.path
+        if path is None:
+            return
+        scratch = path.with_suffix(".scrub")
+        try:
+            with (
+                os.fdopen(
+                    open_record(path, os.O_RDONLY | os.O_NONBLOCK, self.records),
+                    "r",
+                    encoding="utf-8",
+                    errors="replace",
+                    newline="",
+                ) as source,
+                os.fdopen(
+                    open_record(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, self.records), "w", encoding="utf-8"
+                ) as target,
+            ):
+                transform(source, target)
+            self._rename(scratch, path)
+        except OSError:
+            for leftover in (path, scratch):
+                with contextlib.suppress(OSError):
+                    self._unlink(leftover)
+        self.adopt_log()
+
+    def adopt_log(self) -> None:
+        """Tell the ledger the log's whole content is the harness's (when there is a log)."""
+        if self.records is not None and self.path is not None:
+            with contextlib.suppress(OSError):
+                self.records.adopt(self.path)
+
+    def _rename(self, source: Path, target: Path) -> None:
+        if self.records is not None:
+            self.records.rename(source, target)
+        else:
+            os.replace(source, target)
+
+    def _unlink(self, path: Path) -> None:
+        if self.records is not None:
+            self.records.unlink(path)
+        else:
+            path.unlink()
 
     def close(self) -> None:
         if self._file is not None:

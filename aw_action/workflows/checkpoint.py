@@ -3,7 +3,8 @@
 It holds the workflow's identity and digests, the run state (current step, visits, history with
 handoffs, pending review artifact, pauses) and the conversation: a reference to the saved
 session transcript and/or the message history itself. It is written atomically (temporary file
-in the same folder, fsync, rename), so a reader sees the old file or the new one, never half.
+in the same folder, fsync, rename), so a reader sees the old file or the new one, never half;
+in a run, through the output dir the run holds and into its record ledger.
 Every string passes through ``scrub`` (the run's redactor) before it is written.
 """
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import Message
+from aw_action.security.record_guard import RecordWrites, write_record
 from aw_action.workflows.errors import CheckpointError
 from aw_action.workflows.loader import LoadedWorkflow
 from aw_action.workflows.state import RunState
@@ -29,6 +30,8 @@ from aw_action.workflows.state import RunState
 KIND: Final = "aw-harness/workflow-checkpoint"
 VERSION: Final = 1
 MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024
+MAX_CHECKPOINT_DEPTH = 100
+"""Levels of JSON nesting a checkpoint may have (a tool call's arguments are the deepest part)."""
 
 
 class _Model(BaseModel):
@@ -102,33 +105,39 @@ def _scrub_all(value: Any, scrub: Callable[[str], str]) -> Any:
     return value
 
 
-def write_checkpoint(path: Path, checkpoint: Checkpoint, scrub: Callable[[str], str] | None = None) -> Path:
-    """Write ``checkpoint`` to ``path`` atomically (mode 0600); returns ``path``."""
+def write_checkpoint(
+    path: Path,
+    checkpoint: Checkpoint,
+    scrub: Callable[[str], str] | None = None,
+    records: RecordWrites | None = None,
+) -> Path:
+    """Write ``checkpoint`` to ``path`` atomically (mode 0600); returns ``path``. With the run's
+    ``records`` (its ledger) the file is written into the held output dir and its hash recorded,
+    so a checkpoint changed afterwards is found (``record_guard``, ``record_manifest``)."""
     data = checkpoint.model_dump(mode="json")
     if scrub is not None:
         data = _scrub_all(data, scrub)
     text = json.dumps(data, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    write_record(path, text.encode("utf-8"), records, mode=0o600)
     return path
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-finite number {name}")
+
+
+def _depth(value: Any) -> int:
+    """How many levels of lists and objects ``value`` nests (counted without recursion)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        if level <= MAX_CHECKPOINT_DEPTH:
+            todo.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def read_checkpoint(path: Path) -> Checkpoint:
@@ -152,6 +161,10 @@ def read_checkpoint(path: Path) -> Checkpoint:
         data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError) as exc:
         raise CheckpointError(f"{where}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise CheckpointError(f"{where}: nested deeper than {MAX_CHECKPOINT_DEPTH} levels") from None
+    if _depth(data) > MAX_CHECKPOINT_DEPTH:
+        raise CheckpointError(f"{where}: nested deeper than {MAX_CHECKPOINT_DEPTH} levels")
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise CheckpointError(f"{where}: not an aw-harness workflow checkpoint")
     if data.get("version") != VERSION:

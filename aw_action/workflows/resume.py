@@ -1,6 +1,8 @@
 """Resume a paused run against the workflow as it is now (seed 004, "Pause, repair, resume").
 
-``reconcile`` compares the checkpoint's step digests with the reloaded workflow:
+``reconcile`` first checks that the state follows from its own history (``state_check``: a
+forged or damaged checkpoint fails closed with ``CheckpointError``), then compares the
+checkpoint's step digests with the reloaded workflow:
 - nothing changed: the state is kept;
 - a completed step changed: the earliest changed one restarts, later history is dropped;
 - only the current step changed: it restarts (a pending review is dropped with it);
@@ -20,6 +22,7 @@ from aw_action.workflows.engine import decide_gate, resume_run
 from aw_action.workflows.errors import CheckpointError, EngineError
 from aw_action.workflows.loader import LoadedWorkflow
 from aw_action.workflows.state import RunState, TrailEntry
+from aw_action.workflows.state_check import handoff_after, state_problem
 
 
 @dataclass(frozen=True)
@@ -42,22 +45,32 @@ def _restarted(state: RunState, step: str, reason: str, **update: object) -> Run
     return state.model_copy(update={**update, "trail": (*state.trail, entry)})
 
 
+def _removed(state: RunState, workflow: LoadedWorkflow) -> None:
+    """``CheckpointError`` when a step the run completed or stands at is no longer in the workflow."""
+    steps = workflow.definition.steps
+    for record in state.history:
+        if record.step not in steps:
+            raise CheckpointError(
+                f"completed step {record.step!r} was removed from the workflow; restore it or start a new run"
+            )
+    if state.current_step not in steps:
+        raise CheckpointError(
+            f"current step {state.current_step!r} was removed from the workflow; restore it or start a new run"
+        )
+
+
 def reconcile(state: RunState, workflow: LoadedWorkflow) -> Reconciled:
     """``state`` fitted to the current ``workflow`` (see the module docstring)."""
     definition = workflow.definition
     if state.workflow_id != definition.id:
         raise CheckpointError(f"the checkpoint belongs to workflow {state.workflow_id!r}, not {definition.id!r}")
+    if state.workflow_digest != workflow.digest:
+        _removed(state, workflow)
+    problem = state_problem(workflow, state)
+    if problem is not None:
+        raise CheckpointError(f"the run state does not follow from its history: {problem}")
     if state.workflow_digest == workflow.digest:
         return Reconciled(state)
-    for record in state.history:
-        if record.step not in definition.steps:
-            raise CheckpointError(
-                f"completed step {record.step!r} was removed from the workflow; restore it or start a new run"
-            )
-    if state.current_step not in definition.steps:
-        raise CheckpointError(
-            f"current step {state.current_step!r} was removed from the workflow; restore it or start a new run"
-        )
     digests = workflow.step_digests
     changed = next((i for i, r in enumerate(state.history) if digests[r.step] != r.step_digest), None)
     if changed is not None:
@@ -77,7 +90,7 @@ def reconcile(state: RunState, workflow: LoadedWorkflow) -> Reconciled:
             current_step_digest=digests[step],
             visits=dict(visits),
             history=kept,
-            handoff=kept[-1].handoff if kept else "",
+            handoff=handoff_after(workflow, kept),
             paused_summary="",
             gate_feedback="",
             gate_artifact="",

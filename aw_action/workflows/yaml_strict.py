@@ -3,7 +3,8 @@
 It reads the parser's event stream (ruamel.yaml) and builds the data itself, so every rule is
 enforced before any value exists: one document, no ``%YAML`` other than 1.2 and no ``%TAG``,
 no tags (``!foo``, ``!!str``), no merge keys (``<<``), no duplicate or non-string keys, no
-non-finite numbers, bounded nesting depth, bounded anchors and aliases and a bounded number of
+non-finite numbers, bounded nesting depth (counted after alias expansion: an alias nests its
+anchor's whole depth where it stands), bounded anchors and aliases and a bounded number of
 values after alias expansion (an alias bomb stops at the bound, it is never expanded).
 Plain scalars resolve by the YAML 1.2 core schema (``yes``/``on`` stay strings).
 """
@@ -97,13 +98,16 @@ class _Frame:
     pending_key: str | None = None
     key_line: int = 0
     nodes: int = 1
+    height: int = 1
+    """Levels of nesting from this collection down (1 when it holds only scalars)."""
 
 
 class _Builder:
     def __init__(self) -> None:
         self.doc = YamlDocument(data=None)
         self.stack: list[_Frame] = []
-        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.anchors: dict[str, tuple[Any, int, int]] = {}
+        """Each anchor's value, its number of values and its height."""
         self.aliases = 0
         self.nodes = 0
         self.documents = 0
@@ -179,13 +183,20 @@ class _Builder:
         elif isinstance(ev, MappingEndEvent | SequenceEndEvent):
             frame = self.stack.pop()
             if frame.anchor is not None:
-                self._anchor(frame.anchor, frame.value, frame.nodes, line)
+                self._anchor(frame.anchor, frame.value, frame.nodes, frame.height, line)
+            self._grow(frame.height)
             self._place(frame.value, self.doc.lines.get(frame.path, line), False)
 
-    def _anchor(self, name: str, value: Any, nodes: int, line: int) -> None:
+    def _grow(self, height: int) -> None:
+        """A value ``height`` levels deep was placed into the collection being built."""
+        if self.stack:
+            top = self.stack[-1]
+            top.height = max(top.height, height + 1)
+
+    def _anchor(self, name: str, value: Any, nodes: int, height: int, line: int) -> None:
         if len(self.anchors) >= MAX_ALIASES and name not in self.anchors:
             raise YamlRejected(f"more than {MAX_ALIASES} anchors", line, self._path())
-        self.anchors[name] = (value, nodes)
+        self.anchors[name] = (value, nodes, height)
 
     def _alias(self, ev: AliasEvent, line: int) -> None:
         self.aliases += 1
@@ -193,8 +204,13 @@ class _Builder:
             raise YamlRejected(f"more than {MAX_ALIASES} aliases", line, self._path())
         if ev.anchor not in self.anchors:
             raise YamlRejected(f"alias *{ev.anchor} refers to no finished anchor", line, self._path())
-        value, nodes = self.anchors[ev.anchor]
+        value, nodes, height = self.anchors[ev.anchor]
+        if len(self.stack) + height > MAX_DEPTH:
+            raise YamlRejected(
+                f"nesting deeper than {MAX_DEPTH} levels (through alias *{ev.anchor})", line, self._path()
+            )
         self._count(nodes, line)
+        self._grow(height)
         self._place(value, line, not isinstance(value, dict | list))
 
     def _scalar(self, ev: ScalarEvent, line: int) -> None:
@@ -202,7 +218,7 @@ class _Builder:
         plain = ev.style is None
         value = _resolve_plain(ev.value, line, self._path()) if plain else ev.value
         if ev.anchor is not None:
-            self._anchor(ev.anchor, value, 1, line)
+            self._anchor(ev.anchor, value, 1, 0, line)
         self._place(value, line, True, ev.style)
 
     def _open(self, ev: MappingStartEvent | SequenceStartEvent, line: int) -> None:

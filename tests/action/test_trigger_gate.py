@@ -125,7 +125,7 @@ def fork_pr(base_sha: str) -> dict[str, Any]:
             "head": {"sha": "f" * 40, "repo": {"full_name": "forker/repo"}},
         },
         "repository": {"full_name": "octo/repo"},
-        "sender": {"login": "forker", "type": "User"},
+        "sender": {"login": "octo-writer", "type": "User"},  # a collaborator's own fork: the guard lets it in
     }
 
 
@@ -156,17 +156,32 @@ def pr_checkout(tmp_path: Path) -> tuple[Path, str]:
     return ws, base
 
 
-def fork_run(tmp_path: Path, **inputs: str) -> tuple[ActionRun, Path]:
+def fork_run(tmp_path: Path, sender: str = "octo-writer", **inputs: str) -> tuple[ActionRun, Path]:
     _, base = pr_checkout(tmp_path)
     mark = tmp_path / "mark"
     (tmp_path / "script.json").write_text(json.dumps({"turns": [{"text": "reviewed"}]}))
-    extra = {
-        **event_env(tmp_path, "pull_request", fork_pr(base), f"http://127.0.0.1:{free_port()}"),
-        "MARK": str(mark),
-        "AW_FAUX_SCRIPT": str(tmp_path / "script.json"),
-    }
-    base_inputs = {"config": ".aw/config.json", "prompt-file": ".aw/prompt.txt", "upload-artifacts": "false"}
-    return run_action(tmp_path, {**base_inputs, **inputs}, extra), mark
+    payload = fork_pr(base)
+    payload["sender"]["login"] = sender
+    with WireServer(default=fake_github) as api:
+        extra = {
+            **event_env(tmp_path, "pull_request", payload, api.url),
+            "MARK": str(mark),
+            "AW_FAUX_SCRIPT": str(tmp_path / "script.json"),
+        }
+        base_inputs = {
+            "config": ".aw/config.json",
+            "prompt-file": ".aw/prompt.txt",
+            "upload-artifacts": "false",
+            "github-token": TOKEN,
+        }
+        return run_action(tmp_path, {**base_inputs, **inputs}, extra), mark
+
+
+def test_a_stranger_s_fork_pr_is_skipped_before_its_files_are_read(tmp_path: Path) -> None:
+    run, mark = fork_run(tmp_path, sender="stranger")
+    assert run.returncode == 0 and run.outputs["conclusion"] == "skipped", run.stdout
+    assert "stranger has role read on octo/repo: is not allowed" in run.result["error"]
+    assert not Path(f"{mark}.base").exists() and not Path(f"{mark}.head").exists()
 
 
 def first_message(run: ActionRun) -> str:

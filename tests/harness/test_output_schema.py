@@ -160,7 +160,7 @@ async def test_a_file_that_cannot_be_written_degrades_the_run_but_keeps_the_valu
 ) -> None:
     import aw_action.structured
 
-    def full(output_dir: Path, value: Any) -> Path:
+    def full(output_dir: Path, value: Any, records: Any = None) -> Path:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(aw_action.structured, "write_structured_output", full)

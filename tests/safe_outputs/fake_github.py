@@ -5,6 +5,13 @@ trees, commits and refs, and pull requests; records every request (method, path,
 body, Authorization header) so tests can assert the exact calls; and can be told to fail the
 next matching requests with a status and headers (rate limits, 5xx). Blob hashes are real git
 hashes, so a tree seeded from a local repository matches the patches made from it.
+
+Who a token is, as GitHub answers it: ``identities`` maps a token to a login and a kind. A
+``user`` token (a personal access token) answers ``GET /user``; an ``app`` token (an
+installation token, such as the job's ``GITHUB_TOKEN``) gets GitHub's 403 "Resource not
+accessible by integration" there, and GraphQL's ``viewer`` gives its bot login. A token not in
+``identities`` is the job's ``GITHUB_TOKEN``: ``github-actions[bot]``. Every issue and comment
+carries its author (``user``) as GitHub sets it.
 """
 
 from __future__ import annotations
@@ -49,6 +56,10 @@ def git_blob_sha(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
+def _user(login: str, kind: str) -> dict[str, str]:
+    return {"login": login, "type": "Bot" if kind == "app" else "User"}
+
+
 def _sha(value: Any) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()
 
@@ -66,6 +77,8 @@ class FakeGitHub:
     commits: dict[str, dict[str, Any]] = field(default_factory=dict)
     refs: dict[str, str] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)
+    identities: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """token -> (login, ``user`` or ``app``)."""
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -121,9 +134,20 @@ class FakeGitHub:
     def calls(self, method: str | None = None, pattern: str = "") -> list[Request]:
         return [r for r in self.requests if (method is None or r.method == method) and re.search(pattern, r.path)]
 
-    def add_issue(self, title: str = "Triggering issue", body: str = "", pull: bool = False) -> int:
+    def add_issue(
+        self, title: str = "Triggering issue", body: str = "", pull: bool = False, author: str = "octo-human"
+    ) -> int:
         with self.lock:
-            return self._new_issue({"title": title, "body": body, "labels": []}, pull=pull)["number"]
+            return self._new_issue({"title": title, "body": body, "labels": []}, _user(author, "user"), pull)["number"]
+
+    def add_comment(self, number: int, body: str, author: str) -> None:
+        """A comment someone else wrote (a stranger can comment on any public issue)."""
+        with self.lock:
+            self._new_comment(number, body, _user(author, "user"))
+
+    def identity(self, authorization: str) -> tuple[str, str]:
+        token = authorization.split(" ", 1)[-1]
+        return self.identities.get(token, ("github-actions[bot]", "app"))
 
     def seed_from_git(self, repo: Path) -> str:
         """Copy the HEAD commit of a local repository (its files, modes and hash) as ``main``."""
@@ -158,7 +182,19 @@ class FakeGitHub:
     def _issue_json(self, issue: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in issue.items() if not k.startswith("_")}
 
-    def _new_issue(self, data: dict[str, Any], pull: bool = False) -> dict[str, Any]:
+    def _new_comment(self, number: int, body: str, user: dict[str, str]) -> dict[str, Any]:
+        self._next_id += 1
+        comment = {
+            "id": self._next_id,
+            "body": body,
+            "user": user,
+            "url": self._api(f"/issues/comments/{self._next_id}"),
+            "html_url": f"{self.issues[number]['html_url']}#issuecomment-{self._next_id}",
+        }
+        self.comments.setdefault(number, []).append(comment)
+        return comment
+
+    def _new_issue(self, data: dict[str, Any], user: dict[str, str], pull: bool = False) -> dict[str, Any]:
         number = max([0, *self.issues]) + 1
         kind = "pull" if pull else "issues"
         issue = {
@@ -167,6 +203,7 @@ class FakeGitHub:
             "body": data.get("body"),
             "state": "open",
             "labels": [{"name": n} for n in data.get("labels", [])],
+            "user": user,
             "url": self._api(f"/issues/{number}"),
             "html_url": f"https://github.com/{self.owner}/{self.name}/{kind}/{number}",
         }
@@ -217,6 +254,15 @@ class FakeGitHub:
             return self._answer(req)
 
     def _answer(self, req: Request) -> tuple[int, Any, dict[str, str]]:
+        login, kind = self.identity(req.authorization)
+        if req.path == "/user" and req.method == "GET":
+            if kind == "app":
+                return 403, {"message": "Resource not accessible by integration"}, {}
+            return 200, _user(login, kind), {}
+        if req.path == "/graphql" and req.method == "POST":
+            if "viewer" not in str((req.body or {}).get("query")):
+                return 200, {"errors": [{"message": "this fake answers only viewer"}]}, {}
+            return 200, {"data": {"viewer": {"login": login}}}, {}
         if not req.path.startswith(self.repo_path):
             return 404, {"message": "Not Found"}, {}
         try:
@@ -231,27 +277,19 @@ class FakeGitHub:
         if method == "GET" and path == "":
             full = f"{self.owner}/{self.name}"
             return 200, {"full_name": full, "default_branch": self.default_branch, "url": self._api("")}, {}
+        author = _user(*self.identity(req.authorization))
         if path == "/issues":
             if method == "POST":
-                return 201, self._issue_json(self._new_issue(body)), {}
+                return 201, self._issue_json(self._new_issue(body, author)), {}
             newest = sorted(self.issues.values(), key=lambda i: -i["number"])
             return 200, [self._issue_json(i) for i in newest], {}
         if m := re.fullmatch(r"/issues/(\d+)/comments", path):
             number = int(m.group(1))
             if number not in self.issues:
                 raise KeyError(number)
-            comments = self.comments.setdefault(number, [])
             if method == "POST":
-                self._next_id += 1
-                comment = {
-                    "id": self._next_id,
-                    "body": body["body"],
-                    "url": self._api(f"/issues/comments/{self._next_id}"),
-                    "html_url": f"{self.issues[number]['html_url']}#issuecomment-{self._next_id}",
-                }
-                comments.append(comment)
-                return 201, comment, {}
-            return 200, comments, {}
+                return 201, self._new_comment(number, body["body"], author), {}
+            return 200, self.comments.get(number, []), {}
         if (m := re.fullmatch(r"/issues/(\d+)/labels", path)) and method == "POST":
             issue = self.issues[int(m.group(1))]
             names = {label["name"] for label in issue["labels"]}
@@ -305,7 +343,7 @@ class FakeGitHub:
                     return 422, {"message": "Validation Failed", "errors": [{"field": "head"}]}, {}
                 if any(i.get("_head") == body["head"] for i in self.issues.values()):
                     return 422, {"message": "A pull request already exists"}, {}
-                issue = self._new_issue(body, pull=True)
+                issue = self._new_issue(body, author, pull=True)
                 issue.update(_head=body["head"], _base=body["base"], _draft=body.get("draft", False))
                 return 201, self._pull_json(issue), {}
             head = req.query.get("head", "").split(":")[-1]

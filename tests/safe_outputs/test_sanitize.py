@@ -1,6 +1,9 @@
 """Body and title sanitising. Most cases are ported from gh-aw's
 ``actions/setup/js/sanitize_content.test.cjs`` (github/gh-aw@053c355); the expected strings are
-gh-aw's."""
+gh-aw's, except where aw-harness is stricter on purpose (tests/security/test_sanitize_rendered.py
+shows why with GitHub's renderer): mentions and closing keywords go in ``<code>`` rather than
+backticks, a mention already in backticks is wrapped too, and a URL's label names the host a
+browser would reach (after the ``@`` of a user name)."""
 
 from __future__ import annotations
 
@@ -15,10 +18,10 @@ BIG = 524_288
     ("text", "expected"),
     [
         ("  hello world  ", "hello world"),
-        ("Hello @user", "Hello `@user`"),
-        ("Hello @myorg/myteam", "Hello `@myorg/myteam`"),
-        ("Already `@user` mentioned", "Already `@user` mentioned"),
-        ("@user1 and @user2 are here", "`@user1` and `@user2` are here"),
+        ("Hello @user", "Hello <code>@user</code>"),
+        ("Hello @myorg/myteam", "Hello <code>@myorg/myteam</code>"),
+        ("Already `@user` mentioned", "Already `<code>@user</code>` mentioned"),
+        ("@user1 and @user2 are here", "<code>@user1</code> and <code>@user2</code> are here"),
         ("Contact email@example.com", "Contact email@example.com"),
         ("Hello <!-- comment --> world", "Hello  world"),
         ("Hello <!--! comment --!> world", "Hello  world"),
@@ -46,10 +49,10 @@ BIG = 524_288
         ("std::vector::push_back", "std::vector::push_back"),
         ("Visit http://sub.example.malicious.com/path", "Visit (sub.example.malicious.../redacted)"),
         ("Visit https://very.deep.nested.subdomain.evil.com/path", "Visit (very.deep.nested.../redacted)"),
-        ("Visit http://ex@mple-domain.co_uk.net/path", "Visit (ex/redacted)"),
-        ("This fixes #123", "This `fixes #123`"),
-        ("PR closes #456", "PR `closes #456`"),
-        ("fixes #abc123def", "`fixes #abc123def`"),
+        ("Visit http://ex@mple-domain.co_uk.net/path", "Visit (mpledomain.couk.net/redacted)"),
+        ("This fixes #123", "This <code>fixes #123</code>"),
+        ("PR closes #456", "PR <code>closes #456</code>"),
+        ("fixes #abc123def", "<code>fixes #abc123def</code>"),
         ("See issue #123 and owner/repo#456", "See issue #123 and owner/repo#456"),
     ],
 )
@@ -64,9 +67,9 @@ def test_allowed_safe_tags_are_kept() -> None:
 
 def test_mentions_smuggled_as_entities_or_hidden_by_invisible_characters_are_neutralised() -> None:
     for text in ("&commat;admin", "&#64;admin", "&#x40;admin", "&amp;#64;admin"):
-        assert sanitize_body(f"ping {text}", BIG) == "ping `@admin`"
-    assert sanitize_body("ping @\u200badmin", BIG) == "ping `@admin`"
-    assert sanitize_body("ping ＠admin", BIG) == "ping `@admin`"  # full-width @
+        assert sanitize_body(f"ping {text}", BIG) == "ping <code>@admin</code>"
+    assert sanitize_body("ping @\u200badmin", BIG) == "ping <code>@admin</code>"
+    assert sanitize_body("ping ＠admin", BIG) == "ping <code>@admin</code>"  # full-width @
 
 
 def test_bidi_overrides_and_zero_width_characters_are_removed() -> None:

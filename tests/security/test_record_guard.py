@@ -97,12 +97,14 @@ def test_a_symlink_in_place_of_a_record_is_not_followed(tmp_path: Path) -> None:
 
 
 def test_a_renamed_and_recreated_output_dir_is_reported(tmp_path: Path) -> None:
+    """The ledger checks the records in the dir it holds (intact where they were written) and
+    reports that the path now names another dir."""
     out = tmp_path / "out"
     out.mkdir()
     ledger, _, _ = _records(out)
     out.rename(tmp_path / "gone")
     shutil.copytree(tmp_path / "gone", out)
-    assert [t.what for t in ledger.verify()] == ["dir-replaced", "replaced", "replaced"]
+    assert [t.what for t in ledger.verify()] == ["dir-replaced"]
 
 
 def test_rm_rf_by_the_same_user_is_reported(tmp_path: Path) -> None:
