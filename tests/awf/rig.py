@@ -108,7 +108,10 @@ class AgentStep:
         self.gh_aw = self.tmp / "gh-aw"
         self.runner_temp = self.tmp / "runner_temp"
         self.workspace = self.tmp / "workspace"
-        self.stub_log = self.tmp / "safeoutputs-calls.jsonl"
+        # In the workspace: the real safeoutputs CLI talks to gh-aw's MCP server over loopback TCP and
+        # writes nothing; the stub's own log must sit where an allow-list's sandbox (workspace-write)
+        # lets any command write.
+        self.stub_log = self.workspace / ".safeoutputs-calls.jsonl"
         for directory in (self.gh_aw / "aw-prompts", self.workspace, self.runner_temp / "gh-aw" / "mcp-cli" / "bin"):
             directory.mkdir(parents=True, exist_ok=True)
         (self.gh_aw / "aw-prompts" / "prompt.txt").write_text(self.prompt, encoding="utf-8")
