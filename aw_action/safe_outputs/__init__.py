@@ -18,7 +18,6 @@ from __future__ import annotations
 from aw_action.run.mode import gh_aw_mode
 from aw_action.safe_outputs.config import (
     CONFIG_FILE,
-    KINDS,
     SafeOutputsConfig,
     SafeOutputsConfigError,
     load_config_file,
@@ -29,7 +28,6 @@ from aw_action.safe_outputs.tools import safe_output_tools
 
 __all__ = [
     "CONFIG_FILE",
-    "KINDS",
     "RECORDS_FILE",
     "SafeOutputsConfig",
     "SafeOutputsConfigError",
