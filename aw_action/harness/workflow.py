@@ -8,7 +8,7 @@ one prompt, runs the workflow's steps as prompts of the assembled run
 After every change of the workflow's state the checkpoint is rewritten (atomically, through the
 run's redactor) in the output dir as ``workflow-checkpoint.json``: it carries the state and the
 conversation, so a later job resumes from it. Progress is announced as ``workflow_step``
-records, the final state as one ``workflow`` record (JSONL and ``aw_session.jsonl``, which
+records, the final state as one ``workflow`` record (JSONL and the unified session, which
 ``aw-harness audit`` reads), and the step summary gets the workflow's section.
 
 How the run ends (``Outcome.of``): ``completed`` when the workflow is done; ``paused`` (exit 0)
