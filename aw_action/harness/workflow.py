@@ -27,7 +27,7 @@ from typing import IO
 
 from aw_action.agent.events import HarnessEvent
 from aw_action.extensions.bash_policy import variable_names, variable_values
-from aw_action.harness.context import RunContext
+from aw_action.harness.context import TRANSCRIPT_FILE, RunContext
 from aw_action.harness.invocation import Harness
 from aw_action.harness.step_runner import ContextStepRunner
 from aw_action.harness.workflow_start import CHECKPOINT_FILE, WorkflowStart, prepare_start
@@ -162,7 +162,7 @@ class WorkflowHarness(Harness):
         checkpoint = make_checkpoint(
             start.workflow,
             state,
-            history_ref="session.jsonl",
+            history_ref=TRANSCRIPT_FILE,
             messages=messages_to_json(context.session.messages),
         )
         try:

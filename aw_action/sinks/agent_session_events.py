@@ -14,7 +14,7 @@
 - the end: ``session.result`` (totals, ``inputTokensIncludeCache: false``) and ``harness.run``
   (stop reason, limits, the budget stop, degraded parts, gh-aw's phase).
 
-Texts are capped (``MAX_MESSAGE_CHARS``, ``MAX_TOOL_CHARS``; the transcript ``session.jsonl`` has
+Texts are capped (``MAX_MESSAGE_CHARS``, ``MAX_TOOL_CHARS``; the transcript has
 them whole) and every line passes the run's redactor (in the writer). A harness field that is not
 JSON (a non-finite number, an object) is written as ``null`` or its text, never dropping the line.
 """
@@ -34,6 +34,7 @@ from aw_action.agent.events import (
     TurnEnd,
     TurnStart,
 )
+from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.ai.types import AssistantMessage, ThinkingContent, UserMessage
 from aw_action.run.result import RunResult
 from aw_action.sinks import unified_records
@@ -58,7 +59,7 @@ MAX_TOOL_CHARS = 4_000
 def capped(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}… [{len(text) - limit} more characters in session.jsonl]"
+    return f"{text[:limit]}… [{len(text) - limit} more characters in {TRANSCRIPT}]"
 
 
 def plain(value: Any, limit: int = MAX_TOOL_CHARS) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from aw_action.agent import transcript
 from aw_action.agent.events import AgentEvent, HarnessEvent, ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.result import RunResult
@@ -29,7 +30,7 @@ HEADER: dict[str, Any] = {
     "data": {"version": 1},
     "provenance": {"component": "collector", "phase": "conclusion", "path": COLLECTED_PATH, "index": 0},
 }
-TRANSCRIPT_SOURCE = "session.jsonl"
+TRANSCRIPT_SOURCE = transcript.FILE_NAME
 USAGE_SOURCE = token_usage.FILE_NAME
 
 
