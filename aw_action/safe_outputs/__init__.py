@@ -5,6 +5,9 @@ configured kind; ``aw-harness safe-output`` writes the same records from bash. B
 ``safe-outputs.jsonl`` in the output dir, in gh-aw's record shape, and keep a copy of the config
 and any pull-request patch beside it.
 
+Each kind (create an issue, comment, ...) is one module in ``kinds/``, registered in
+``kinds.KINDS``; the stages here and in ``apply_outputs/`` are generic and look kinds up there.
+
 Apply side (write token): ``aw-harness apply-safe-outputs PATH`` (``aw_action/apply_outputs/``,
 an entry-level package) re-checks every record against the config, sanitises bodies and applies
 them with PyGithub, idempotently.
