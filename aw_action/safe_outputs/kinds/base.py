@@ -109,8 +109,8 @@ class SafeOutputKind(ABC, Generic[C]):
 
     @abstractmethod
     def validate(self, args: Mapping[str, Any], cfg: C) -> dict[str, Any]:
-        """The record's fields from the agent's arguments (only ``fields`` are passed);
-        ``FieldError`` names the field to fix."""
+        """The record's fields from the agent's arguments (none but ``fields`` and the gh-aw
+        fields every kind drops, ``validate.IGNORED_FIELDS``); ``FieldError`` names the field to fix."""
 
     def recorded(self, record: Mapping[str, Any]) -> dict[str, Any]:
         """The ``system_fields`` of a record read back, checked (``FieldError``)."""
