@@ -27,6 +27,8 @@ from aw_action.ai.text import clean_value, is_clean
 from aw_action.security.record_guard import RecordWrites, open_record
 from aw_action.timestamps import utc_iso
 
+FILE_NAME = "session.jsonl"
+"""The transcript's name in the output dir."""
 Scrub = Callable[[Any], Any]
 
 

@@ -23,14 +23,15 @@ from typing import Any
 
 from github import GithubException
 
-from aw_action.apply_outputs.appliers import ApplyError, GitHubWriter
 from aw_action.apply_outputs.context import ApplyContext, ApplyInputError
 from aw_action.apply_outputs.github_api import RetryPolicy, connect, describe
-from aw_action.apply_outputs.plan import PlannedItem, Refused, plan_records
+from aw_action.apply_outputs.github_writer import GitHubWriter, apply_item
+from aw_action.apply_outputs.plan import Refused, plan_records
 from aw_action.apply_outputs.report import OK_STATUSES, publish
 from aw_action.apply_outputs.sanitize import allowed_domains
 from aw_action.run.redact import Redactor, secrets_from_env
 from aw_action.safe_outputs.config import CONFIG_FILE, SafeOutputsConfig, SafeOutputsConfigError, load_config_file
+from aw_action.safe_outputs.kinds.apply_api import ApplyError, PlannedItem
 from aw_action.safe_outputs.records import RECORDS_FILE, read_records
 
 PROG = "aw-harness apply-safe-outputs"
@@ -78,7 +79,7 @@ def apply_items(
             continue
         base = {"line": entry.line, "type": entry.type, "title": entry.title}
         try:
-            done = writer.apply(entry)
+            done = apply_item(entry, writer)
             result = {**base, "status": done.status, "url": done.url, "number": done.number, **(done.details or {})}
         except (GithubException, ApplyError, OSError) as exc:  # requests' errors are OSErrors
             result = {**base, "status": "failed", "error": describe(exc)}

@@ -5,7 +5,7 @@ installation token (a GitHub App's, or the job's ``GITHUB_TOKEN``, whose items a
 ``github-actions[bot]``'s) gets 403 "Resource not accessible by integration" there, and
 ``GET /app`` needs the app's JWT; GraphQL's ``viewer`` answers both kinds, an app with its bot
 login (``<slug>[bot]``). Only items this login wrote count as the job's own when their marker
-is found (``appliers.py``): a marker anyone else posted first is no proof the item exists.
+is found (``github_writer.py``): a marker anyone else posted first is no proof the item exists.
 """
 
 from __future__ import annotations

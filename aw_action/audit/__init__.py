@@ -1,8 +1,8 @@
 """``aw-harness audit PATH [--json]``: report on a finished run from its records.
 
 PATH is a run's output dir, a downloaded artifact folder, or an artifact zip. It reads the
-harness's own files and gh-aw/AWF artifacts alike (``usage/aw_session.jsonl``, AWF
-``token-usage.jsonl``). Exit codes: 0 report printed, 2 the path cannot be audited.
+harness's own record files and gh-aw/AWF artifacts alike (gh-aw's collected unified session,
+AWF's token-usage rows; ``sources.KNOWN_NAMES``). Exit codes: 0 report printed, 2 the path cannot be audited.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Readers: unified sessions (gh-aw ``aw_session.jsonl``) and token-usage files (AWF's or ours)
-into one ``Request`` shape.
+"""Readers: unified sessions (gh-aw's, or a standalone run's) and token-usage files (AWF's or
+ours) into one ``Request`` shape (the file names: ``audit/sources.py``).
 
 Rules, after gh-aw's audit: the unified session is the source of truth for requests and
 steering notices (``firewall.token_usage`` and its alias ``usage.report``); a missing value is
@@ -204,7 +204,7 @@ LEGACY_HARNESS_USAGE = "token-usage/v1.0.0-awharness"
 
 
 def from_token_usage(row: dict[str, Any], phase: str) -> Request | None:
-    """A ``Request`` from an AWF or aw-harness ``token-usage.jsonl`` row. AWF's ``output_tokens``
+    """A ``Request`` from an AWF or aw-harness token-usage row. AWF's ``output_tokens``
     (and the harness's since it uses AWF's names) include ``reasoning_tokens``; a ``Request``
     counts them apart. ``harness_provider`` names the provider AWF's list has no name for."""
     if row.get("event", "token_usage") != "token_usage" or "input_tokens" not in row:

@@ -1,7 +1,7 @@
 """Build the audit report (a JSON-able dict) from an artifact's records.
 
-Source order: the unified session (``usage/aw_session.jsonl``, else the shallowest
-``aw_session.jsonl``) gives requests, turn boundaries, tools, warnings and steering notices;
+Source order: the unified session (the one under ``usage/``, gh-aw's collected file, else the
+shallowest) gives requests, turn boundaries, tools, warnings and steering notices;
 token-usage files enrich its requests by ``request_id`` (effective tokens, cost, turn) and
 stand in for it when there is no unified session. Totals and the per-turn table cover the agent
 phase; threat-detection usage is reported apart, as gh-aw does.
@@ -23,7 +23,7 @@ from aw_action.audit.readers import (
     iter_jsonl,
     phase_of_path,
 )
-from aw_action.audit.sources import Artifact, AuditInputError
+from aw_action.audit.sources import CONTEXT_PROVENANCE, TOKEN_USAGE, UNIFIED_SESSION, Artifact, AuditInputError
 from aw_action.audit.workflow import workflow_report
 
 MAX_REQUESTS = 100_000
@@ -31,8 +31,8 @@ MAX_REQUESTS = 100_000
 
 
 def _unified_path(artifact: Artifact) -> str | None:
-    preferred = [p for p in artifact.named("aw_session.jsonl") if p.endswith("usage/aw_session.jsonl")]
-    found = preferred or artifact.named("aw_session.jsonl")
+    preferred = [p for p in artifact.named(UNIFIED_SESSION) if p.endswith(f"usage/{UNIFIED_SESSION}")]
+    found = preferred or artifact.named(UNIFIED_SESSION)
     return found[0] if found else None
 
 
@@ -199,7 +199,7 @@ def build_report(artifact: Artifact) -> dict[str, Any]:
         if stats.bad:
             skipped.append({"file": path, "lines": stats.bad, "first": stats.first_problem})
 
-    for path in artifact.named("token-usage.jsonl"):
+    for path in artifact.named(TOKEN_USAGE):
         sources.append(path)
         for record in lines_of(path):
             if (req := from_token_usage(record, phase_of_path(path))) is not None:
@@ -234,7 +234,7 @@ def build_report(artifact: Artifact) -> dict[str, Any]:
         "warnings": session.warnings,
         "degraded": degraded,
         "context_provenance": _provenance(artifact),
-        "sources": sources + artifact.named("context-provenance.jsonl"),
+        "sources": sources + artifact.named(CONTEXT_PROVENANCE),
         "skipped_lines": sum(entry["lines"] for entry in skipped),
         "skipped": skipped,
         "requests": [asdict(r) for r in requests],
@@ -248,7 +248,7 @@ def build_report(artifact: Artifact) -> dict[str, Any]:
 
 
 def _provenance(artifact: Artifact) -> list[dict[str, Any]]:
-    paths = artifact.named("context-provenance.jsonl")
+    paths = artifact.named(CONTEXT_PROVENANCE)
     if not paths:
         return []
     keep = ("source", "path", "tokens", "cumulative_tokens", "role")

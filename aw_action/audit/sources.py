@@ -21,8 +21,15 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from aw_action.sinks.previous_run import PREVIOUS_RUNS_DIR
+from aw_action.sinks.record_files import ProvenanceFile, TokenUsageFile, UnifiedSession
 
-KNOWN_NAMES = frozenset({"aw_session.jsonl", "token-usage.jsonl", "context-provenance.jsonl"})
+UNIFIED_SESSION = UnifiedSession.file_name
+"""gh-aw's unified session (``usage/`` in gh-aw's artifact) or a standalone run's."""
+TOKEN_USAGE = TokenUsageFile.file_name
+"""AWF's api-proxy rows, or a standalone run's."""
+CONTEXT_PROVENANCE = ProvenanceFile.file_name
+KNOWN_NAMES = (UNIFIED_SESSION, TOKEN_USAGE, CONTEXT_PROVENANCE)
+"""The record files the audit reads (by file name, anywhere in what is audited)."""
 MAX_TOTAL_BYTES = 32 * 1024 * 1024
 _CHUNK = 1024 * 1024
 
@@ -100,9 +107,7 @@ def open_artifact(path: Path) -> Artifact:
         earlier = (
             f" (earlier runs' records are in {path / PREVIOUS_RUNS_DIR})" if (path / PREVIOUS_RUNS_DIR).is_dir() else ""
         )
-        raise AuditInputError(
-            f"{path} holds no aw_session.jsonl, token-usage.jsonl or context-provenance.jsonl{earlier}"
-        )
+        raise AuditInputError(f"{path} holds no {', '.join(KNOWN_NAMES[:-1])} or {KNOWN_NAMES[-1]}{earlier}")
     return artifact
 
 

@@ -1,5 +1,5 @@
 """A workflow run in the audit: its path, outcomes, visits and pauses, from the ``harness.workflow``
-record the workflow harness writes into ``aw_session.jsonl`` (``workflows.render.audit_record``).
+record the workflow harness writes into the unified session (``workflows.render.audit_record``).
 
 Records may lie: every field is taken only when it has the expected type (strings, whole
 numbers), lists are cut at ``MAX_ROWS``, and the text goes through the Markdown builders that

@@ -1,7 +1,7 @@
 """Built-in extension: safe outputs in the running session (docs/safe-outputs.md).
 
 At setup it types and checks the config's ``safe-outputs:`` (a bad value fails the invocation,
-exit 2, naming the field: ``safe-outputs.create-issue.max: ...``) and registers one tool per
+exit 2, naming the field: ``safe-outputs.<kind>.max: ...``) and registers one tool per
 configured kind (``safe_outputs.safe_output_tools``), which also writes the config beside the
 records so the agent's ``aw-harness safe-output`` finds it from bash. Inside a compiled gh-aw
 workflow (``GITHUB_AW=true``) it does nothing: there ``safe-outputs:`` is gh-aw's, and the agent

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import ToolContext
-from aw_action.agent.transcript import Transcript
+from aw_action.agent.transcript import FILE_NAME, Transcript
 from aw_action.ai.catalog import UnknownModelError, resolve_model
 from aw_action.ai.types import AssistantMessage, Model, Provider, UserMessage
 from aw_action.exits import HarnessError, InvocationError
@@ -47,7 +47,7 @@ from aw_action.security.record_manifest import write_manifest
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.tools.processes import kill_all_agent_processes
 
-TRANSCRIPT_FILE = "session.jsonl"
+TRANSCRIPT_FILE = FILE_NAME
 SYSTEM_PROMPT = (
     "You are an autonomous agent running one task inside a CI job; nobody will answer questions. "
     "Work in the current directory ({cwd}) using your tools (bash, read, write, edit). "

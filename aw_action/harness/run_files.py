@@ -1,9 +1,10 @@
 """The files one run writes in its output dir, listed in one place, and starting them afresh.
 
-Every record file a run writes at the top of the output dir is named here (a new writer adds
-its name): ``start_afresh`` moves whatever an earlier run left under those names into
-``previous-runs/<run>/`` (``sinks/previous_run.py``) before the run opens any of them, so the
-files at the documented paths are this run's alone and the earlier ones are kept.
+Every record file a run writes at the top of the output dir is named here, the sinks' from their
+table (``sinks/record_files.py``), the others from their writers: ``start_afresh`` moves whatever
+an earlier run left under those names into ``previous-runs/<run>/`` (``sinks/previous_run.py``)
+before the run opens any of them, so the files at the documented paths are this run's alone and
+the earlier ones are kept.
 
 In gh-aw mode (``GITHUB_AW=true``) the safe-output files are gh-aw's own business (its
 ``safeoutputs`` tool writes them; the harness offers no safe-output tools there), so they are
@@ -21,16 +22,13 @@ from aw_action.run.mode import gh_aw_mode
 from aw_action.safe_outputs.config import CONFIG_FILE as SAFE_OUTPUTS_CONFIG_FILE
 from aw_action.safe_outputs.records import RECORDS_FILE as SAFE_OUTPUTS_FILE
 from aw_action.security.record_manifest import MANIFEST_FILE
-from aw_action.sinks import agent_session, provenance_file, token_usage, unified_session
+from aw_action.sinks import record_files
 from aw_action.sinks.previous_run import RunFiles, move_aside
 from aw_action.structured.final_answer import STRUCTURED_OUTPUT_FILE
 
 RECORD_FILES: tuple[str, ...] = (
     TRANSCRIPT_FILE,
-    token_usage.FILE_NAME,
-    unified_session.FILE_NAME,
-    provenance_file.FILE_NAME,
-    agent_session.FILE_NAME,
+    *record_files.file_names(),
     STRUCTURED_OUTPUT_FILE,
     MANIFEST_FILE,
 )

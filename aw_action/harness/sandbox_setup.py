@@ -11,7 +11,7 @@ and refuses or degrades what it cannot enforce, before any tool exists:
   are a warning and a degraded notice.
 
 It makes the run's private temp folder (the tools' ``TMPDIR``, the tools' user's, 0700; removed
-at the seal) and says what applies: one ``sandbox`` record (JSONL and ``aw_session.jsonl``)
+at the seal) and says what applies: one ``sandbox`` record (JSONL and the record files)
 and one line in the step summary's "Agent access" note. A workflow step announces its own
 confinements with another ``sandbox`` record when it starts (``step_record``).
 """

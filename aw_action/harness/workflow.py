@@ -8,7 +8,7 @@ one prompt, runs the workflow's steps as prompts of the assembled run
 After every change of the workflow's state the checkpoint is rewritten (atomically, through the
 run's redactor) in the output dir as ``workflow-checkpoint.json``: it carries the state and the
 conversation, so a later job resumes from it. Progress is announced as ``workflow_step``
-records, the final state as one ``workflow`` record (JSONL and ``aw_session.jsonl``, which
+records, the final state as one ``workflow`` record (JSONL and the unified session, which
 ``aw-harness audit`` reads), and the step summary gets the workflow's section.
 
 How the run ends (``Outcome.of``): ``completed`` when the workflow is done; ``paused`` (exit 0)
@@ -27,7 +27,7 @@ from typing import IO
 
 from aw_action.agent.events import HarnessEvent
 from aw_action.extensions.bash_policy import variable_names, variable_values
-from aw_action.harness.context import RunContext
+from aw_action.harness.context import TRANSCRIPT_FILE, RunContext
 from aw_action.harness.invocation import Harness
 from aw_action.harness.step_runner import ContextStepRunner
 from aw_action.harness.workflow_start import CHECKPOINT_FILE, WorkflowStart, prepare_start
@@ -162,7 +162,7 @@ class WorkflowHarness(Harness):
         checkpoint = make_checkpoint(
             start.workflow,
             state,
-            history_ref="session.jsonl",
+            history_ref=TRANSCRIPT_FILE,
             messages=messages_to_json(context.session.messages),
         )
         try:

@@ -17,7 +17,7 @@ from aw_action.timestamps import utc_iso
 
 @dataclass(frozen=True)
 class RequestRecord:
-    """One model request: a token-usage.jsonl row (field names as AWF's)."""
+    """One model request: a row of the token-usage file (field names as AWF's)."""
 
     timestamp: str
     request_id: str

@@ -5,6 +5,9 @@ configured kind; ``aw-harness safe-output`` writes the same records from bash. B
 ``safe-outputs.jsonl`` in the output dir, in gh-aw's record shape, and keep a copy of the config
 and any pull-request patch beside it.
 
+Each kind (create an issue, comment, ...) is one module in ``kinds/``, registered in
+``kinds.KINDS``; the stages here and in ``apply_outputs/`` are generic and look kinds up there.
+
 Apply side (write token): ``aw-harness apply-safe-outputs PATH`` (``aw_action/apply_outputs/``,
 an entry-level package) re-checks every record against the config, sanitises bodies and applies
 them with PyGithub, idempotently.
@@ -18,7 +21,6 @@ from __future__ import annotations
 from aw_action.run.mode import gh_aw_mode
 from aw_action.safe_outputs.config import (
     CONFIG_FILE,
-    KINDS,
     SafeOutputsConfig,
     SafeOutputsConfigError,
     load_config_file,
@@ -29,7 +31,6 @@ from aw_action.safe_outputs.tools import safe_output_tools
 
 __all__ = [
     "CONFIG_FILE",
-    "KINDS",
     "RECORDS_FILE",
     "SafeOutputsConfig",
     "SafeOutputsConfigError",

@@ -1,8 +1,8 @@
 """``aw-harness safe-output KIND [--FIELD VALUE ...]``: record a safe output from bash.
 
 The same records, validation and limits as the agent's tools (counted from the records already
-in the file), for a shell-driven agent. KIND is ``create-issue`` or ``create_issue`` style.
-Fields come as ``--title T --body B``, repeated ``--labels L`` (or a JSON array), ``--FIELD -``
+in the file), for a shell-driven agent. KIND is a kind's config key or its record type
+(``kinds/``). Fields come as ``--title T --body B``, repeated ``--labels L`` (or a JSON array), ``--FIELD -``
 to read that field from stdin, ``--json '{...}'``, or ``.``/``-`` for a JSON object on stdin
 (gh-aw's ``safeoutputs`` forms). The config is ``--config``, else ``AW_SAFE_OUTPUTS_CONFIG``,
 else the copy beside the records; the output dir is ``--output-dir``, else ``AW_OUTPUT_DIR``.
@@ -24,20 +24,20 @@ from aw_action.run.mode import gh_aw_mode
 from aw_action.run.redact import Redactor, secrets_from_env
 from aw_action.safe_outputs.config import (
     CONFIG_FILE,
-    KINDS,
     SafeOutputsConfig,
     SafeOutputsConfigError,
     load_config_file,
     write_config_file,
 )
+from aw_action.safe_outputs.kinds import BY_TYPE, KINDS
+from aw_action.safe_outputs.kinds.base import RequestError
 from aw_action.safe_outputs.recorder import Recorder
-from aw_action.safe_outputs.validate import RequestError
 
 PROG = "aw-harness safe-output"
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
 USAGE = (
     f"usage: {PROG} KIND [--FIELD VALUE ...] [--json JSON | .] [--config FILE] [--output-dir DIR]\n"
-    f"KIND: {', '.join(k.replace('_', '-') for k in KINDS)}\n"
+    f"KIND: {', '.join(kind.key for kind in KINDS)}\n"
 )
 
 
@@ -72,7 +72,7 @@ def parse_args(argv: list[str], stdin: Any) -> tuple[str, dict[str, Any], dict[s
     if not argv or argv[0].startswith("-"):
         raise UsageError("name a KIND first")
     record_type = argv[0].replace("-", "_")
-    if record_type not in KINDS:
+    if record_type not in BY_TYPE:
         raise UsageError(f"unknown KIND {argv[0]!r}")
     fields: dict[str, Any] = {}
     options: dict[str, str] = {}

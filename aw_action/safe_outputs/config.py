@@ -16,195 +16,91 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any
 
-from pydantic import (
-    AliasChoices,
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictBool,
-    StrictInt,
-    StrictStr,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, StrictInt, TypeAdapter, ValidationError
 
-from aw_action.safe_outputs import fields
+from aw_action.safe_outputs.kinds import BY_TYPE, KINDS
+from aw_action.safe_outputs.kinds.base import KindConfig
 from aw_action.security.record_guard import RecordWrites, write_record
 
 CONFIG_FILE = "safe-outputs.config.json"
-KINDS: dict[str, str] = {
-    "create_issue": "create-issue",
-    "add_comment": "add-comment",
-    "create_pull_request": "create-pull-request",
-    "add_labels": "add-labels",
-    "noop": "noop",
-}
-"""Record type (gh-aw's snake_case ``type``) -> config key, in the order tools are offered."""
-MAX_LIMIT = 100
-TITLE_PREFIX_MAX_CHARS = 64
-
-Target = Literal["triggering", "*"] | int
+MAX_PATCH_SIZE_KEY = "max-patch-size"
+_MAX_PATCH_SIZE = TypeAdapter(Annotated[StrictInt, Field(ge=1, le=10_240)])
 
 
 class SafeOutputsConfigError(ValueError):
     """Invalid ``safe-outputs`` config; the message starts with the field path."""
 
 
-def _kebab(name: str) -> str:
-    return name.replace("_", "-")
+@dataclass(frozen=True)
+class SafeOutputsConfig:
+    """The enabled kinds' configs (record type -> config, in ``KINDS`` order) and the settings
+    that belong to no one kind."""
 
-
-def _max_field(default: int) -> Any:
-    return Field(default=default, ge=1, le=MAX_LIMIT, validation_alias=AliasChoices("max", "max-count"))
-
-
-class _Kind(BaseModel):
-    model_config = ConfigDict(alias_generator=_kebab, populate_by_name=True, extra="forbid", frozen=True)
-
-
-def _check_labels(value: tuple[str, ...] | None) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    return tuple(fields.labels(list(value), ""))  # the error's location comes from pydantic
-
-
-def _check_target(value: Any) -> Any:
-    if value in ("triggering", "*"):
-        return value
-    try:
-        return fields.item_number(value, "target")
-    except fields.FieldError:
-        raise ValueError("must be 'triggering', '*' or an issue/pull request number") from None
-
-
-class _Titled(_Kind):
-    title_prefix: StrictStr = ""
-    labels: tuple[StrictStr, ...] = ()
-    """Added to every item created, as gh-aw does."""
-    allowed_labels: tuple[StrictStr, ...] | None = None
-    """Labels the agent may add itself; absent = any label."""
-
-    @field_validator("title_prefix")
-    @classmethod
-    def _prefix(cls, value: str) -> str:
-        if value.strip():  # keep the trailing space: "[bot] " reads differently from "[bot]"
-            fields.text(value, "", max_chars=TITLE_PREFIX_MAX_CHARS, single_line=True)
-        return value
-
-    @field_validator("labels", "allowed_labels")
-    @classmethod
-    def _labels(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
-        return _check_labels(value)
-
-
-class CreateIssue(_Titled):
-    max: StrictInt = _max_field(1)
-
-
-class CreatePullRequest(_Titled):
-    draft: StrictBool = True
-    max: StrictInt = _max_field(1)
-
-
-class _Targeted(_Kind):
-    target: Target = "triggering"
-    """``triggering`` (the event's issue or pull request), ``*`` (the agent names it) or a number."""
-
-    @field_validator("target", mode="before")
-    @classmethod
-    def _target(cls, value: Any) -> Any:
-        return _check_target(value)
-
-
-class AddComment(_Targeted):
-    max: StrictInt = _max_field(1)
-
-
-class AddLabels(_Targeted):
-    allowed: tuple[StrictStr, ...] | None = None
-    """The labels the agent may add; absent = any label."""
-    max: StrictInt = _max_field(3)
-
-    @field_validator("allowed")
-    @classmethod
-    def _allowed(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
-        return _check_labels(value)
-
-
-class Noop(_Kind):
-    max: StrictInt = _max_field(1)
-
-
-KindConfig = CreateIssue | AddComment | CreatePullRequest | AddLabels | Noop
-
-
-class SafeOutputsConfig(BaseModel):
-    model_config = ConfigDict(alias_generator=_kebab, populate_by_name=True, extra="forbid", frozen=True)
-
-    create_issue: CreateIssue | None = None
-    add_comment: AddComment | None = None
-    create_pull_request: CreatePullRequest | None = None
-    add_labels: AddLabels | None = None
-    noop: Noop | None = None
-    max_patch_size: StrictInt = Field(default=1024, ge=1, le=10_240)
-    """Largest create-pull-request patch, in KiB (gh-aw's key and default)."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _switches(cls, data: Any) -> Any:
-        if not isinstance(data, Mapping):
-            raise ValueError("must be a mapping")
-        out = dict(data)
-        for key in KINDS.values():
-            if key in out:
-                if out[key] is None or out[key] is True:
-                    out[key] = {}
-                elif out[key] is False:
-                    del out[key]
-        return out
+    kinds: Mapping[str, KindConfig] = field(default_factory=dict)
+    max_patch_size: int = 1024
+    """Largest pull-request patch, in KiB (gh-aw's key and default)."""
 
     def enabled(self) -> list[str]:
         """Configured record types, in the order tools are offered."""
-        return [kind for kind in KINDS if getattr(self, kind) is not None]
+        return list(self.kinds)
 
     def kind(self, record_type: str) -> KindConfig | None:
-        value = getattr(self, record_type, None) if record_type in KINDS else None
-        return value if isinstance(value, CreateIssue | AddComment | CreatePullRequest | AddLabels | Noop) else None
+        return self.kinds.get(record_type)
 
     def to_json(self) -> dict[str, Any]:
         """The file form: ``{"safe-outputs": {...}}``, the same shape as a config.json."""
-        return {"safe-outputs": self.model_dump(mode="json", by_alias=True, exclude_none=True)}
+        body = {
+            BY_TYPE[name].key: cfg.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for name, cfg in self.kinds.items()
+        }
+        return {"safe-outputs": {**body, MAX_PATCH_SIZE_KEY: self.max_patch_size}}
 
 
 def _location(loc: tuple[int | str, ...]) -> str:
-    out = "safe-outputs"
+    out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else f".{part}"
     return out
 
 
+def _error(where: str, exc: ValidationError) -> SafeOutputsConfigError:
+    first = exc.errors()[0]
+    message = str(first["msg"]).removeprefix("Value error, ").removeprefix(": ")
+    separator = "" if message.startswith("[") else ": "
+    return SafeOutputsConfigError(f"{where}{_location(tuple(first['loc']))}{separator}{message}")
+
+
 def parse_safe_outputs(raw: Any) -> SafeOutputsConfig:
-    """The typed config from the raw ``safe-outputs`` value (``None`` = nothing configured)."""
+    """The typed config from the raw ``safe-outputs`` value (``None`` = nothing configured). A kind
+    set to ``null``/``true``/``{}`` is enabled with its defaults, ``false`` (or absent) disables it."""
     if raw is None:
         return SafeOutputsConfig()
-    if isinstance(raw, Mapping):
-        unknown = [k for k in raw if k not in (*KINDS.values(), "max-patch-size")]
-        if unknown:
-            supported = ", ".join([*KINDS.values(), "max-patch-size"])
-            raise SafeOutputsConfigError(
-                f"safe-outputs.{unknown[0]}: not supported by aw-harness (supported: {supported})"
-            )
+    if not isinstance(raw, Mapping):
+        raise SafeOutputsConfigError("safe-outputs: must be a mapping")
+    supported = [kind.key for kind in KINDS] + [MAX_PATCH_SIZE_KEY]
+    unknown = [k for k in raw if k not in supported]
+    if unknown:
+        raise SafeOutputsConfigError(
+            f"safe-outputs.{unknown[0]}: not supported by aw-harness (supported: {', '.join(supported)})"
+        )
+    kinds: dict[str, KindConfig] = {}
+    for kind in KINDS:
+        value = raw.get(kind.key, False)
+        if value is False:
+            continue
+        try:
+            kinds[kind.name] = kind.config_model.model_validate({} if value is None or value is True else value)
+        except ValidationError as exc:
+            raise _error(f"safe-outputs.{kind.key}", exc) from None
     try:
-        return SafeOutputsConfig.model_validate(raw)
+        max_patch_size = _MAX_PATCH_SIZE.validate_python(raw.get(MAX_PATCH_SIZE_KEY, 1024))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        message = str(first["msg"]).removeprefix("Value error, ").removeprefix(": ")
-        separator = "" if message.startswith("[") else ": "
-        raise SafeOutputsConfigError(f"{_location(tuple(first['loc']))}{separator}{message}") from None
+        raise _error(f"safe-outputs.{MAX_PATCH_SIZE_KEY}", exc) from None
+    return SafeOutputsConfig(kinds, max_patch_size)
 
 
 def load_config_file(path: Path) -> SafeOutputsConfig:

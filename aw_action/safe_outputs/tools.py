@@ -20,19 +20,20 @@ from aw_action.agent.tools import AgentTool, ToolContext, ToolError, ToolResult,
 from aw_action.ai.types import AbortSignal
 from aw_action.run.mode import gh_aw_mode
 from aw_action.safe_outputs.config import SafeOutputsConfig, parse_safe_outputs, write_config_file
-from aw_action.safe_outputs.recorder import GitUser, Recorder
-from aw_action.safe_outputs.schemas import tool_definition
-from aw_action.safe_outputs.validate import RequestError
+from aw_action.safe_outputs.kinds.base import GitUser, RequestError
+from aw_action.safe_outputs.recorder import Recorder
+from aw_action.safe_outputs.validate import kind_config
 from aw_action.security.record_guard import RecordWrites
 
 
 class SafeOutputTool:
-    """One kind (``create_issue``, ``add_comment``, ...) as a tool; the name is the record type."""
+    """One kind (``kinds/``) as a tool; the name is the record type."""
 
     def __init__(self, record_type: str, recorder: Recorder) -> None:
         self._type = record_type
         self._recorder = recorder
-        self._description, self._parameters = tool_definition(record_type, recorder.config)
+        kind, cfg = kind_config(record_type, recorder.config)
+        self._description, self._parameters = kind.tool(cfg, recorder.config)
 
     @property
     def name(self) -> str:

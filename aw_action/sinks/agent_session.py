@@ -4,7 +4,7 @@ gh-aw collects ``/tmp/gh-aw/agent-session.jsonl`` in the agent artifact and merg
 unified session (``actions/setup/js/unified_session.cjs``, ``agent_session.cjs`` @01b3e64). Its
 rules, which ``validate_line`` implements:
 
-- one JSON object per line; no header line (``session.format`` belongs to ``aw_session.jsonl``);
+- one JSON object per line; no header line (``session.format`` belongs to the unified session);
 - ``type`` a string containing a dot; ``data`` an object, not an array (``isSessionEvent``);
   any other line is reported as ``non_canonical_agent_event``;
 - ``timestamp`` optional: an ISO 8601 string with a zone (``Z`` or ``±hh:mm``) or epoch ms;
@@ -13,7 +13,7 @@ rules, which ``validate_line`` implements:
 
 The ``data`` models below follow the unified-session schema's per-type definitions
 (``docs/public/schemas/unified-session.schema.json``, camelCase, no unknown keys), so a line
-written here projects unchanged into ``usage/aw_session.jsonl``.
+written here projects unchanged into gh-aw's unified session (``usage/`` in its artifact).
 
 ``AgentSessionWriter`` appends one event per line with one ``os.write`` each (``JsonlFile``): a
 run killed at any point leaves every line it finished.
@@ -33,6 +33,7 @@ from pydantic.alias_generators import to_camel
 
 from aw_action.run.redact import Redactor
 from aw_action.security.record_guard import RecordWrites
+from aw_action.sinks import unified_session
 from aw_action.sinks.files import JsonlFile
 
 FILE_NAME = "agent-session.jsonl"
@@ -205,7 +206,7 @@ def validate_record(record: Any) -> list[str]:
     if not isinstance(kind, str) or "." not in kind:
         problems.append("type must be a string containing a dot")
     elif kind == "session.format":
-        problems.append("no header line: session.format belongs to aw_session.jsonl")
+        problems.append(f"no header line: session.format belongs to {unified_session.FILE_NAME}")
     if not isinstance(data, dict):
         problems.append("data must be an object (not an array)")
     elif kind == "session.result":

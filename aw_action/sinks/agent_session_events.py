@@ -1,4 +1,4 @@
-"""The run as gh-aw's canonical agent-session events: gh-aw mode's ``agent-session.jsonl``.
+"""The run as gh-aw's canonical agent-session events: the file gh-aw mode writes (``agent_session``).
 
 ``AgentSessionRecorder`` turns the agent's events into the canonical events of
 ``sinks/agent_session.py`` and appends each at once (a killed run keeps every line it finished):
@@ -14,7 +14,7 @@
 - the end: ``session.result`` (totals, ``inputTokensIncludeCache: false``) and ``harness.run``
   (stop reason, limits, the budget stop, degraded parts, gh-aw's phase).
 
-Texts are capped (``MAX_MESSAGE_CHARS``, ``MAX_TOOL_CHARS``; the transcript ``session.jsonl`` has
+Texts are capped (``MAX_MESSAGE_CHARS``, ``MAX_TOOL_CHARS``; the transcript has
 them whole) and every line passes the run's redactor (in the writer). A harness field that is not
 JSON (a non-finite number, an object) is written as ``null`` or its text, never dropping the line.
 """
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from aw_action.agent.events import (
@@ -35,13 +34,12 @@ from aw_action.agent.events import (
     TurnEnd,
     TurnStart,
 )
+from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.ai.types import AssistantMessage, ThinkingContent, UserMessage
-from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult
-from aw_action.run.state import RunState
-from aw_action.security.record_guard import RecordWrites
 from aw_action.sinks import unified_records
 from aw_action.sinks.agent_session import (
+    FILE_NAME,
     AgentSessionWriter,
     Message,
     SessionResult,
@@ -52,6 +50,7 @@ from aw_action.sinks.agent_session import (
     Turn,
     now_iso,
 )
+from aw_action.sinks.record_writer import RecordWriter, SessionInfo, WriterContext
 
 MAX_MESSAGE_CHARS = 16_000
 MAX_TOOL_CHARS = 4_000
@@ -60,7 +59,7 @@ MAX_TOOL_CHARS = 4_000
 def capped(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}… [{len(text) - limit} more characters in session.jsonl]"
+    return f"{text[:limit]}… [{len(text) - limit} more characters in {TRANSCRIPT}]"
 
 
 def plain(value: Any, limit: int = MAX_TOOL_CHARS) -> Any:
@@ -78,23 +77,32 @@ def plain(value: Any, limit: int = MAX_TOOL_CHARS) -> Any:
     return capped(str(value), limit)
 
 
-class AgentSessionRecorder:
-    """Writes one run's events; every method may raise ``OSError`` (the caller's isolation)."""
+class AgentSessionRecorder(RecordWriter):
+    """Writes one run's events (gh-aw mode); every method may raise ``OSError`` (the caller's
+    isolation)."""
 
-    def __init__(self, output_dir: Path, redactor: Redactor, records: RecordWrites | None = None) -> None:
-        self.writer = AgentSessionWriter(output_dir, redactor, records)
+    file_name = FILE_NAME
+    subsystem = "agent-session"
+    modes = frozenset({"gh-aw"})
+
+    def __init__(self, ctx: WriterContext) -> None:
+        super().__init__(ctx)
+        self.writer = AgentSessionWriter(ctx.output_dir, ctx.redactor, ctx.records)
         self.turn: str | None = None
         self.model = ""
+        self.session_id = ""
 
     @property
-    def path(self) -> Path:
-        return self.writer.path
+    def closed(self) -> bool:
+        return self.writer.closed
 
-    def start(self, model: str, session_id: str, cwd: str) -> None:
-        self.model = model
-        self.writer.emit("session.start", SessionStart(model=model, session_id=session_id, cwd=cwd))
+    def start(self, session: SessionInfo) -> None:
+        self.model, self.session_id = self.state.model, session.session_id
+        start = SessionStart(model=self.model, session_id=session.session_id, cwd=session.workspace)
+        self.writer.emit("session.start", start)
 
-    def on_event(self, event: AgentEvent, state: RunState) -> None:
+    def on_event(self, event: AgentEvent) -> None:
+        state = self.state
         if isinstance(event, TurnStart):
             self.turn = str(state.ledger.next_turn)
             self.writer.emit("assistant.turn_start", Turn(turn_id=self.turn, model=self.model))
@@ -142,8 +150,12 @@ class AgentSessionRecorder:
     def harness(self, name: str, fields: Mapping[str, Any]) -> None:
         self.writer.write({"type": f"harness.{name}", "data": plain(dict(fields)), "timestamp": now_iso()})
 
-    def finish(self, result: RunResult, state: RunState, session_id: str, limits: Mapping[str, float]) -> None:
+    def on_warning(self, message: str) -> None:
+        self.harness("warning", {"message": message})
+
+    def finish(self, result: RunResult) -> None:
         """``session.result`` and ``harness.run``, then close the file."""
+        state = self.state
         record = result.record()
         t = record.tokens
         usage = SessionUsage(
@@ -165,7 +177,7 @@ class AgentSessionRecorder:
             usage=usage,
         )
         self.writer.emit("session.result", summary)
-        run = dict(unified_records.closing(record, state, session_id, limits)[-1][1])
+        run = dict(unified_records.closing(record, state, self.session_id, dict(state.record.limits))[-1][1])
         run["phase"] = state.record.phase
         self.harness("run", run)
         self.writer.close()

@@ -8,13 +8,12 @@ incrementally: ``sync`` appends the entries added since the last call.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from aw_action.run.redact import Redactor
-from aw_action.security.record_guard import RecordWrites
+from aw_action.agent.events import AgentEvent, TurnEnd
+from aw_action.run.result import RunResult
 from aw_action.sinks.files import JsonlFile
+from aw_action.sinks.record_writer import RecordWriter, SessionInfo, WriterContext
 
 FILE_NAME = "context-provenance.jsonl"
 FIELDS = ("timestamp", "source", "path", "tokens", "cumulative_tokens", "role")
@@ -30,17 +29,34 @@ def provenance_record(entry: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-class ProvenanceFile:
-    def __init__(self, output_dir: Path, redactor: Redactor, records: RecordWrites | None = None) -> None:
-        self.file = JsonlFile(output_dir / FILE_NAME, redactor, records)
+class ProvenanceFile(RecordWriter):
+    """Appends the entries ``RunState`` gained since the last call: at the start, after each
+    turn, and at the end (the file exists even when no entry was recorded)."""
+
+    file_name = FILE_NAME
+    subsystem = "context-provenance"
+    modes = frozenset({"standalone", "gh-aw"})
+
+    def __init__(self, ctx: WriterContext) -> None:
+        super().__init__(ctx)
+        self.file = JsonlFile(self.path, ctx.redactor, ctx.records)
 
     @property
-    def path(self) -> Path:
-        return self.file.path
+    def closed(self) -> bool:
+        return self.file.closed
 
-    def sync(self, entries: Sequence[dict[str, Any]]) -> None:
-        for entry in entries[self.file.lines :]:
+    def sync(self) -> None:
+        for entry in self.state.record.provenance[self.file.lines :]:
             self.file.write(provenance_record(entry))
 
-    def close(self) -> None:
+    def start(self, session: SessionInfo) -> None:
+        self.sync()
+
+    def on_event(self, event: AgentEvent) -> None:
+        if isinstance(event, TurnEnd):
+            self.sync()
+
+    def finish(self, result: RunResult) -> None:
+        self.sync()
+        self.file.ensure()
         self.file.close()

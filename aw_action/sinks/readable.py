@@ -27,6 +27,8 @@ import textwrap
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
+
 TEXT_MAX_CHARS = 1_500
 CALL_MAX_CHARS = 160
 LINE_MAX_CHARS = 200
@@ -157,10 +159,10 @@ class ReadableLog:
             return
         if self.run_chars + size > self.run_max:
             self._run_cut = True
-            self._emit(f"{TEXT}… the readable log stops here ({self.run_chars:,} characters); see session.jsonl")
+            self._emit(f"{TEXT}… the readable log stops here ({self.run_chars:,} characters); see {TRANSCRIPT}")
         elif self.turn_chars + size > self.turn_max:
             self._turn_cut = True
-            self._emit(f"{TEXT}… the rest of this turn is not shown; see session.jsonl")
+            self._emit(f"{TEXT}… the rest of this turn is not shown; see {TRANSCRIPT}")
         else:
             self.turn_chars += size
             for line in lines:

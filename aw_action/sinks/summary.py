@@ -13,14 +13,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from aw_action.agent.events import AnyMessage
 from aw_action.run.budget_kinds import BUDGET_KINDS, KINDS_BY_NAME, BudgetKind
 from aw_action.run.effective_tokens import base_weighted_tokens
 from aw_action.run.redact import Redactor
-from aw_action.run.result import Outcome
+from aw_action.run.result import Outcome, RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks import markdown as md
 from aw_action.sinks.mermaid import token_chart
-from aw_action.sinks.summary_story import commands_section, final_message_section
+from aw_action.sinks.summary_story import agent_commands, commands_section, final_message_section
 
 STEP_SUMMARY_LIMIT = 1024 * 1024
 """GitHub rejects a step summary file larger than 1 MiB."""
@@ -330,3 +331,19 @@ def append_step_summary(path: Path, render: Callable[[int | None], str], redacto
     with path.open("a", encoding="utf-8") as fh:
         fh.write(prefix + text)
     return len((prefix + text).encode("utf-8"))
+
+
+def write_run_summary(
+    path: Path, state: RunState, result: RunResult, messages: Sequence[AnyMessage], redactor: Redactor
+) -> None:
+    """Append the run's summary (``render_run_summary``, the agent's commands from ``messages``)
+    to ``path``, within the limit. Raises ``OSError`` on I/O failure."""
+    commands = agent_commands(messages)
+
+    def render(rows: int | None) -> str:
+        return render_run_summary(
+            state, result.outcome, state.record.limits, rows, error=result.error, commands=commands
+        )
+
+    append_step_summary(path, render, redactor)
+    state.record.summary_written = True

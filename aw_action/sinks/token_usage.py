@@ -23,13 +23,12 @@ request that carried a notice; ``error`` on a failed one.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from aw_action.run.ledger import RequestRecord
-from aw_action.run.redact import Redactor
-from aw_action.security.record_guard import RecordWrites
+from aw_action.run.result import RunResult
 from aw_action.sinks.files import JsonlFile
+from aw_action.sinks.record_writer import BookedRequest, RecordWriter, WriterContext
 
 FILE_NAME = "token-usage.jsonl"
 SCHEMA = "token-usage/v1.1.0-awharness"
@@ -91,18 +90,24 @@ def usage_row(
     return row
 
 
-class TokenUsageFile:
-    def __init__(self, output_dir: Path, redactor: Redactor, records: RecordWrites | None = None) -> None:
-        self.file = JsonlFile(output_dir / FILE_NAME, redactor, records)
+class TokenUsageFile(RecordWriter):
+    """One row per model request, as the ledger books it."""
+
+    file_name = FILE_NAME
+    subsystem = "token-usage"
+    modes = frozenset({"standalone"})
+
+    def __init__(self, ctx: WriterContext) -> None:
+        super().__init__(ctx)
+        self.file = JsonlFile(self.path, ctx.redactor, ctx.records)
 
     @property
-    def path(self) -> Path:
-        return self.file.path
+    def closed(self) -> bool:
+        return self.file.closed
 
-    def append(
-        self, record: RequestRecord, http_status: int | None, api: str = "", ai_credits_total: float | None = None
-    ) -> None:
-        self.file.write(usage_row(record, http_status, api, ai_credits_total))
+    def on_request(self, request: BookedRequest) -> None:
+        row = usage_row(request.record, request.http_status, request.api, self.state.ledger.ai_credits)
+        self.file.write(row)
 
-    def close(self) -> None:
+    def finish(self, result: RunResult) -> None:
         self.file.close()

@@ -5,29 +5,33 @@ then ``{type, timestamp, data, provenance}`` records in time order (written as t
 a closing ``session.collection`` coverage record. Known types carry camelCase payloads valid
 against gh-aw's schema; harness records (warnings, retries, steering, ...) use the opaque
 ``harness.<event>`` namespace. No prompt, response, tool input or tool output text is written:
-the transcript (``session.jsonl``) holds content; this file holds facts.
+the transcript holds content; this file holds facts.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
+from aw_action.agent import transcript
+from aw_action.agent.events import AgentEvent, HarnessEvent, ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart
 from aw_action.run.ledger import RequestRecord
-from aw_action.run.redact import Redactor
-from aw_action.security.record_guard import RecordWrites
+from aw_action.run.result import RunResult
+from aw_action.sinks import token_usage, unified_records
 from aw_action.sinks.files import JsonlFile
+from aw_action.sinks.record_writer import BookedRequest, RecordWriter, SessionInfo, WriterContext
 from aw_action.timestamps import utc_iso, utc_now
 
 FILE_NAME = "aw_session.jsonl"
+COLLECTED_PATH = f"usage/{FILE_NAME}"
+"""Where gh-aw's conclusion job puts the collected file in its artifact."""
 HEADER: dict[str, Any] = {
     "type": "session.format",
     "data": {"version": 1},
-    "provenance": {"component": "collector", "phase": "conclusion", "path": "usage/aw_session.jsonl", "index": 0},
+    "provenance": {"component": "collector", "phase": "conclusion", "path": COLLECTED_PATH, "index": 0},
 }
-TRANSCRIPT_SOURCE = "session.jsonl"
-USAGE_SOURCE = "token-usage.jsonl"
+TRANSCRIPT_SOURCE = transcript.FILE_NAME
+USAGE_SOURCE = token_usage.FILE_NAME
 
 
 def usage_report(record: RequestRecord, http_status: int | None, total_aic: float | None) -> dict[str, Any]:
@@ -59,17 +63,64 @@ def usage_report(record: RequestRecord, http_status: int | None, total_aic: floa
     return data
 
 
-class UnifiedSession:
-    def __init__(self, output_dir: Path, redactor: Redactor, records: RecordWrites | None = None) -> None:
-        self.file = JsonlFile(output_dir / FILE_NAME, redactor, records)
+class UnifiedSession(RecordWriter):
+    """The standalone run's unified session (gh-aw's conclusion job writes it in gh-aw mode)."""
+
+    file_name = FILE_NAME
+    subsystem = "unified-session"
+    modes = frozenset({"standalone"})
+
+    def __init__(self, ctx: WriterContext) -> None:
+        super().__init__(ctx)
+        self.file = JsonlFile(self.path, ctx.redactor, ctx.records)
         self._indexes: dict[tuple[str, str, str], int] = {}
+        self.session_id = ""
 
     @property
-    def path(self) -> Path:
-        return self.file.path
+    def closed(self) -> bool:
+        return self.file.closed
 
-    def start(self) -> None:
+    def start(self, session: SessionInfo) -> None:
+        """The header, ``workflow.info`` and ``session.start``."""
+        self.session_id = session.session_id
         self.file.write(HEADER)
+        info = unified_records.workflow_info(session.configured_model, session.env)
+        self.record("workflow.info", info, component="workflow", source="config.json")
+        started = {"sourceEngine": "aw", "model": self.state.model, "sessionId": self.session_id}
+        self.record("session.start", {**started, "cwd": session.workspace})
+
+    def on_event(self, event: AgentEvent) -> None:
+        if isinstance(event, TurnEnd):
+            self._turn_end(event)
+        elif isinstance(event, ToolExecutionStart):
+            self.record("tool.execution_start", {"toolCallId": event.tool_call_id, "toolName": event.tool_name})
+        elif isinstance(event, ToolExecutionEnd):
+            data = unified_records.tool_complete(event.tool_call_id, event.tool_name, event.is_error, event.duration_ms)
+            self.record("tool.execution_complete", data)
+        elif isinstance(event, HarnessEvent):
+            self.record(f"harness.{event.name}", dict(event.fields))
+        elif isinstance(event, TurnStart):
+            self.record(
+                "assistant.turn_start", {"sessionId": self.session_id, "turnId": str(self.state.ledger.next_turn)}
+            )
+
+    def _turn_end(self, event: TurnEnd) -> None:
+        """A completed turn as the ledger booked it; a turn cut short with its stop reason (gh-aw's
+        correlation record has no field for it: ``harness.turn_cut_short``)."""
+        ledger = self.state.ledger
+        if event.completed and not ledger.turns:
+            return
+        turn = str(ledger.turns[-1].turn if event.completed else ledger.next_turn)
+        if not event.completed:
+            self.record("harness.turn_cut_short", {"turnId": turn, "stopReason": event.stop_reason})
+        self.record("assistant.turn_end", {"sessionId": self.session_id, "turnId": turn, "model": self.state.model})
+
+    def on_request(self, request: BookedRequest) -> None:
+        data = usage_report(request.record, request.http_status, self.state.ledger.ai_credits)
+        self.record("usage.report", data, source=USAGE_SOURCE)
+
+    def on_warning(self, message: str) -> None:
+        self.record("harness.warning", {"message": message})
 
     def record(
         self,
@@ -93,8 +144,12 @@ class UnifiedSession:
         }
         self.file.write({"type": type_, "timestamp": utc_iso(stamp), "data": data, "provenance": provenance})
 
-    def finish(self) -> None:
-        """Append the ``session.collection`` coverage record and close the file."""
+    def finish(self, result: RunResult) -> None:
+        """The closing records (``unified_records.closing``), the ``session.collection`` coverage
+        record, and close the file."""
+        state = self.state
+        for type_, data in unified_records.closing(result.record(), state, self.session_id, state.record.limits):
+            self.record(type_, data)
         sources = [
             {"component": c, "phase": p, "path": path, "events": n, "timestampUnit": "milliseconds"}
             for (c, p, path), n in self._indexes.items()
@@ -104,12 +159,7 @@ class UnifiedSession:
             {
                 "type": "session.collection",
                 "data": {"sources": sources, "warnings": 0, "untimedEvents": 0, "absentComponents": absent},
-                "provenance": {
-                    "component": "collector",
-                    "phase": "conclusion",
-                    "path": "usage/aw_session.jsonl",
-                    "index": 1,
-                },
+                "provenance": {"component": "collector", "phase": "conclusion", "path": COLLECTED_PATH, "index": 1},
             }
         )
         self.file.close()

@@ -23,10 +23,11 @@ def test_defaults_follow_gh_aw() -> None:
         {"create-issue": None, "add-comment": {}, "create-pull-request": True, "add-labels": {}, "noop": None}
     )
     assert config.enabled() == ["create_issue", "add_comment", "create_pull_request", "add_labels", "noop"]
-    assert config.create_issue and config.create_issue.max == 1
-    assert config.add_comment and config.add_comment.target == "triggering"
-    assert config.create_pull_request and config.create_pull_request.draft is True
-    assert config.add_labels and config.add_labels.max == 3 and config.add_labels.allowed is None
+    kinds: dict[str, Any] = dict(config.kinds)
+    assert kinds["create_issue"].max == 1
+    assert kinds["add_comment"].target == "triggering"
+    assert kinds["create_pull_request"].draft is True
+    assert kinds["add_labels"].max == 3 and kinds["add_labels"].allowed is None
     assert config.max_patch_size == 1024
 
 
@@ -40,8 +41,8 @@ def test_the_spec_example_parses_with_max_count_as_an_alias() -> None:
     # spec §6.1's example, as the compiler would pass it through config.json
     raw = {"create-issue": {"title-prefix": "[review] ", "labels": ["automated-review"], "max-count": 3}}
     config = parse_safe_outputs(RunConfig.model_validate({"engine": {"model": "m"}, "safe-outputs": raw}).safe_outputs)
-    assert config.create_issue is not None
-    assert (config.create_issue.title_prefix, config.create_issue.labels, config.create_issue.max) == (
+    issue: Any = config.kind("create_issue")
+    assert (issue.title_prefix, issue.labels, issue.max) == (
         "[review] ",
         ("automated-review",),
         3,
@@ -49,9 +50,12 @@ def test_the_spec_example_parses_with_max_count_as_an_alias() -> None:
 
 
 def test_targets_accept_triggering_star_and_numbers() -> None:
-    assert parse_safe_outputs({"add-comment": {"target": "*"}}).add_comment.target == "*"  # type: ignore[union-attr]
-    assert parse_safe_outputs({"add-comment": {"target": 42}}).add_comment.target == 42  # type: ignore[union-attr]
-    assert parse_safe_outputs({"add-labels": {"target": "7"}}).add_labels.target == 7  # type: ignore[union-attr]
+    def target(raw: dict[str, Any], record_type: str) -> Any:
+        return getattr(parse_safe_outputs(raw).kind(record_type), "target", None)
+
+    assert target({"add-comment": {"target": "*"}}, "add_comment") == "*"
+    assert target({"add-comment": {"target": 42}}, "add_comment") == 42
+    assert target({"add-labels": {"target": "7"}}, "add_labels") == 7
 
 
 @pytest.mark.parametrize(

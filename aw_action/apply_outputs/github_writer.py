@@ -1,0 +1,169 @@
+"""PyGithub behind the kinds' ``GitHub`` interface (``safe_outputs/kinds/apply_api.py``), and
+``apply_item``, which hands a planned item to its kind.
+
+The generic parts of applying live here: every call under the one retry policy
+(``github_api.py``), and the idempotency lookup's author check: an item carrying a record's
+marker counts as done only when this job's own login wrote it (``identity.py``); a marker
+someone else posted (a stranger can comment or open an issue first) is ignored and the item is
+created. Lookups look at the newest ``LOOKBACK`` issues and pull requests, or at the target's
+comments. A pull request's patch is applied to the base commit's files (``patch_apply.py``) and
+pushed with the git data API.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from github import Github, GithubException, InputGitTreeElement
+from github.Issue import Issue
+from github.Repository import Repository
+
+from aw_action.apply_outputs.context import ApplyContext
+from aw_action.apply_outputs.github_api import RetryPolicy, with_retries
+from aw_action.apply_outputs.identity import applying_login, authored_by
+from aw_action.apply_outputs.patch_apply import apply_patch
+from aw_action.safe_outputs.kinds import BY_TYPE
+from aw_action.safe_outputs.kinds.apply_api import Applied, ApplyError, PlannedItem, Posted
+from aw_action.safe_outputs.patch import PatchError
+
+LOOKBACK = 200
+T = TypeVar("T")
+
+
+def apply_item(item: PlannedItem, github: GitHubWriter) -> Applied:
+    """Apply ``item`` as its kind does (``kinds/<type>.apply``)."""
+    return BY_TYPE[item.type].apply(item, github)
+
+
+class GitHubWriter:
+    """``kinds.apply_api.GitHub`` for ``ctx.repository`` with PyGithub."""
+
+    def __init__(
+        self,
+        gh: Github,
+        ctx: ApplyContext,
+        policy: RetryPolicy | None = None,
+        sleep: Callable[[float], None] | None = None,
+    ) -> None:
+        self.ctx = ctx
+        self.gh = gh
+        self.repo: Repository = gh.get_repo(ctx.repository)  # lazy: the client is made lazy
+        self.policy = policy or RetryPolicy()
+        self._sleep = sleep
+        self._login: list[str | None] = []
+        self._issues: dict[int, Issue] = {}
+
+    @property
+    def login(self) -> str | None:
+        """This token's login, asked once (``identity.applying_login``)."""
+        if not self._login:
+            self._login.append(self.retry(lambda: applying_login(self.gh)))
+        return self._login[0]
+
+    def ours(self, item: Any, marker: str) -> bool:
+        """``item`` carries ``marker`` and this job's login wrote it."""
+        return marker in (getattr(item, "body", None) or "") and authored_by(item, self.login)
+
+    def retry(self, call: Callable[[], T]) -> T:
+        if self._sleep is None:
+            return with_retries(call, self.policy)
+        return with_retries(call, self.policy, sleep=self._sleep)
+
+    def _issue(self, number: int) -> Issue:
+        """The issue or pull request ``number`` (lazy: no request until it is used)."""
+        if number not in self._issues:
+            self._issues[number] = self.repo.get_issue(number)
+        return self._issues[number]
+
+    def item_url(self, number: int) -> str:
+        return f"{self.ctx.server_url}/{self.ctx.repository}/issues/{number}"
+
+    def find_item(self, marker: str) -> Posted | None:
+        listing = self.repo.get_issues(state="all", sort="created", direction="desc")
+        for issue in itertools.islice(listing, LOOKBACK):
+            if self.ours(issue, marker):
+                return Posted(issue.html_url, issue.number)
+        return None
+
+    def find_comment(self, number: int, marker: str) -> Posted | None:
+        for comment in self._issue(number).get_comments():
+            if self.ours(comment, marker):
+                return Posted(comment.html_url, number)
+        return None
+
+    def open_issue(self, title: str, body: str, labels: Sequence[str]) -> Posted:
+        issue = self.repo.create_issue(title=title, body=body, labels=list(labels))
+        return Posted(issue.html_url, issue.number)
+
+    def post_comment(self, number: int, body: str) -> Posted:
+        return Posted(self._issue(number).create_comment(body).html_url, number)
+
+    def label(self, number: int, labels: Sequence[str]) -> None:
+        self._issue(number).add_to_labels(*labels)
+
+    def base_branch(self) -> str:
+        return self.ctx.base_branch or self.retry(lambda: self.repo.default_branch)
+
+    def push_patch(self, base_commit: str, patch: bytes, message: str) -> str:
+        """Blobs, a tree on the base commit's tree, and a commit whose parent is the base commit."""
+        try:
+            base = self.retry(lambda: self.repo.get_git_commit(base_commit))
+            tree = self.retry(lambda: self.repo.get_git_tree(base.tree.sha, recursive=True))
+        except GithubException as exc:
+            if exc.status in (404, 422):
+                raise ApplyError(f"base commit {base_commit} is not in {self.ctx.repository}") from None
+            raise
+        if tree.raw_data.get("truncated"):
+            raise ApplyError("the base tree is too large for the git data API (truncated listing)")
+        entries = {e.path: (e.mode, e.sha) for e in tree.tree if e.type in ("blob", "commit")}  # not folders
+
+        def blob(sha: str) -> bytes:
+            return base64.b64decode(self.retry(lambda: self.repo.get_git_blob(sha)).content)
+
+        try:
+            changes = apply_patch(patch, entries, blob)
+        except PatchError as exc:
+            raise ApplyError(str(exc)) from None
+        if not changes:
+            raise ApplyError("the patch changes nothing on the base commit")
+        elements = []
+        for change in changes:
+            if change.content is None:
+                elements.append(InputGitTreeElement(change.path, change.mode, "blob", sha=None))
+                continue
+            elements.append(InputGitTreeElement(change.path, change.mode, "blob", sha=self._upload(change.content)))
+        new_tree = self.retry(lambda: self.repo.create_git_tree(elements, base_tree=tree))
+        commit = self.retry(lambda: self.repo.create_git_commit(message, new_tree, [base]))
+        return str(commit.sha)
+
+    def _upload(self, content: bytes) -> str:
+        encoded = base64.b64encode(content).decode("ascii")
+        return str(self.retry(lambda: self.repo.create_git_blob(encoded, "base64")).sha)
+
+    def point_branch(self, branch: str, sha: str) -> None:
+        def attempt() -> None:
+            try:
+                self.repo.create_git_ref(f"refs/heads/{branch}", sha)
+            except GithubException as exc:
+                if exc.status != 422:
+                    raise
+                ref = self.repo.get_git_ref(f"heads/{branch}")
+                _ = ref.object  # GET it first: PyGithub's lazy ref would PATCH /git/ref/..., GitHub wants /git/refs/...
+                ref.edit(sha, force=True)
+
+        self.retry(attempt)
+
+    def open_pull(self, base: str, head: str, title: str, body: str, draft: bool) -> Posted:
+        try:
+            pull = self.repo.create_pull(base=base, head=head, title=title, body=body, draft=draft)
+        except GithubException as exc:
+            if exc.status != 422:
+                raise
+            owner = self.ctx.repository.split("/")[0]
+            for found in self.repo.get_pulls(state="all", head=f"{owner}:{head}"):
+                return Posted(found.html_url, found.number)
+            raise
+        return Posted(pull.html_url, pull.number)

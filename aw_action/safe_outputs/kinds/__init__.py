@@ -1,0 +1,31 @@
+"""The safe-output kinds, one module each, and the one table that registers them.
+
+What belongs here: a module per kind, named for gh-aw's record type (``create_issue.py``),
+holding everything about that kind (``base.SafeOutputKind``): its ``safe-outputs:`` config, the
+agent's tool, the validation, what the recorder captures, its planning and its applying. Beside
+them only what several kinds share (``common``, ``titled``, ``targeted``) and the interface
+(``base``, ``apply_api``).
+
+A new kind is a module here and a row in ``KINDS``, plus its docs (the config table and the
+tools in docs/safe-outputs.md); the config parser, the tools, the recorder, the bash command and
+the apply job find it in the table. ``KINDS`` is in the order the tools are offered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aw_action.safe_outputs.kinds import add_comment, add_labels, create_issue, create_pull_request, noop
+from aw_action.safe_outputs.kinds.base import SafeOutputKind
+
+KINDS: tuple[SafeOutputKind[Any], ...] = (
+    create_issue.KIND,
+    add_comment.KIND,
+    create_pull_request.KIND,
+    add_labels.KIND,
+    noop.KIND,
+)
+BY_TYPE: dict[str, SafeOutputKind[Any]] = {kind.name: kind for kind in KINDS}
+"""Record type (gh-aw's snake_case ``type``, the tool's name) -> its kind."""
+NOTHING_TO_DO = noop.KIND.name
+"""The kind an agent records when the task needs no change (named in the refusal past ``max``)."""

@@ -1,0 +1,170 @@
+"""``create_pull_request``: propose the working tree's changes as a pull request.
+
+Recording captures the changes as a ``git format-patch`` file beside the records
+(``safe_outputs/patch.py``: git as the tools' user, in the sandbox, running nothing the
+repository names); the record carries its name and base commit. The apply job checks the patch
+(name, size, base), pushes it as a commit on the base commit to a branch of the record's own
+(``aw-harness/<branch>-<hash>``) and opens the pull request, once: an existing one carrying the
+record's marker is found first.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import StrictBool, StrictInt
+
+from aw_action.safe_outputs import fields
+from aw_action.safe_outputs.fields import FieldError
+from aw_action.safe_outputs.kinds import common, titled
+from aw_action.safe_outputs.kinds.apply_api import Applied, Attachment, GitHub, PlannedItem, Planning
+from aw_action.safe_outputs.kinds.base import Recording, RequestError, SafeOutputKind, Settings, max_field
+from aw_action.safe_outputs.patch import PatchError, capture_patch, is_patch_file_name, patch_file_name
+
+BRANCH_PREFIX = "aw-harness/"
+
+
+class CreatePullRequest(titled.TitledConfig):
+    draft: StrictBool = True
+    max: StrictInt = max_field(1)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9]+", "-", text.lower())).strip("-")[:40] or "change"
+
+
+def head_branch(record: Mapping[str, Any], digest: str) -> str:
+    """Always under ``aw-harness/`` and ending in the record hash: the branch is this record's own,
+    so the apply job may move it, and the agent can never name ``main``."""
+    name = str(record.get("branch") or "change").removeprefix(BRANCH_PREFIX)
+    return f"{BRANCH_PREFIX}{name[:80].rstrip('/.')}-{digest[:8]}"
+
+
+class Kind(SafeOutputKind[CreatePullRequest]):
+    name = "create_pull_request"
+    config_model: ClassVar[type[CreatePullRequest]] = CreatePullRequest
+    fields = titled.FIELDS | {"branch", "draft"}
+    system_fields = frozenset({"patch_path", "base_commit"})
+
+    def tool(self, cfg: CreatePullRequest, settings: Settings) -> tuple[str, dict[str, Any]]:
+        properties = {
+            "title": common.TITLE,
+            "body": common.BODY,
+            "branch": {
+                "type": "string",
+                "description": "Name for the new branch (optional; one is made up from the title)",
+            },
+            "labels": common.LABELS,
+            "draft": {"type": "boolean", "description": f"Open as a draft (default: {str(cfg.draft).lower()})"},
+        }
+        return common.join(
+            "Propose a pull request with your changes to the files in the working tree (committed or not; "
+            "files .gitignore excludes are left out). Make the edits first, then call this once.",
+            common.LATER,
+            common.per_run(cfg.max, "pull request"),
+            f"The patch may be at most {settings.max_patch_size:,} KiB.",
+            titled.prefix_note(cfg.title_prefix),
+            titled.labels_note(cfg),
+        ), common.object_schema(properties, ["title", "body"])
+
+    def validate(self, args: Mapping[str, Any], cfg: CreatePullRequest) -> dict[str, Any]:
+        record = titled.validate(args, cfg)
+        if args.get("branch") is not None:
+            record["branch"] = fields.branch(args["branch"], "branch")
+        if args.get("draft") is not None:
+            record["draft"] = fields.boolean(args["draft"], "draft")
+        return record
+
+    def recorded(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        out = {}
+        for key in sorted(self.system_fields):
+            if not isinstance(record.get(key), str) or not record[key]:
+                raise FieldError(f"{key}: missing; a {self.name} record needs the patch the recorder captured")
+            out[key] = record[key]
+        return out
+
+    def capture(self, record: dict[str, Any], cfg: CreatePullRequest, recording: Recording) -> dict[str, Any]:
+        """Write the patch beside the records (as ``recording.git_user``) and name it in the record."""
+        given = record.get("branch")
+        branch = given or f"{BRANCH_PREFIX}{_slug(record['title'])}-{secrets.token_hex(3)}"
+        name = patch_file_name(branch)
+        if (recording.output_dir / name).exists():
+            if given:
+                raise RequestError(
+                    f"branch: a pull request for {given!r} is already recorded; choose another branch name"
+                )
+            branch = f"{branch}-{secrets.token_hex(3)}"
+            name = patch_file_name(branch)
+        user = recording.git_user
+        try:
+            patch = capture_patch(
+                recording.workspace,
+                recording.output_dir / name,
+                title=record["title"],
+                max_bytes=recording.settings.max_patch_size * 1024,
+                exclude=[recording.output_dir],
+                env=recording.env if user.env is None else user.env,
+                identity=user.identity,
+                abi=user.abi,
+                records=recording.records,
+            )
+        except PatchError as exc:
+            raise RequestError(f"{self.name}: {exc}") from None
+        except PermissionError as exc:  # the output dir is the harness's (tools as another user)
+            raise RequestError(
+                f"{self.name}: cannot write the patch ({exc.strerror}): the output dir is read-only for "
+                f"this user; use the {self.name} tool instead"
+            ) from None
+        record.update(branch=branch, patch_path=name, base_commit=patch.base_commit)
+        return {"branch": branch, "patch": {"path": name, "bytes": patch.size, "files": patch.files}}
+
+    def attachment(self, record: Mapping[str, Any], records_dir: Path, settings: Settings) -> Attachment:
+        """The patch beside the records: a name the recorder writes, a regular file within
+        ``max-patch-size``, and a full base commit hash."""
+        name = record["patch_path"]
+        if not is_patch_file_name(name):
+            raise RequestError(f"patch_path: {name!r} is not a patch file name the recorder writes")
+        path = records_dir / name
+        if path.is_symlink() or not path.is_file():
+            raise RequestError(f"patch_path: {name} is missing next to the records")
+        data = path.read_bytes()
+        limit = settings.max_patch_size
+        if len(data) > limit * 1024:
+            raise RequestError(f"patch_path: {name} is over safe-outputs.max-patch-size ({limit} KiB)")
+        if not re.fullmatch(r"[0-9a-f]{40}", record["base_commit"]):
+            raise RequestError("base_commit: must be a 40-character commit hash")
+        return Attachment(path, data)
+
+    def plan(
+        self, item: PlannedItem, record: Mapping[str, Any], cfg: CreatePullRequest, planning: Planning
+    ) -> PlannedItem:
+        assert planning.attachment is not None, "attachment() read the patch"
+        return replace(
+            titled.plan(item, record, cfg, planning),
+            draft=record.get("draft", cfg.draft),
+            head_branch=head_branch(record, item.record_hash),
+            base_commit=record["base_commit"],
+            patch_file=planning.attachment.path,
+        )
+
+    def apply(self, item: PlannedItem, github: GitHub) -> Applied:
+        found = github.retry(lambda: github.find_item(item.marker))
+        if found is not None:
+            return Applied("exists", found.url, found.number)
+        assert item.patch_file is not None and item.base_commit and item.head_branch
+        head = item.head_branch
+        base = github.base_branch()
+        sha = github.push_patch(item.base_commit, item.patch_file.read_bytes(), item.title or "Agent changes")
+        github.point_branch(head, sha)
+        pull = github.retry(lambda: github.open_pull(base, head, item.title or "", item.body or "", bool(item.draft)))
+        if item.labels:
+            github.retry(lambda: github.label(pull.number, item.labels))
+        return Applied("created", pull.url, pull.number, {"branch": head, "base": base, "commit": sha})
+
+
+KIND = Kind()

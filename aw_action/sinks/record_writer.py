@@ -1,0 +1,100 @@
+"""The interface every record file's writer follows (the table of them: ``record_files.py``).
+
+A record writer turns the run's facts (``RunState``) and events into one file in the output dir.
+Observability (``extensions/observability.py``) makes one of each writer the table lists for the
+run's mode, and calls it:
+
+- ``start`` at ``session_start``;
+- ``on_event`` for every agent event, ``on_request`` for every model request the ledger booked
+  (with its HTTP status), ``on_warning`` for a sink's failure the run should record;
+- ``finish`` at ``session_shutdown``: the closing records, then the file is closed.
+
+A writer handles only what it needs (the defaults do nothing) and may raise from any method:
+observability switches a writer that raised off, with a warning and a degraded notice (its
+``subsystem``), and nothing reaches the run. A ``closed`` writer gets nothing more. Every file is
+opened through the run's record ledger (``WriterContext.records``: the held output dir, never a
+path re-resolved), so what a writer reports writing is what the run's seal checks.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from aw_action.agent.events import AgentEvent
+from aw_action.run.ledger import RequestRecord
+from aw_action.run.mode import RunMode
+from aw_action.run.redact import Redactor
+from aw_action.run.result import RunResult
+from aw_action.run.state import RunState
+from aw_action.security.record_guard import RecordWrites
+
+
+@dataclass(frozen=True)
+class WriterContext:
+    """What every writer is made with."""
+
+    output_dir: Path
+    redactor: Redactor
+    state: RunState
+    records: RecordWrites | None = None
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """The session as it starts."""
+
+    session_id: str
+    workspace: str
+    configured_model: str
+    """``engine.model`` as config.json names it (the state's ``model`` is the resolved one)."""
+    env: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class BookedRequest:
+    """A model request as the cost tracker booked it, with the HTTP status of its last answer."""
+
+    record: RequestRecord
+    http_status: int | None
+    api: str
+
+
+class RecordWriter(ABC):
+    """One record file: ``file_name`` in the output dir, written in the ``modes`` named."""
+
+    file_name: ClassVar[str]
+    subsystem: ClassVar[str]
+    """The name a failure is reported under (a degraded notice, the summary)."""
+    modes: ClassVar[frozenset[RunMode]]
+
+    def __init__(self, ctx: WriterContext) -> None:
+        self.ctx = ctx
+        self.state = ctx.state
+
+    @property
+    def path(self) -> Path:
+        return self.ctx.output_dir / self.file_name
+
+    @property
+    @abstractmethod
+    def closed(self) -> bool: ...
+
+    def start(self, session: SessionInfo) -> None:
+        return None
+
+    def on_event(self, event: AgentEvent) -> None:
+        return None
+
+    def on_request(self, request: BookedRequest) -> None:
+        return None
+
+    def on_warning(self, message: str) -> None:
+        return None
+
+    @abstractmethod
+    def finish(self, result: RunResult) -> None:
+        """The closing records, then close the file."""
