@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from aw_action.ai import awf_reflect
-from aw_action.ai.catalog import ProviderSpec, UnknownModelError, provider_specs, resolve_model
+from aw_action.ai.catalog import ProviderSpec, provider_specs
 from aw_action.ai.credentials import Credential, base_url, find_credential, request_headers
 from aw_action.ai.faux import FauxProvider, load_script
 from aw_action.ai.retry import RetryPolicy, RetrySettingError
@@ -63,7 +63,7 @@ def faux_script(api: ExtensionAPI) -> list[dict[str, Any]]:
     source = "harness.faux-script" if api.config.harness.faux_script else "AW_FAUX_SCRIPT"
     if path is None:
         raise InvocationError(
-            f"model {api.config.engine.model} plays a script of answers, and none is set: set harness.faux-script "
+            f"model {api.model.ref} plays a script of answers, and none is set: set harness.faux-script "
             "in config.json (a path relative to it) or AW_FAUX_SCRIPT (examples/demo/config.json names one)"
         )
     try:
@@ -138,10 +138,10 @@ def discover(api: ExtensionAPI, specs: Mapping[str, ProviderSpec]) -> awf_reflec
 
 
 def setup(api: ExtensionAPI) -> None:
-    name = api.config.engine.model
+    model = api.model
     retry_policy(api.env)  # a malformed setting fails the run, whichever provider it would tune
     _timeout(api.env)
-    if name.startswith(("faux", "scripted")):
+    if model.provider == "faux":
         api.register_provider("faux", FauxProvider(faux_script(api)))
     specs = provider_specs()
     reflection = discover(api, specs)
@@ -155,10 +155,6 @@ def setup(api: ExtensionAPI) -> None:
         endpoint = reflection.endpoint_for(spec.reflect_names) if reflection else None
         providers[spec.name] = build_provider(spec, cred, api, endpoint.base_url if endpoint else None)
         api.register_provider(spec.name, providers[spec.name])
-    try:
-        model = resolve_model(name)
-    except UnknownModelError:
-        return  # the harness reports the unknown name
     wanted = specs.get(model.provider)
     names = wanted.reflect_names if wanted else ()
     if reflection is not None and (warning := awf_reflect.unlisted(reflection, names, model.id)):

@@ -144,6 +144,7 @@ def _runner(tmp_path: Path, session_: AgentSession, *setups: tuple[str, bool, An
     box: list[ExtensionRunner] = []
     services = HostServices(
         config=RunConfig.model_validate({"engine": {"model": "faux/scripted"}}),
+        model=MODEL,
         state=state,
         env={},
         output_dir=tmp_path,

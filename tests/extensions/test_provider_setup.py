@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from aw_action.ai.anthropic_messages import AnthropicProvider
+from aw_action.ai.catalog import resolve_model
 from aw_action.ai.faux import FauxProvider
 from aw_action.ai.openai_provider import OpenAIProvider
 from aw_action.exits import InvocationError, SdkLoadError
@@ -27,6 +28,7 @@ def make_api(tmp_path: Path, model: str, env: dict[str, str], harness: dict[str,
     redactor = Redactor()
     services = HostServices(
         config=RunConfig.model_validate({"engine": {"model": model}, "harness": harness or {}}),
+        model=resolve_model(model),
         state=RunState.for_model(model),
         env=env,
         output_dir=tmp_path,

@@ -168,6 +168,7 @@ def _context(tmp_path: Path, turns: list[dict[str, Any]]) -> tuple[RunContext, F
     box: list[ExtensionRunner] = []
     services = HostServices(
         config=config,
+        model=model,
         state=state,
         env={},
         output_dir=out,
