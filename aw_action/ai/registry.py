@@ -24,7 +24,7 @@ from aw_action.exits import SdkLoadError
 
 if TYPE_CHECKING:
     from aw_action.ai.catalog import ProviderSpec
-    from aw_action.ai.sdk_provider import Wire
+    from aw_action.ai.wire import Wire
 
 
 @dataclass(frozen=True)

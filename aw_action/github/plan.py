@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from aw_action.ai.credentials import action_inputs
 from aw_action.config import ConfigError, ConfigSources, Override, ResolvedConfig, resolve_config
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, parse_headers, split_list
 from aw_action.github.event import TriggerEvent
@@ -186,13 +187,10 @@ def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, wor
     # no INPUT_* (the key inputs are passed below, under their variables' names) and none of the
     # job's runtime credentials: those stay the action's
     out = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNTIME_VARS}
-    for value, name in (
-        (inputs.anthropic_api_key, "ANTHROPIC_API_KEY"),
-        (inputs.openai_api_key, "OPENAI_API_KEY"),
-        (inputs.github_token, "GITHUB_TOKEN"),
-    ):  # the pairs of credential_help.KEY_INPUTS
+    for variable, input_name in action_inputs().items():
+        value = inputs.credential(input_name)
         if value:
-            out[name] = value
+            out[variable] = value
     out["AW_OUTPUT_DIR"] = str(out_dir)
     out["GITHUB_WORKSPACE"] = str(workspace)
     return out

@@ -28,12 +28,12 @@ from pathlib import Path
 from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import ToolContext
 from aw_action.agent.transcript import Transcript
+from aw_action.ai.credentials import missing_credentials
 from aw_action.ai.types import AssistantMessage, Model, Provider, UserMessage
 from aw_action.config.resolve import ResolvedConfig
 from aw_action.exits import HarnessError, InvocationError
 from aw_action.extensions.api import HostServices
 from aw_action.extensions.loader import load_all
-from aw_action.extensions.provider_setup import missing_credentials
 from aw_action.extensions.registry import Registry
 from aw_action.extensions.runner import ExtensionRunner
 from aw_action.harness.guards import RunGuards, guard_run

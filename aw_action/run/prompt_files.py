@@ -43,7 +43,8 @@ def resolve_imports(config: RunConfig, workspace: Path) -> list[ResolvedImport]:
         try:
             out.append(ResolvedImport(path, read_text_or_problem((base / path).resolve())))
         except InputFileProblem as exc:
-            raise InvocationError(f"imports[{i}]: {path}: {exc} (looked in {base})") from None
+            shown = path if path.isprintable() else repr(path)  # the error stays one line
+            raise InvocationError(f"imports[{i}]: {shown}: {exc} (looked in {base})") from None
     return out
 
 
