@@ -3,7 +3,7 @@ output directory and the environment the Harness gets.
 
 Rules:
 - ``config`` (a config.json, relative paths from the workspace) is the base; every input that
-  is set overrides its field (``_OVERRIDES``), and the config is resolved as for every entry
+  is set overrides its field (``input_overrides``), and the config is resolved as for every entry
   point (``config/resolve.py``), so the action and the CLI accept exactly the same settings; a
   problem names the input that set the value, else ``config``. Without ``config``, ``model`` is
   required.
@@ -37,22 +37,6 @@ from aw_action.security.tool_env import RUNTIME_VARS
 from aw_action.workflows.request import WorkflowRequest
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
-
-_OVERRIDES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("model", ("engine", "model")),
-    *((kind.action_input, kind.config_path) for kind in BUDGET_KINDS),
-    ("compaction", ("harness", "context", "compaction")),
-    ("extensions", ("harness", "extensions")),
-    ("imports", ("imports",)),
-    ("otlp-endpoint", ("observability", "otlp", "endpoint")),
-    ("otlp-headers", ("observability", "otlp", "headers")),
-    ("output-schema", ("harness", "output-schema")),
-    ("progress-comment", ("harness", "progress-comment")),
-    ("sandbox", ("harness", "sandbox")),
-    ("sandbox-network", ("harness", "sandbox-network")),
-    ("sandbox-required", ("harness", "sandbox-required")),
-)
-"""Input name -> the config.json field it overrides (kebab-case keys, as in spec §6.1)."""
 
 
 @dataclass
@@ -88,23 +72,24 @@ def _resolve(workspace: Path, value: str) -> Path:
     return path if path.is_absolute() else workspace / path
 
 
-def override_values(inputs: ActionInputs, workspace: Path, fork: ForkFiles | None = None) -> dict[str, Any]:
-    """The inputs that are set, by input name, as config.json values."""
-    values: dict[str, Any] = {
-        "model": inputs.model,
-        **{kind.action_input: _whole(kind, inputs.budget(kind)) for kind in BUDGET_KINDS},
-        "compaction": inputs.compaction,
-        "extensions": split_list(inputs.extensions) or None,
-        "imports": split_list(inputs.imports) or None,
-        "otlp-endpoint": inputs.otlp_endpoint,
-        "otlp-headers": parse_headers(inputs.otlp_headers) or None,
-        "output-schema": _output_schema(inputs.output_schema, workspace, fork),
-        "progress-comment": inputs.progress_comment,
-        "sandbox": inputs.sandbox,
-        "sandbox-network": inputs.sandbox_network,
-        "sandbox-required": inputs.sandbox_required,
-    }
-    return {name: value for name, value in values.items() if value is not None}
+def input_overrides(inputs: ActionInputs, workspace: Path, fork: ForkFiles | None = None) -> tuple[Override, ...]:
+    """The inputs that are set, each as the config.json field it overrides (kebab-case keys, as in
+    spec §6.1); the budget inputs are the budget table's."""
+    fields: tuple[tuple[str, tuple[str, ...], Any], ...] = (
+        ("model", ("engine", "model"), inputs.model),
+        *((kind.action_input, kind.config_path, _whole(kind, inputs.budget(kind))) for kind in BUDGET_KINDS),
+        ("compaction", ("harness", "context", "compaction"), inputs.compaction),
+        ("extensions", ("harness", "extensions"), split_list(inputs.extensions) or None),
+        ("imports", ("imports",), split_list(inputs.imports) or None),
+        ("otlp-endpoint", ("observability", "otlp", "endpoint"), inputs.otlp_endpoint),
+        ("otlp-headers", ("observability", "otlp", "headers"), parse_headers(inputs.otlp_headers) or None),
+        ("output-schema", ("harness", "output-schema"), _output_schema(inputs.output_schema, workspace, fork)),
+        ("progress-comment", ("harness", "progress-comment"), inputs.progress_comment),
+        ("sandbox", ("harness", "sandbox"), inputs.sandbox),
+        ("sandbox-network", ("harness", "sandbox-network"), inputs.sandbox_network),
+        ("sandbox-required", ("harness", "sandbox-required"), inputs.sandbox_required),
+    )
+    return tuple(Override(path, value, name) for name, path, value in fields if value is not None)
 
 
 def _output_schema(value: str | None, workspace: Path, fork: ForkFiles | None = None) -> dict[str, Any] | None:
@@ -133,8 +118,7 @@ def build_config(
     are set, resolved as for every entry point; ``ActionInputError`` naming the input at fault."""
     original = _resolve(workspace, inputs.config) if inputs.config else workspace / "config.json"
     path = fork.file(original, "config") if fork is not None and inputs.config else original
-    values = override_values(inputs, workspace, fork)
-    overrides = tuple(Override(keys, values[name], name) for name, keys in _OVERRIDES if name in values)
+    overrides = input_overrides(inputs, workspace, fork)
     missing_model = None if inputs.config else "required when no config file is given"
     sources = ConfigSources(path, file=bool(inputs.config), overrides=overrides, missing_model=missing_model)
     try:

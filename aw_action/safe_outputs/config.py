@@ -34,6 +34,7 @@ from pydantic import (
     model_validator,
 )
 
+from aw_action.config.document import ConfigError, read_document
 from aw_action.safe_outputs import fields
 
 CONFIG_FILE = "safe-outputs.config.json"
@@ -212,11 +213,9 @@ def load_config_file(path: Path) -> SafeOutputsConfig:
     """A JSON file holding ``{"safe-outputs": ...}``: the copy beside the records, or a config.json
     (whose other keys are ignored). Errors name the file."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise SafeOutputsConfigError(f"{path}: cannot read a JSON config: {exc}") from None
-    if not isinstance(data, dict):
-        raise SafeOutputsConfigError(f"{path}: must hold a JSON object")
+        data = read_document(Path(path), str(path))  # the config layer's reader: bounded, regular files only
+    except ConfigError as exc:
+        raise SafeOutputsConfigError(f"{path}: cannot read a JSON config: {exc.reason}") from None
     try:
         return parse_safe_outputs(data.get("safe-outputs"))
     except SafeOutputsConfigError as exc:
