@@ -78,14 +78,14 @@ def build_providers(
     env: Mapping[str, str],
     *,
     scrub: Callable[[str], str] | None = None,
-    faux_turns: Callable[[], list[dict[str, Any]]] | None = None,
+    faux_turns: list[dict[str, Any]] | None = None,
 ) -> ProviderSet:
-    """The providers for a run of ``model`` (see the module docstring). ``faux_turns`` gives the
-    scripted provider's script when ``model`` is a ``faux`` model."""
+    """The providers for a run of ``model`` (see the module docstring). ``faux_turns`` is the
+    scripted provider's script, for a ``faux`` model."""
     retry, timeout_s = retry_policy(env), env_seconds(env, TIMEOUT_ENV, DEFAULT_TIMEOUT_S)
     out = ProviderSet()
     if model.provider == "faux":
-        out.providers["faux"] = FauxProvider(faux_turns() if faux_turns is not None else [])
+        out.providers["faux"] = FauxProvider(faux_turns or [])
     specs = provider_specs()
     reflection = _discover(env, specs, out)
     built: dict[str, SdkProvider] = {}

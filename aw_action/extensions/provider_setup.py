@@ -42,7 +42,8 @@ def faux_script(api: ExtensionAPI) -> list[dict[str, Any]]:
 
 
 def setup(api: ExtensionAPI) -> None:
-    built = build_providers(api.model, api.env, scrub=api.services.redactor.text, faux_turns=lambda: faux_script(api))
+    script = faux_script(api) if api.model.provider == "faux" else None
+    built = build_providers(api.model, api.env, scrub=api.services.redactor.text, faux_turns=script)
     api.services.redactor.add(*built.secrets)
     for line in built.notes:
         api.services.jsonl.line(line)

@@ -53,7 +53,7 @@ import json, sys
 from aw_action.ai.catalog import resolve_model
 from aw_action.ai.providers import build_providers
 env = {{"ANTHROPIC_API_KEY": "sk-ant-aaaaaaaa", "OPENAI_API_KEY": "sk-oa-bbbbbbbb"}}
-built = build_providers(resolve_model({model!r}), env, faux_turns=lambda: [])
+built = build_providers(resolve_model({model!r}), env, faux_turns=[])
 print(json.dumps([sorted(built.providers), [m for m in ("anthropic", "openai") if m in sys.modules]]))
 """
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
