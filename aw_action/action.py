@@ -2,7 +2,8 @@
 
 Order matters and is the contract:
 1. mask every secret input (``::add-mask::``) before anything else is printed;
-2. read and validate the inputs (a bad one: ``::error::`` naming it, outputs, exit 2);
+2. read and validate the inputs and resolve the run's config from them (a bad one:
+   ``::error::`` naming it, outputs, exit 2);
    check who triggered an event-driven run (``github/trigger_gate``): a refusal is a notice,
    the outputs with conclusion ``skipped``, exit 0, and no model request; on a fork's pull
    request the config, extensions, imports and prompt file come from the base commit;
@@ -82,6 +83,8 @@ def main(argv: list[str]) -> int:
         plan = build_plan(inputs, env, Path.cwd(), event)
     except ActionInputError as exc:
         return _invalid_input(exc, env, log)
+    except InvocationError as exc:  # the environment's part of the config (GH_AW_* limits)
+        return _invalid_input(exc, env, log)
     return asyncio.run(_run(plan, env, log, stops, event_appendix(inputs, plan.event)))
 
 
@@ -100,8 +103,11 @@ def _skipped(
     return 0
 
 
-def _invalid_input(exc: ActionInputError, env: dict[str, str], log: WorkflowLog) -> int:
-    log.error(exc.message, title=f"aw-harness: invalid input '{exc.input}'")
+def _invalid_input(exc: ActionInputError | InvocationError, env: dict[str, str], log: WorkflowLog) -> int:
+    if isinstance(exc, ActionInputError):
+        log.error(exc.message, title=f"aw-harness: invalid input '{exc.input}'")
+    else:
+        log.error(str(exc), title="aw-harness")
     result = RunResult.invocation_error(InvocationError(str(exc)), "unknown").to_json()
     log.write(json.dumps(result, ensure_ascii=False) + "\n")
     _outputs(env, {**result_outputs(result), "artifact-id": ""}, log)
@@ -116,13 +122,9 @@ async def _run(
     stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
     harness: Harness
     if plan.workflow is not None:
-        harness = WorkflowHarness(
-            plan.config_path, plan.workflow, plan.env, stderr=stream, config=plan.config, readable=True
-        )
+        harness = WorkflowHarness(plan.resolved, plan.workflow, plan.env, stderr=stream, readable=True)
     else:
-        harness = Harness(
-            plan.config_path, plan.prompt_path, plan.env, stderr=stream, config=plan.config, readable=True
-        )
+        harness = Harness(plan.resolved, plan.prompt_path, plan.env, stderr=stream, readable=True)
     harness.appendix = appendix
     harness.explain = lambda exc: credential_help.explain(exc, plan.env, action=True)
     # Lines that bypass the harness's sinks (an extension's print) are redacted with the same

@@ -14,13 +14,13 @@ import os
 import tempfile
 from pathlib import Path
 
+from aw_action.config import ResolvedConfig, resolve_config
 from aw_action.exits import InvocationError
-from aw_action.ghaw.invocation import CONFIG_ENV, Invocation, build
+from aw_action.ghaw.invocation import CONFIG_ENV, MODEL_ENV, choose_prompt, config_sources
 from aw_action.harness.arguments import OneLineParser
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import ResultPrinter, run_and_print, stop_signals
-from aw_action.run.config_files import parse_config, read_json_file
 from aw_action.run.mode import MODE_ENV
 
 USAGE = "aw-harness gh-aw [--config FILE] [--model MODEL] [-- PROMPT]"
@@ -45,20 +45,16 @@ def _config_path(args: argparse.Namespace, env: dict[str, str], workspace: Path)
     return (Path(named), True) if named else (workspace / VIRTUAL_CONFIG, False)
 
 
-def prepare(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> tuple[Invocation, Path, Path]:
-    """``(invocation, config path, prompt path)``; raises ``InvocationError``."""
+def prepare(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> tuple[ResolvedConfig, Path]:
+    """``(the resolved config, the prompt's path)``; raises ``InvocationError``."""
     workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
     config_path, real = _config_path(args, env, workspace)
-    data = read_json_file(config_path, "config file") if real else {}
-    if not isinstance(data, dict):
-        raise InvocationError(f"{config_path}: expected a JSON object at the top level")
-    argv_prompt = " ".join(args.prompt) if args.prompt else None
-    invocation = build(env, argv_prompt=argv_prompt, model_flag=args.model, config_data=data)
-    prompt_path = invocation.prompt_file
+    resolved = resolve_config(config_sources(env, config_path, file=real, model_flag=args.model), env)
+    prompt_path, prompt_text = choose_prompt(env, " ".join(args.prompt) if args.prompt else None)
     if prompt_path is None:
         prompt_path = workdir / "prompt.txt"
-        prompt_path.write_text(invocation.prompt_text or "", encoding="utf-8", errors="replace")
-    return invocation, config_path, prompt_path
+        prompt_path.write_text(prompt_text or "", encoding="utf-8", errors="replace")
+    return resolved, prompt_path
 
 
 def main(argv: list[str]) -> int:
@@ -67,13 +63,12 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     env = {**os.environ, MODE_ENV: "true"}
     with tempfile.TemporaryDirectory(prefix="aw-harness-gh-aw-") as tmp:
-        model = (args.model or env.get("AW_HARNESS_MODEL") or "unknown").strip() or "unknown"
+        model = (args.model or env.get(MODEL_ENV) or "unknown").strip() or "unknown"
         try:
-            invocation, config_path, prompt_path = prepare(args, env, Path(tmp))
-            config = parse_config(invocation.config, str(config_path))
+            resolved, prompt_path = prepare(args, env, Path(tmp))
         except InvocationError as exc:
             harness = Harness(Path(VIRTUAL_CONFIG), Path("prompt.txt"), env)
             result = harness.refuse(exc, model)
             ResultPrinter(harness).print(result)
             return result.exit_code
-        return run_and_print(Harness(config_path, prompt_path, env, config=config), stops)
+        return run_and_print(Harness(resolved, prompt_path, env), stops)

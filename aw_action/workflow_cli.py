@@ -23,14 +23,14 @@ import sys
 from pathlib import Path
 from typing import IO, cast
 
+from aw_action.config import ConfigSources, Override, resolve_config
+from aw_action.config.resolve import MODEL_PATH
 from aw_action.exits import InvocationError
 from aw_action.harness.arguments import OneLineParser
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import ResultPrinter, run_and_print, stop_signals
 from aw_action.harness.workflow import WorkflowHarness
-from aw_action.run.config import RunConfig
-from aw_action.run.config_files import parse_config, read_json_file
 from aw_action.sinks.pretty import FORMATS, PrettyStream, wants_pretty
 from aw_action.workflows.request import WorkflowRequest
 from aw_action.workflows.resume import GateDecision
@@ -80,22 +80,16 @@ def request_of(args: argparse.Namespace) -> WorkflowRequest:
     return WorkflowRequest(workflow=args.workflow, checkpoint=args.checkpoint, decision=decision)
 
 
-def load_config(args: argparse.Namespace, workspace: Path) -> tuple[RunConfig, Path]:
-    """The run's config: ``--config`` with ``--model`` over its ``engine.model``; raises
-    ``InvocationError``."""
+NO_MODEL = "a model is required: pass --model or a --config with engine.model"
+
+
+def config_sources(args: argparse.Namespace, workspace: Path) -> ConfigSources:
+    """``--config`` (else no file), with ``--model`` over its ``engine.model``."""
+    overrides = (Override(MODEL_PATH, args.model, "--model"),) if args.model else ()
     if args.config is not None:
-        data = read_json_file(args.config, "config file")
-        source, path = str(args.config), args.config
-    elif args.model:
-        data, source, path = {}, "--model", workspace / VIRTUAL_CONFIG
-    else:
-        raise InvocationError("a model is required: pass --model or a --config with engine.model")
-    if isinstance(data, dict) and args.model:
-        engine = data.setdefault("engine", {})
-        if not isinstance(engine, dict):
-            raise InvocationError(f"{source}: engine: expected an object")
-        engine["model"] = args.model
-    return parse_config(data, source), path
+        return ConfigSources(args.config, overrides=overrides)
+    virtual = workspace / VIRTUAL_CONFIG
+    return ConfigSources(virtual, file=False, overrides=overrides, missing_model=NO_MODEL, label="--model")
 
 
 def main(argv: list[str]) -> int:
@@ -105,13 +99,13 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ)
     workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
     try:
-        config, config_path = load_config(args, workspace)
+        resolved = resolve_config(config_sources(args, workspace), env)
         request = request_of(args)
     except InvocationError as exc:
         return _fail(env, exc, args.model or "unknown")
     pretty = wants_pretty(args.format, sys.stderr)
     stream = cast(IO[str], PrettyStream(sys.stderr)) if pretty else None  # a text stream but for typeshed
-    harness = WorkflowHarness(config_path, request, env, stderr=stream, config=config, readable=pretty)
+    harness = WorkflowHarness(resolved, request, env, stderr=stream, readable=pretty)
     return run_and_print(harness, stops)
 
 

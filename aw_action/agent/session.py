@@ -172,12 +172,6 @@ class AgentSession:
 
     # ---- runtime setters: take effect at the next snapshot ---------------------------------
 
-    def set_model(self, model: Model) -> None:
-        self._model = model
-
-    def set_system_prompt(self, prompt: str) -> None:
-        self._system_prompt = prompt
-
     def set_tools(self, tools: Sequence[AgentTool], active: Sequence[str] | None = None) -> None:
         """Replace the tools (and the active list, all of them by default). Raises ``ValueError``
         on a duplicate or unknown name; nothing changes then."""
@@ -196,9 +190,6 @@ class AgentSession:
         if unknown:
             raise ValueError(f"unknown tool name(s): {', '.join(unknown)}")
         self._active = names
-
-    def set_options(self, options: StreamOptions) -> None:
-        self._options = options.copy()
 
     # ---- queue operations: allowed at any time ---------------------------------------------
 

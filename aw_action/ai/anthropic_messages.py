@@ -22,11 +22,10 @@ import json
 import re
 from typing import Any
 
-from aw_action.ai.sdk_provider import SdkProvider, Wire, import_sdk
+from aw_action.ai.catalog import ProviderSpec
 from aw_action.ai.stream_state import StreamState
 from aw_action.ai.types import (
     AssistantMessage,
-    Model,
     ProviderRequest,
     StopReason,
     StreamDelta,
@@ -220,26 +219,6 @@ class AnthropicWire:
         state.complete = True
 
 
-class AnthropicProvider(SdkProvider):
-    """The ``anthropic`` provider: ``ANTHROPIC_API_KEY``, or ``ANTHROPIC_AUTH_TOKEN`` sent as a bearer
-    token (``bearer=True``, the SDK's ``auth_token``: AWF's form); endpoint ``ANTHROPIC_BASE_URL`` or
-    the SDK's. Exactly one credential argument is passed, so the SDK reads none from the process
-    environment."""
-
-    _wire: Wire = AnthropicWire()
-
-    def _make_client(self, api_key: str, http_client_hooks: dict[str, list[Any]]) -> tuple[Any, Any]:
-        anthropic = import_sdk("anthropic")
-        credential = {"auth_token": api_key} if self.bearer else {"api_key": api_key}
-        client = anthropic.AsyncAnthropic(
-            **credential,
-            base_url=self.base_url,
-            default_headers=self.headers or None,
-            max_retries=0,
-            timeout=anthropic.Timeout(self.timeout_s, connect=min(10.0, self.timeout_s)),
-            http_client=anthropic.DefaultAsyncHttpxClient(event_hooks=http_client_hooks),
-        )
-        return anthropic, client
-
-    def wire_for(self, model: Model) -> Wire:
-        return self._wire
+def wire(spec: ProviderSpec) -> AnthropicWire:
+    """The Messages API as any provider of the anthropic SDK speaks it (``registry.APIS``)."""
+    return AnthropicWire()

@@ -3,10 +3,9 @@
 The catalog is data (``models.json``); adding a model or alias is a data change. Rules:
 ``provider/model`` is always accepted (known entries get their limits, unknown ones defaults);
 a bare name must be an alias or a catalog model id, else ``UnknownModelError`` lists close matches.
-``provider_specs()`` says, per provider, which SDK and API serve it and which environment
-variables hold its credential and endpoint (provider setup reads them; no URL lives in code).
-``credential_env_vars()`` and ``is_awf_placeholder()`` answer, from the same data, which variables
-hold model credentials (kept from the agent's shell) and which values are AWF's placeholders.
+``provider_specs()`` says, per provider, its default API, the transport that builds its SDK client
+(``ai/registry.py``) and which variable names its endpoint (no URL lives in code); which variables
+hold its credential is the credential table's (``ai/credentials.py``).
 """
 
 from __future__ import annotations
@@ -28,14 +27,15 @@ class UnknownModelError(ValueError):
 
 
 @cache
-def _catalog() -> dict[str, Any]:
+def catalog_data() -> dict[str, Any]:
+    """``models.json``, parsed once."""
     text = resources.files("aw_action.ai").joinpath("models.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 
 
 def known_names() -> list[str]:
-    data = _catalog()
+    data = catalog_data()
     return sorted({*data["aliases"], *data["models"], *(m.split("/", 1)[1] for m in data["models"])})
 
 
@@ -43,7 +43,7 @@ def provider_hint(env: Mapping[str, str]) -> str | None:
     """The catalog provider that gh-aw's ``GH_AW_LLM_PROVIDER`` names (``github`` is the Copilot
     API), or None when it is unset or unknown."""
     value = env.get("GH_AW_LLM_PROVIDER", "").strip().lower()
-    hinted: str | None = _catalog()["gh_aw_llm_providers"].get(value)
+    hinted: str | None = catalog_data()["gh_aw_llm_providers"].get(value)
     return hinted
 
 
@@ -52,7 +52,7 @@ def qualify_model(name: str, hint: str | None) -> str:
     hint; else the hinted provider's alias or catalog entry for it, an alias that already points
     at the hinted provider, or ``hint/name`` as written. Aliases of other providers are ignored
     under a hint: the hint names the only provider the run can reach."""
-    data = _catalog()
+    data = catalog_data()
     name = name.strip()
     if hint is None or "/" in name:
         return name
@@ -67,7 +67,7 @@ def qualify_model(name: str, hint: str | None) -> str:
 
 def resolve_model(name: str) -> Model:
     """Resolve an alias, a bare catalog id or a ``provider/model`` reference."""
-    data = _catalog()
+    data = catalog_data()
     name = name.strip()
     ref = data["aliases"].get(name)
     if ref is None and "/" in name:
@@ -102,15 +102,12 @@ def _api_by_pattern(spec: Mapping[str, Any], model_id: str) -> str | None:
 
 @dataclass(frozen=True)
 class ProviderSpec:
-    """How to reach one provider: its SDK, default API, credential and endpoint variables."""
+    """How to reach one provider: its default API, the transport of its SDK client, its endpoint."""
 
     name: str
     api: str
-    sdk: str | None = None
-    key_env: tuple[str, ...] = ()
-    """Credential variables sent as the SDK's API key, first present wins."""
-    bearer_env: tuple[str, ...] = ()
-    """Credential variables sent as ``Authorization: Bearer``, used when no ``key_env`` is set."""
+    transport: str | None = None
+    """A row of ``registry.TRANSPORTS``; None: served in-process (``faux``)."""
     base_url_env: str | None = None
     default_base_url: str | None = None
     """Only where the SDK has no default for this provider (GitHub Models)."""
@@ -126,24 +123,16 @@ class ProviderSpec:
     """Host -> path a base URL without a path gets (``api.openai.com`` -> ``/v1``)."""
     reflect_names: tuple[str, ...] = ()
     """Names AWF's ``/reflect`` may give this provider's endpoint."""
-    agent_keeps_env: tuple[str, ...] = ()
-    """Credential variables the agent's shell keeps (``GITHUB_TOKEN`` for gh and git)."""
-
-    @property
-    def credential_env(self) -> tuple[str, ...]:
-        return (*self.key_env, *self.bearer_env)
 
 
 def provider_specs() -> dict[str, ProviderSpec]:
     """Every provider the catalog knows, in catalog order."""
     specs: dict[str, ProviderSpec] = {}
-    for name, raw in _catalog()["providers"].items():
+    for name, raw in catalog_data()["providers"].items():
         specs[name] = ProviderSpec(
             name=name,
             api=raw["api"],
-            sdk=raw.get("sdk"),
-            key_env=tuple(raw.get("key_env", ())),
-            bearer_env=tuple(raw.get("bearer_env", ())),
+            transport=raw.get("transport"),
             base_url_env=raw.get("base_url_env"),
             default_base_url=raw.get("default_base_url"),
             price_provider=raw.get("price_provider"),
@@ -152,20 +141,5 @@ def provider_specs() -> dict[str, ProviderSpec]:
             interaction_id_header=raw.get("interaction_id_header"),
             base_path_defaults=dict(raw.get("base_path_defaults", {})),
             reflect_names=tuple(raw.get("reflect_names", ())),
-            agent_keeps_env=tuple(raw.get("agent_keeps_env", ())),
         )
     return specs
-
-
-def credential_env_vars() -> frozenset[str]:
-    """Every variable that holds a model credential and that the agent's shell must not see: the
-    providers' key and bearer variables plus ``other_credential_env``, minus ``agent_keeps_env``."""
-    data = _catalog()
-    specs = provider_specs().values()
-    names = {var for spec in specs for var in spec.credential_env} | set(data["other_credential_env"])
-    return frozenset(names - {var for spec in specs for var in spec.agent_keeps_env})
-
-
-def is_awf_placeholder(value: str) -> bool:
-    """True for the exact credential values AWF's api-proxy hands the agent instead of real keys."""
-    return value.strip() in _catalog()["awf_placeholders"].values()

@@ -1,32 +1,56 @@
-"""Where a provider's credential, endpoint and extra headers come from, as the catalog says.
+"""The credential table: every environment variable that holds a model credential, in one place.
 
-Inside gh-aw's AWF sandbox there is no real key: AWF's api-proxy puts placeholders in the
-environment (``ANTHROPIC_AUTH_TOKEN``, ``OPENAI_API_KEY``/``CODEX_API_KEY``,
-``COPILOT_GITHUB_TOKEN``) and base URLs that point at itself, then swaps in the real key on the
-way out. These functions read either form the same way; nothing here knows a provider by name.
+``models.json``'s ``credentials`` has one row per variable, in lookup order: the providers it
+serves, whether it is sent as ``Authorization: Bearer`` (the anthropic SDK's ``auth_token``)
+rather than as the SDK's API key, the action input that sets it (action.yml), the placeholder
+AWF's api-proxy puts there instead of a real key (gh-aw-firewall
+``src/services/credentials/*-credential-env.ts``, ``src/constants/placeholders.ts``; no secret),
+and whether it is the GitHub token the agent's ``gh`` and ``git`` get when the config grants
+GitHub access (``github_access``). Rows that serve no provider are other engines' keys (and the
+gh CLI's token), kept from the agent all the same.
 
-- ``find_credential``: the first ``key_env`` variable set, else the first ``bearer_env`` one;
-- ``base_url``: a discovered URL (AWF ``/reflect``), else the ``base_url_env`` variable, else the
-  catalog default; a URL with no path on a host listed in ``base_path_defaults`` gets that path
-  (``OPENAI_BASE_URL=https://api.openai.com`` is served at ``/v1``, as AWF's proxy does it);
-- ``request_headers``: the catalog's static headers plus one interaction id per run.
+Everything that needs a credential fact reads it here: provider setup (``find_credential``), the
+missing-credential message (``missing_credentials``) and the action's wording of it
+(``github/credential_help.py``), the action's key inputs and their masks
+(``github/action_inputs.py``, ``github/plan.py``), the agent's environment
+(``security/tool_env.py``: ``is_credential_name``, ``github_access_variables``) and the redactor
+(``run/redact.py``: ``is_credential_name``, ``is_awf_placeholder``).
 """
 
 from __future__ import annotations
 
-import uuid
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from urllib.parse import urlsplit, urlunsplit
 
-from aw_action.ai.catalog import ProviderSpec, is_awf_placeholder
+from aw_action.ai.catalog import catalog_data, provider_specs
+from aw_action.ai.types import Model
+from aw_action.exits import MissingCredentialsError
+
+CREDENTIAL_NAME = re.compile(
+    r"(API_?KEY|TOKEN(?!S)|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|AUTHORIZATION|OTLP.*HEADERS)",
+    re.IGNORECASE,
+)
+"""A name that says it holds a credential: ``TOKEN`` but not ``TOKENS`` (``MAX_TOKENS=100000`` is
+a setting, not a credential)."""
+
+
+@dataclass(frozen=True)
+class CredentialVar:
+    """One row of the table."""
+
+    name: str
+    providers: tuple[str, ...] = ()
+    bearer: bool = False
+    action_input: str | None = None
+    awf_placeholder: str | None = None
+    github_access: bool = False
 
 
 @dataclass(frozen=True)
 class Credential:
-    """A credential value and how to send it. ``bearer``: as ``Authorization: Bearer`` (the
-    anthropic SDK's ``auth_token``) rather than the SDK's API-key header."""
+    """A credential value found in the environment and how to send it."""
 
     value: str
     var: str
@@ -38,46 +62,76 @@ class Credential:
         return is_awf_placeholder(self.value)
 
 
-def find_credential(spec: ProviderSpec, env: Mapping[str, str]) -> Credential | None:
-    for var in spec.key_env:
-        if env.get(var, "").strip():
-            return Credential(env[var].strip(), var)
-    for var in spec.bearer_env:
-        if env.get(var, "").strip():
-            return Credential(env[var].strip(), var, bearer=True)
+@cache
+def credential_table() -> tuple[CredentialVar, ...]:
+    return tuple(
+        CredentialVar(
+            name=name,
+            providers=tuple(row.get("providers", ())),
+            bearer=bool(row.get("bearer", False)),
+            action_input=row.get("action_input"),
+            awf_placeholder=row.get("awf_placeholder"),
+            github_access=bool(row.get("github_access", False)),
+        )
+        for name, row in catalog_data()["credentials"].items()
+    )
+
+
+def provider_variables(provider: str) -> tuple[str, ...]:
+    """The variables that hold ``provider``'s credential, first present wins."""
+    return tuple(row.name for row in credential_table() if provider in row.providers)
+
+
+def find_credential(provider: str, env: Mapping[str, str]) -> Credential | None:
+    for row in credential_table():
+        if provider in row.providers and env.get(row.name, "").strip():
+            return Credential(env[row.name].strip(), row.name, row.bearer)
     return None
 
 
-def base_url(spec: ProviderSpec, env: Mapping[str, str], discovered: str | None = None) -> str | None:
-    """The endpoint to send requests to; None means the SDK's own default."""
-    configured = env.get(spec.base_url_env, "").strip() if spec.base_url_env else ""
-    url = discovered or configured or spec.default_base_url
-    if not url:
-        return None
-    parts = urlsplit(url)
-    default_path = spec.base_path_defaults.get((parts.hostname or "").lower())
-    if default_path and parts.path.strip("/") == "":
-        return urlunsplit((parts.scheme, parts.netloc, default_path, parts.query, parts.fragment))
-    return url.rstrip("/") if parts.path.endswith("/") else url
+def withheld_variables() -> frozenset[str]:
+    """The credential variables the agent's shell never sees, whatever the config grants."""
+    return frozenset(row.name for row in credential_table() if not row.github_access)
+
+
+def github_access_variables() -> frozenset[str]:
+    """The GitHub token variables the agent's shell keeps when the config grants GitHub access."""
+    return frozenset(row.name for row in credential_table() if row.github_access)
+
+
+def action_inputs() -> dict[str, str]:
+    """Credential variable -> the action input that sets it."""
+    return {row.name: row.action_input for row in credential_table() if row.action_input}
+
+
+def is_awf_placeholder(value: str) -> bool:
+    """True for the exact credential values AWF's api-proxy hands the agent instead of real keys."""
+    return value.strip() in _placeholders()
 
 
 @cache
-def _process_interaction_id() -> str:
-    return str(uuid.uuid4())
+def _placeholders() -> frozenset[str]:
+    return frozenset(row.awf_placeholder for row in credential_table() if row.awf_placeholder)
 
 
-def interaction_id(env: Mapping[str, str]) -> str:
-    """One id for every request of a run: ``<GITHUB_RUN_ID>-<GITHUB_RUN_ATTEMPT>`` in Actions (as
-    AWF's proxy derives it), else a UUID minted once per process."""
-    run_id = env.get("GITHUB_RUN_ID", "").strip()
-    if run_id.isdigit():
-        attempt = env.get("GITHUB_RUN_ATTEMPT", "").strip()
-        return f"{run_id}-{attempt if attempt.isdigit() else '1'}"
-    return _process_interaction_id()
+@cache
+def _names() -> frozenset[str]:
+    return frozenset(row.name for row in credential_table())
 
 
-def request_headers(spec: ProviderSpec, env: Mapping[str, str]) -> dict[str, str]:
-    headers = dict(spec.headers)
-    if spec.interaction_id_header:
-        headers[spec.interaction_id_header] = interaction_id(env)
-    return headers
+def is_credential_name(name: str) -> bool:
+    """A variable that holds a credential: a row of the table, or a name that says so
+    (``INPUT_OPENAI-API-KEY``, ``OTEL_EXPORTER_OTLP_HEADERS``, ``MY_SECRET``)."""
+    return name in _names() or bool(CREDENTIAL_NAME.search(name.replace("-", "_")))
+
+
+def missing_credentials(model: Model, registered: list[str]) -> MissingCredentialsError:
+    """The invocation error when no registered provider can serve ``model``: one line naming the
+    variables looked in (``MissingCredentialsError.variables``, which entry points reword)."""
+    hints = {name: " or ".join(provider_variables(name)) for name in provider_specs()}
+    looked_for = ", ".join(hint for hint in hints.values() if hint)
+    need = hints.get(model.provider) or f"credentials for provider {model.provider!r}"
+    have = ", ".join(p for p in registered if p != "faux") or "none"
+    message = f"no credentials for model {model.ref}: set {need} (looked for {looked_for}; providers registered: "
+    message += f"{have})"
+    return MissingCredentialsError(message, model.ref, provider_variables(model.provider))

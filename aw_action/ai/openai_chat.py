@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from aw_action.ai.catalog import ProviderSpec
 from aw_action.ai.stream_state import StreamState
 from aw_action.ai.types import (
     AssistantMessage,
@@ -167,3 +168,8 @@ class ChatWire:
     def _finish(state: StreamState) -> None:
         state.message.usage = from_openai_chat(state.raw_usage or {})
         state.complete = True
+
+
+def wire(spec: ProviderSpec) -> ChatWire:
+    """This API as ``spec``'s provider speaks it (``registry.APIS``)."""
+    return ChatWire(spec.max_tokens_field)

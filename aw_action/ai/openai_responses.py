@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from aw_action.ai.catalog import ProviderSpec
 from aw_action.ai.errors import ProviderError, classify_status
 from aw_action.ai.stream_state import StreamState
 from aw_action.ai.types import (
@@ -189,3 +190,8 @@ class ResponsesWire:
         else:
             state.message.stop_reason = "toolUse" if has_calls else "stop"
         state.complete = True
+
+
+def wire(spec: ProviderSpec) -> ResponsesWire:
+    """This API as ``spec``'s provider speaks it (``registry.APIS``)."""
+    return ResponsesWire()

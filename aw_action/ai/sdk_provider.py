@@ -1,7 +1,10 @@
-"""The shared machinery of the SDK-backed providers: one request, retried, streamed out.
+"""A provider over its SDK: the generic part (one request, retried, streamed out), the same for
+every SDK and API.
 
-A provider is an SDK client plus one ``Wire`` per API it speaks (the wire builds the JSON body
-and reads the SDK's events into a ``StreamState``). For each HTTP attempt this module:
+A provider is a catalog provider (``ProviderSpec``) with its credential: its transport
+(``registry.TRANSPORTS``) builds the SDK client, and each request's model names the ``Wire`` of
+its API (``registry.APIS``; the wire builds the JSON body and reads the SDK's events into a
+``StreamState``). For each HTTP attempt this module:
 
 1. passes a copy of the body to ``hooks.on_payload`` and sends exactly the body it returns,
    through the SDK's own ``client.post`` (auth, base URL, SSE parsing and error types stay the
@@ -26,12 +29,16 @@ import copy
 from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
+from aw_action.ai.catalog import ProviderSpec
+from aw_action.ai.credentials import Credential
 from aw_action.ai.errors import Classified, IncompleteStreamError, ProviderError, classify
 from aw_action.ai.pricing import cost_usd, warm_up
+from aw_action.ai.registry import TRANSPORTS, import_sdk, load, wire_for
 from aw_action.ai.retry import RetryPolicy, run_with_retries
 from aw_action.ai.stream_state import StreamState
+from aw_action.ai.transports import Connection
 from aw_action.ai.types import (
     AbortSignal,
     AssistantMessage,
@@ -39,46 +46,17 @@ from aw_action.ai.types import (
     Model,
     ProviderHooks,
     ProviderRequest,
-    StreamDelta,
     StreamDone,
     StreamError,
     StreamStart,
 )
-from aw_action.exits import SdkLoadError
+from aw_action.ai.wire import Wire
 
 DEFAULT_TIMEOUT_S = 300.0
 """Per-read timeout: a stream silent this long is treated as dead (Pi's idle timeout)."""
 
 Scrub = Callable[[str], str]
 Emit = Callable[[AssistantStreamEvent], None]
-
-
-class Wire(Protocol):
-    """One API's wire format, as spoken through one SDK."""
-
-    api: str
-    path: str
-    terminal: str
-    """Name of the event that completes a response (used in the incomplete-stream error)."""
-
-    def body(self, request: ProviderRequest, stream: bool) -> dict[str, Any]: ...
-
-    def types(self, sdk: Any) -> tuple[Any, Any]:
-        """``(cast_to, stream_cls)`` for ``client.post``."""
-        ...
-
-    def feed(self, event: Any, state: StreamState) -> list[StreamDelta]:
-        """Apply one stream event; raise ``ProviderError`` for an error event in the stream."""
-        ...
-
-    def whole(self, response: Any, state: StreamState) -> None:
-        """Apply a non-streamed response."""
-        ...
-
-    def end_of_stream(self, state: StreamState, payload: dict[str, Any]) -> None:
-        """The body ended before ``complete``: complete ``state`` if the API allows it, else leave
-        it incomplete (the attempt is then discarded and retried)."""
-        ...
 
 
 @dataclass
@@ -102,56 +80,61 @@ async def _on_http_response(response: Any) -> None:
 
 
 class SdkProvider:
-    """Base of the Anthropic and OpenAI providers. Subclasses supply ``_make_client`` and
-    ``wire_for``. The SDK is imported lazily: ``ensure_sdk()`` raises ``SdkLoadError``."""
+    """One provider over its SDK. The SDK is imported lazily: ``ensure_sdk()`` raises
+    ``SdkLoadError``."""
 
     def __init__(
         self,
-        name: str,
-        api_key: str,
+        spec: ProviderSpec,
+        credential: Credential,
         *,
         base_url: str | None = None,
+        headers: dict[str, str] | None = None,
         streaming: bool = True,
         retry: RetryPolicy | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         scrub: Scrub | None = None,
-        price_provider: str | None = None,
-        headers: dict[str, str] | None = None,
-        bearer: bool = False,
-        credential_var: str | None = None,
     ) -> None:
-        self.name = name
-        self.credential_var = credential_var
+        if spec.transport not in TRANSPORTS:
+            raise ValueError(f"provider {spec.name!r}: no transport {spec.transport!r} (ai/registry.py)")
+        self.spec = spec
+        self.name = spec.name
+        self.transport = TRANSPORTS[spec.transport]
+        self.credential_var = credential.var
         """Where the credential came from, named when the API refuses it."""
         self.base_url = base_url
         self.headers = dict(headers or {})
         """Sent with every request (``default_headers`` of the SDK client)."""
-        self.bearer = bearer
-        """Send the credential as ``Authorization: Bearer`` where the SDK tells the two apart."""
         self.streaming = streaming
         self.retry = retry or RetryPolicy()
         self.timeout_s = timeout_s
-        self.price_provider = price_provider
-        self._api_key = api_key
+        self.price_provider = spec.price_provider
+        self._credential = credential
         self._scrub_extra = scrub
+        self._wires: dict[str, Wire] = {}
         self._client: Any = None
         self._sdk: Any = None
 
-    def _make_client(self, api_key: str, http_client_hooks: dict[str, list[Any]]) -> tuple[Any, Any]:
-        """Return ``(sdk module, async client)``; raise ``SdkLoadError`` when the import fails."""
-        raise NotImplementedError
-
     def wire_for(self, model: Model) -> Wire:
-        raise NotImplementedError
+        """The wire of ``model``'s API (``registry.APIS``); ``UnsupportedApiError`` when this
+        provider's SDK does not speak it."""
+        if model.api not in self._wires:
+            self._wires[model.api] = wire_for(model.api, self.spec)
+        return self._wires[model.api]
 
     def ensure_sdk(self) -> None:
         """Import the SDK and build the client now (provider setup calls this for the run's model)."""
         if self._client is None:
-            self._sdk, self._client = self._make_client(self._api_key, {"response": [_on_http_response]})
+            sdk = import_sdk(self.transport.sdk)
+            hooks: dict[str, list[Callable[..., Any]]] = {"response": [_on_http_response]}
+            connection = Connection(self._credential, self.base_url, self.headers, self.timeout_s, hooks)
+            self._client = load(self.transport.client)(sdk, connection)
+            self._sdk = sdk
 
     def scrub(self, text: str) -> str:
-        if self._api_key and len(self._api_key) >= 4:
-            text = text.replace(self._api_key, "***")
+        key = self._credential.value
+        if key and len(key) >= 4:
+            text = text.replace(key, "***")
         return self._scrub_extra(text) if self._scrub_extra else text
 
     async def stream(
@@ -267,14 +250,3 @@ class SdkProvider:
         if info.kind == "unreachable":
             return f"cannot reach the {self.name} API at {self.base_url or 'its default endpoint'}: {detail}"
         return detail
-
-
-def import_sdk(module: str) -> Any:
-    """Import a provider SDK; any failure (missing, or a broken install raising anything at
-    import) becomes ``SdkLoadError`` naming the module (spec §11.2.1: exit 2, no session)."""
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except Exception as exc:
-        raise SdkLoadError(module, f"{type(exc).__name__}: {exc}") from exc

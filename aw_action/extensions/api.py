@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from aw_action.agent.events import AnyMessage, HarnessEvent
 from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult, UpdateCallback
-from aw_action.ai.types import AbortSignal, Provider
+from aw_action.ai.types import AbortSignal, Model, Provider
 from aw_action.extensions.registry import Handler, Registry
 from aw_action.run.budget_kinds import Limit
 from aw_action.run.config import RunConfig
@@ -61,6 +61,8 @@ class HostServices:
     """Shared by every API object of one run."""
 
     config: RunConfig
+    model: Model
+    """The run's model as the catalog resolved it, once (``config/resolve.py``)."""
     state: RunState
     env: Mapping[str, str]
     output_dir: Path
@@ -88,6 +90,10 @@ class _RunView:
     @property
     def config(self) -> RunConfig:
         return self._s.config
+
+    @property
+    def model(self) -> Model:
+        return self._s.model
 
     @property
     def state(self) -> RunState:

@@ -28,6 +28,7 @@ from typing import Any, Literal
 from aw_action.agent.compaction import is_live
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+from aw_action.tools import FILE_WRITERS
 
 INTERRUPTED = "Tool call was interrupted before it produced a result."
 MAX_RESULT_CHARS = 200_000
@@ -184,7 +185,7 @@ def progress_summary(messages: Sequence[AnyMessage]) -> str:
     for m in answers:
         for c in m.tool_calls:
             path = c.arguments.get("path")
-            if c.name in ("write", "edit") and isinstance(path, str) and path not in files:
+            if c.name in FILE_WRITERS and isinstance(path, str) and path not in files:
                 files.append(path)
     parts = [f"Progress so far: {len(answers)} model response(s)"]
     parts.append("tools used: " + (", ".join(f"{n} x{k}" for n, k in tools.most_common()) or "none"))

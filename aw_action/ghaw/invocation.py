@@ -1,4 +1,4 @@
-"""gh-aw's agent step, turned into the harness's inputs: a config.json object and a prompt.
+"""gh-aw's agent step, turned into the harness's inputs: where its config comes from and its prompt.
 
 A behavior-defined engine is run as ``<command-name> <args...> "$(cat /tmp/gh-aw/aw-prompts/
 prompt.txt)"`` with ``GH_AW_PROMPT`` naming the same file (gh-aw ``pkg/workflow/
@@ -11,38 +11,30 @@ into the prompt. So:
   the optional config file's ``engine.model``;
 - an optional config file (``--config`` or ``AW_HARNESS_CONFIG``) supplies harness settings.
 
-What the environment adds to the config (the provider ``GH_AW_LLM_PROVIDER`` names, the
-``GH_AW_*`` limits, the stricter winning) is applied when the harness loads it, as for every entry
-point (``ghaw/environment.py``).
+The config is resolved like every entry point's (``config/resolve.py``), which also applies
+what the environment adds (the provider ``GH_AW_LLM_PROVIDER`` names, the ``GH_AW_*`` limits, the
+stricter winning).
 
 Every problem raises ``InvocationError`` (exit 2) with one line naming the variable or file.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from aw_action.config import ConfigSources, Override
+from aw_action.config.resolve import MODEL_PATH
 from aw_action.exits import InvocationError
 
 MODEL_ENV = "AW_HARNESS_MODEL"
 CONFIG_ENV = "AW_HARNESS_CONFIG"
 PROMPT_ENV = "GH_AW_PROMPT"
-
-
-@dataclass(frozen=True)
-class Invocation:
-    config: dict[str, Any]
-    """A config.json object (kebab-case keys), ready for ``RunConfig.model_validate``."""
-    prompt_file: Path | None
-    prompt_text: str | None
-    """Set when the prompt came from the argument (``GH_AW_PROMPT`` unset)."""
+NO_MODEL = f"no model: set engine.model in the workflow (the engine passes it as {MODEL_ENV}) or --model"
 
 
 def choose_prompt(env: Mapping[str, str], argv_prompt: str | None) -> tuple[Path | None, str | None]:
+    """``(file, None)`` from ``GH_AW_PROMPT``, else ``(None, text)`` from the argument."""
     named = env.get(PROMPT_ENV, "").strip()
     if named:
         return Path(named), None
@@ -51,26 +43,18 @@ def choose_prompt(env: Mapping[str, str], argv_prompt: str | None) -> tuple[Path
     raise InvocationError(f"no prompt: {PROMPT_ENV} is not set and no prompt argument was given")
 
 
-def choose_model(env: Mapping[str, str], flag: str | None, config: Mapping[str, Any]) -> str:
-    engine = config.get("engine")
-    configured = engine.get("model") if isinstance(engine, Mapping) else None
-    name = (flag or "").strip() or env.get(MODEL_ENV, "").strip() or (configured or "")
-    if not isinstance(name, str) or not name.strip():
-        raise InvocationError(
-            f"no model: set engine.model in the workflow (the engine passes it as {MODEL_ENV}) or --model"
-        )
-    return name.strip()
+def model_override(env: Mapping[str, str], flag: str | None) -> Override | None:
+    """``--model``, else ``AW_HARNESS_MODEL``, over the config file's ``engine.model``."""
+    for value, source in ((flag, "--model"), (env.get(MODEL_ENV), MODEL_ENV)):
+        if value and value.strip():
+            return Override(MODEL_PATH, value.strip(), source)
+    return None
 
 
-def build(
-    env: Mapping[str, str],
-    *,
-    argv_prompt: str | None = None,
-    model_flag: str | None = None,
-    config_data: Mapping[str, Any] | None = None,
-) -> Invocation:
-    config: dict[str, Any] = copy.deepcopy(dict(config_data or {}))
-    engine = config.get("engine")
-    config["engine"] = {**(engine if isinstance(engine, dict) else {}), "model": choose_model(env, model_flag, config)}
-    prompt_file, prompt_text = choose_prompt(env, argv_prompt)
-    return Invocation(config, prompt_file, prompt_text)
+def config_sources(
+    env: Mapping[str, str], config_path: Path, *, file: bool, model_flag: str | None = None
+) -> ConfigSources:
+    """The step's settings: the config file (``file``) or none, under the model override."""
+    override = model_override(env, model_flag)
+    overrides = (override,) if override is not None else ()
+    return ConfigSources(config_path, file=file, overrides=overrides, missing_model=NO_MODEL)

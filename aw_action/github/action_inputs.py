@@ -17,11 +17,15 @@ from urllib.parse import unquote
 from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, create_model, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from aw_action.ai.credentials import action_inputs
 from aw_action.github.trigger_guard import parse_roles
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.redact import MIN_SECRET_LENGTH, header_values
+from aw_action.security.tool_env import RUNTIME_CREDENTIALS
 
-SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token", "otlp-headers")
+SECRET_INPUTS = (*action_inputs().values(), "otlp-headers")
+"""Inputs whose values are masked and never echoed: the credential table's key inputs and the
+OTLP headers."""
 INVALID_ARTIFACT_CHARS = set('":<>|*?\r\n\\/')
 _TRUE = ("true", "True", "TRUE")
 _FALSE = ("false", "False", "FALSE")
@@ -163,6 +167,11 @@ class _Inputs(BaseSettings):
         value = getattr(self, budget_field(kind))
         return None if value is None else float(value)
 
+    def credential(self, input_name: str) -> str | None:
+        """The value of a credential input of the credential table (``anthropic-api-key``, ...)."""
+        value: str | None = getattr(self, input_name.replace("-", "_"))
+        return value
+
 
 def budget_field(kind: BudgetKind) -> str:
     return kind.action_input.replace("-", "_")
@@ -196,9 +205,6 @@ def _input_error(exc: ValidationError) -> ActionInputError:
     return ActionInputError(name, message)
 
 
-RUNTIME_SECRETS = ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
-
-
 def secret_values(env: dict[str, str]) -> list[str]:
     """Every secret the raw environment holds for this action, read without validation so it
     can be masked before anything (even an input error) is printed: the secret inputs, the
@@ -215,5 +221,5 @@ def secret_values(env: dict[str, str]) -> list[str]:
         if name == "otlp-headers":
             for item in split_list(value):
                 found.extend(v for v in header_values(item) if len(v.strip()) >= MIN_SECRET_LENGTH)
-    found += [env.get(name, "") for name in RUNTIME_SECRETS]
+    found += [env.get(name, "") for name in RUNTIME_CREDENTIALS]
     return [v for v in dict.fromkeys(found) if v.strip()]

@@ -1,11 +1,11 @@
 """A missing credential, said in the terms of whoever has to fix it.
 
-The harness reports a missing credential by the variables the catalog looks in
+The harness reports a missing credential by the variables the credential table looks in
 (``MissingCredentialsError.variables``). An action user sets inputs, not variables: the action
-names its inputs (``anthropic-api-key``, ...) where one exists. Either way, when the run is for a
-pull request from a fork, the message says why the secret is missing: GitHub gives no secrets
-to a workflow that a fork's pull request triggers (``pull_request``; ``pull_request_target``
-runs get them, with the base branch's workflow).
+names the input the table gives a variable (``anthropic-api-key``, ...) where one exists. Either
+way, when the run is for a pull request from a fork, the message says why the secret is missing:
+GitHub gives no secrets to a workflow that a fork's pull request triggers (``pull_request``;
+``pull_request_target`` runs get them, with the base branch's workflow).
 """
 
 from __future__ import annotations
@@ -15,15 +15,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from aw_action.ai.credentials import action_inputs
 from aw_action.exits import InvocationError, MissingCredentialsError
 from aw_action.github.fork_guard import fork_pull_request
 
-KEY_INPUTS: dict[str, str] = {
-    "ANTHROPIC_API_KEY": "anthropic-api-key",
-    "OPENAI_API_KEY": "openai-api-key",
-    "GITHUB_TOKEN": "github-token",
-}
-"""The action's credential inputs and the variable each becomes in the harness's environment."""
 SECRETLESS_EVENTS = frozenset({"pull_request", "pull_request_review", "pull_request_review_comment"})
 
 
@@ -52,11 +47,12 @@ def explain(exc: InvocationError, env: Mapping[str, str], *, action: bool) -> In
     if not isinstance(exc, MissingCredentialsError):
         return exc
     message = str(exc)
-    inputs = [(var, KEY_INPUTS[var]) for var in exc.variables if var in KEY_INPUTS]
+    key_inputs = action_inputs()
+    inputs = [(var, key_inputs[var]) for var in exc.variables if var in key_inputs]
     if action and inputs:
         var, name = inputs[0]
         named = " or ".join(f"the `{n}` input" for _, n in inputs)
-        others = [v for v in exc.variables if v not in KEY_INPUTS]
+        others = [v for v in exc.variables if v not in key_inputs]
         extra = f" (or {' or '.join(others)} in the step's env)" if others else ""
         message = (
             f"no credentials for model {exc.model}: set {named}{extra}, "

@@ -3,8 +3,9 @@ output directory and the environment the Harness gets.
 
 Rules:
 - ``config`` (a config.json, relative paths from the workspace) is the base; every input that
-  is set overrides its field, and the merged document is validated once by ``RunConfig``, so
-  the action and the CLI accept exactly the same settings. Without ``config``, ``model`` is
+  is set overrides its field (``input_overrides``), and the config is resolved as for every entry
+  point (``config/resolve.py``), so the action and the CLI accept exactly the same settings; a
+  problem names the input that set the value, else ``config``. Without ``config``, ``model`` is
   required.
 - Exactly one of ``prompt`` (inline text, written to a temp file) and ``prompt-file``.
 - On a fork's pull request (``fork_files``), the config file, the prompt file, path extensions
@@ -17,16 +18,14 @@ Rules:
 
 from __future__ import annotations
 
-import copy
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from aw_action.exits import InvocationError
+from aw_action.ai.credentials import action_inputs
+from aw_action.config import ConfigError, ConfigSources, Override, ResolvedConfig, resolve_config
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, parse_headers, split_list
 from aw_action.github.event import TriggerEvent
 from aw_action.github.fork_files import ForkFiles
@@ -34,35 +33,18 @@ from aw_action.github.paths import default_output_dir, keep_out_of_git
 from aw_action.github.workflow_inputs import require_workflow, workflow_request
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
-from aw_action.run.config_files import check_top_level_keys, describe_validation_error, read_json_file
 from aw_action.security.tool_env import RUNTIME_VARS
 from aw_action.workflows.request import WorkflowRequest
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
 
-_OVERRIDES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("model", ("engine", "model")),
-    *((kind.action_input, kind.config_path) for kind in BUDGET_KINDS),
-    ("compaction", ("harness", "context", "compaction")),
-    ("extensions", ("harness", "extensions")),
-    ("imports", ("imports",)),
-    ("otlp-endpoint", ("observability", "otlp", "endpoint")),
-    ("otlp-headers", ("observability", "otlp", "headers")),
-    ("output-schema", ("harness", "output-schema")),
-    ("progress-comment", ("harness", "progress-comment")),
-    ("sandbox", ("harness", "sandbox")),
-    ("sandbox-network", ("harness", "sandbox-network")),
-    ("sandbox-required", ("harness", "sandbox-required")),
-)
-"""Input name -> the config.json field it overrides (kebab-case keys, as in spec §6.1)."""
-
 
 @dataclass
 class RunPlan:
-    config: RunConfig
-    config_path: Path
-    """config.json (or, without one, a virtual path in the workspace: relative paths in the
-    config, such as ``harness.faux-script``, resolve from its folder)."""
+    resolved: ResolvedConfig
+    """The run's config; its ``path`` is config.json (or, without one, a virtual path in the
+    workspace: relative paths in the config, such as ``harness.faux-script``, resolve from its
+    folder)."""
     prompt_path: Path
     workspace: Path
     output_dir: Path
@@ -76,29 +58,38 @@ class RunPlan:
     """Set when the run is a workflow (``github/workflow_inputs.py``); ``prompt_path`` then
     held its input."""
 
+    @property
+    def config(self) -> RunConfig:
+        return self.resolved.config
+
+    @property
+    def config_path(self) -> Path:
+        return self.resolved.path
+
 
 def _resolve(workspace: Path, value: str) -> Path:
     path = Path(value).expanduser()
     return path if path.is_absolute() else workspace / path
 
 
-def override_values(inputs: ActionInputs, workspace: Path, fork: ForkFiles | None = None) -> dict[str, Any]:
-    """The inputs that are set, by input name, as config.json values."""
-    values: dict[str, Any] = {
-        "model": inputs.model,
-        **{kind.action_input: _whole(kind, inputs.budget(kind)) for kind in BUDGET_KINDS},
-        "compaction": inputs.compaction,
-        "extensions": split_list(inputs.extensions) or None,
-        "imports": split_list(inputs.imports) or None,
-        "otlp-endpoint": inputs.otlp_endpoint,
-        "otlp-headers": parse_headers(inputs.otlp_headers) or None,
-        "output-schema": _output_schema(inputs.output_schema, workspace, fork),
-        "progress-comment": inputs.progress_comment,
-        "sandbox": inputs.sandbox,
-        "sandbox-network": inputs.sandbox_network,
-        "sandbox-required": inputs.sandbox_required,
-    }
-    return {name: value for name, value in values.items() if value is not None}
+def input_overrides(inputs: ActionInputs, workspace: Path, fork: ForkFiles | None = None) -> tuple[Override, ...]:
+    """The inputs that are set, each as the config.json field it overrides (kebab-case keys, as in
+    spec §6.1); the budget inputs are the budget table's."""
+    fields: tuple[tuple[str, tuple[str, ...], Any], ...] = (
+        ("model", ("engine", "model"), inputs.model),
+        *((kind.action_input, kind.config_path, _whole(kind, inputs.budget(kind))) for kind in BUDGET_KINDS),
+        ("compaction", ("harness", "context", "compaction"), inputs.compaction),
+        ("extensions", ("harness", "extensions"), split_list(inputs.extensions) or None),
+        ("imports", ("imports",), split_list(inputs.imports) or None),
+        ("otlp-endpoint", ("observability", "otlp", "endpoint"), inputs.otlp_endpoint),
+        ("otlp-headers", ("observability", "otlp", "headers"), parse_headers(inputs.otlp_headers) or None),
+        ("output-schema", ("harness", "output-schema"), _output_schema(inputs.output_schema, workspace, fork)),
+        ("progress-comment", ("harness", "progress-comment"), inputs.progress_comment),
+        ("sandbox", ("harness", "sandbox"), inputs.sandbox),
+        ("sandbox-network", ("harness", "sandbox-network"), inputs.sandbox_network),
+        ("sandbox-required", ("harness", "sandbox-required"), inputs.sandbox_required),
+    )
+    return tuple(Override(path, value, name) for name, path, value in fields if value is not None)
 
 
 def _output_schema(value: str | None, workspace: Path, fork: ForkFiles | None = None) -> dict[str, Any] | None:
@@ -120,53 +111,33 @@ def _whole(kind: BudgetKind, value: float | None) -> float | int | None:
     return int(value) if value is not None and kind.integer else value
 
 
-def _set(data: dict[str, Any], keys: tuple[str, ...], value: Any, input_name: str) -> None:
-    node = data
-    for key in keys[:-1]:
-        child = node.setdefault(key, {})
-        if not isinstance(child, dict):
-            raise ActionInputError("config", f"'{key}' must be an object to apply input '{input_name}'")
-        node = child
-    node[keys[-1]] = value
-
-
-def build_config(inputs: ActionInputs, workspace: Path, fork: ForkFiles | None = None) -> tuple[RunConfig, Path]:
-    if inputs.config:
-        original = _resolve(workspace, inputs.config)
-        path = fork.file(original, "config") if fork is not None else original
-        try:
-            data = read_json_file(path, "config file")
-        except InvocationError as exc:
-            raise ActionInputError("config", str(exc)) from None
-        if not isinstance(data, dict):
-            raise ActionInputError("config", f"{path}: expected a JSON object at the top level")
-        data = copy.deepcopy(data)
-    else:
-        original = path = workspace / "config.json"
-        data = {}
+def build_config(
+    inputs: ActionInputs, env: Mapping[str, str], workspace: Path, fork: ForkFiles | None = None
+) -> ResolvedConfig:
+    """The run's config: the ``config`` file (a fork PR's base version) under the inputs that
+    are set, resolved as for every entry point; ``ActionInputError`` naming the input at fault."""
+    original = _resolve(workspace, inputs.config) if inputs.config else workspace / "config.json"
+    path = fork.file(original, "config") if fork is not None and inputs.config else original
+    overrides = input_overrides(inputs, workspace, fork)
+    missing_model = None if inputs.config else "required when no config file is given"
+    sources = ConfigSources(path, file=bool(inputs.config), overrides=overrides, missing_model=missing_model)
     try:
-        check_top_level_keys(data, str(path))
-    except InvocationError as exc:
-        raise ActionInputError("config", str(exc)) from None
-    values = override_values(inputs, workspace, fork)
-    for name, keys in _OVERRIDES:
-        if name in values:
-            _set(data, keys, values[name], name)
-    try:
-        config = RunConfig.model_validate(data)
-    except ValidationError as exc:
-        raise _config_error(exc, inputs, set(values)) from None
-    return (fork.pin(config, original.parent) if fork is not None else config), path
+        resolved = resolve_config(sources, env)
+    except ConfigError as exc:
+        raise _input_error(exc, inputs) from None
+    if fork is None:
+        return resolved
+    return replace(resolved, config=fork.pin(resolved.config, original.parent))
 
 
-def _config_error(exc: ValidationError, inputs: ActionInputs, overridden: set[str]) -> ActionInputError:
-    loc = tuple(str(p) for p in exc.errors()[0]["loc"])
-    if loc[:1] == ("engine",) and "model" not in overridden and not inputs.config:
-        return ActionInputError("model", "required when no config file is given")
-    for name, keys in _OVERRIDES:
-        if name in overridden and loc[: len(keys)] == keys:
-            return ActionInputError(name, describe_validation_error(exc).split(": ", 1)[-1])
-    return ActionInputError("config", f"{inputs.config or 'inputs'}: {describe_validation_error(exc)}")
+def _input_error(exc: ConfigError, inputs: ActionInputs) -> ActionInputError:
+    if exc.source is not None:
+        return ActionInputError(exc.source, exc.reason.split(": ", 1)[-1])
+    if exc.field[:1] == ("engine",) and not inputs.config:
+        return ActionInputError("model", exc.reason)
+    if exc.field:
+        return ActionInputError("config", f"{inputs.config or 'inputs'}: {exc.reason}")
+    return ActionInputError("config", str(exc))
 
 
 def prompt_path(inputs: ActionInputs, workspace: Path, temp_root: str | None, fork: ForkFiles | None = None) -> Path:
@@ -200,13 +171,10 @@ def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, wor
     # no INPUT_* (the key inputs are passed below, under their variables' names) and none of the
     # job's runtime credentials: those stay the action's
     out = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNTIME_VARS}
-    for value, name in (
-        (inputs.anthropic_api_key, "ANTHROPIC_API_KEY"),
-        (inputs.openai_api_key, "OPENAI_API_KEY"),
-        (inputs.github_token, "GITHUB_TOKEN"),
-    ):  # the pairs of credential_help.KEY_INPUTS
+    for variable, input_name in action_inputs().items():
+        value = inputs.credential(input_name)
         if value:
-            out[name] = value
+            out[variable] = value
     out["AW_OUTPUT_DIR"] = str(out_dir)
     out["GITHUB_WORKSPACE"] = str(workspace)
     return out
@@ -220,7 +188,7 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: T
             raise ActionInputError(name, "only used with mode: apply")
     event = event or TriggerEvent.from_env(env)
     fork = ForkFiles.for_event(event.name, event.payload, env, workspace, inputs.github_token)
-    config, config_path = build_config(inputs, workspace, fork)
+    resolved = build_config(inputs, env, workspace, fork)
     require_workflow(inputs)
     wants_prompt = not inputs.workflow or inputs.prompt or inputs.prompt_file
     prompt = prompt_path(inputs, workspace, env.get("RUNNER_TEMP"), fork) if wants_prompt else None
@@ -235,8 +203,7 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: T
     except OSError as exc:
         raise ActionInputError("output-dir", f"cannot create {out_dir}: {exc.strerror or exc}") from None
     return RunPlan(
-        config=config,
-        config_path=config_path,
+        resolved=resolved,
         prompt_path=prompt or workspace / "prompt.txt",
         workspace=workspace,
         output_dir=out_dir,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
-from aw_action.run.config_files import load_prompt
+from aw_action.run.prompt_files import load_prompt
 from aw_action.workflows.request import WorkflowRequest
 from aw_action.workflows.resume import GateDecision
 

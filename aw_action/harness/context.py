@@ -28,12 +28,12 @@ from pathlib import Path
 from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import ToolContext
 from aw_action.agent.transcript import FILE_NAME, Transcript
-from aw_action.ai.catalog import UnknownModelError, resolve_model
+from aw_action.ai.credentials import missing_credentials
 from aw_action.ai.types import AssistantMessage, Model, Provider, UserMessage
+from aw_action.config.resolve import ResolvedConfig
 from aw_action.exits import HarnessError, InvocationError
 from aw_action.extensions.api import HostServices
 from aw_action.extensions.loader import load_all
-from aw_action.extensions.provider_setup import missing_credentials
 from aw_action.extensions.registry import Registry
 from aw_action.extensions.runner import ExtensionRunner
 from aw_action.harness.guards import RunGuards, guard_run
@@ -220,18 +220,10 @@ class RunContext:
             self.jsonl.line(f"aw-harness: warning: the records' digests were not written: {exc}")
 
 
-def resolve(name: str) -> Model:
-    try:
-        return resolve_model(name)
-    except UnknownModelError as exc:
-        raise InvocationError(f"engine.model: {exc}") from None
-
-
 async def assemble(
-    config: RunConfig,
+    settings: ResolvedConfig,
     *,
     env: Mapping[str, str],
-    config_dir: Path,
     output_dir: Path,
     workspace: Path,
     redactor: Redactor,
@@ -239,12 +231,12 @@ async def assemble(
     state: RunState | None = None,
     read_only_steps: list[str] | None = None,
 ) -> RunContext:
-    """Build the run (see the module docstring). ``state`` lets the caller record facts (the
-    inputs' provenance) before the extensions load; it must be for ``config``'s model.
-    ``read_only_steps``: a workflow's steps with a read-only bash policy (their sandbox must be
-    enforceable, ``harness/sandbox_setup.py``)."""
-    model = resolve(config.engine.model)
-    limits = resolve_limits(config, env)
+    """Build the run (see the module docstring) for the resolved ``settings``. ``state`` lets the
+    caller record facts (the inputs' provenance) before the extensions load; it must be for
+    ``settings.model``. ``read_only_steps``: a workflow's steps with a read-only bash policy
+    (their sandbox must be enforceable, ``harness/sandbox_setup.py``)."""
+    config, model = settings.config, settings.model
+    limits = resolve_limits(config)
     usable_output_dir(output_dir)
     state = state or RunState.for_model(model.ref)
     state.record.publish_limits({name: limit.limit for name, limit in limits.items()})
@@ -252,6 +244,7 @@ async def assemble(
     runner_box: list[ExtensionRunner] = []
     services = HostServices(
         config=config,
+        model=model,
         state=state,
         env=env,
         output_dir=output_dir,
@@ -260,7 +253,7 @@ async def assemble(
         post=lambda e: runner_box[0].post(e),
         redactor=redactor,
         jsonl=jsonl,
-        config_dir=config_dir,
+        config_dir=settings.path.parent.resolve(),
         limits=limits,
     )
     runner = ExtensionRunner(services)
@@ -284,7 +277,7 @@ async def assemble(
     session = AgentSession(
         session_id=session_id,
         model=model,
-        resolve_provider=lambda m: provider_for(m, registry) if m.provider != model.provider else provider,
+        resolve_provider=lambda _model: provider,
         tools=registry.tool_list(),
         system_prompt=config.harness.system_prompt or SYSTEM_PROMPT.format(cwd=workspace),
         hooks=runner,

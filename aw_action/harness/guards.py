@@ -52,6 +52,7 @@ from aw_action.security.process_guard import GuardReport, make_non_dumpable, wip
 from aw_action.security.record_guard import RecordLedger, Tamper, protect_output_dir
 from aw_action.security.sandbox import SandboxPlan, ToolSandbox
 from aw_action.security.tool_env import GithubAccess, github_access, tool_environment
+from aw_action.tools import FILE_WRITERS
 from aw_action.tools.processes import enable_subreaper
 
 _process: dict[str, GuardReport] = {}
@@ -102,9 +103,9 @@ class RunGuards:
 
     def step_tools(self, bash_mode: str, tools: Iterable[str]) -> ToolSandbox:
         """A workflow step's: its bash policy and the run's ``tools.bash`` both judge a command;
-        the file tools are read-only when the step grants neither ``write`` nor ``edit``."""
+        the file tools are read-only when the step grants none of ``FILE_WRITERS``."""
         policies = [bash_mode] if self.bash_policy is None else [bash_mode, self.bash_policy]
-        return self.sandbox.tools(policies, files_read_only=not {"write", "edit"} & set(tools))
+        return self.sandbox.tools(policies, files_read_only=not FILE_WRITERS & set(tools))
 
     def tool_env(self, env: Mapping[str, str], secrets: Iterable[str], output_dir: Path) -> dict[str, str]:
         """The tools' environment: never empty (an empty one would mean "inherit the harness's")."""

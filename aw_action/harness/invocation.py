@@ -2,8 +2,8 @@
 
 ``Harness.run()`` first reads what must be read before the output dir changes (``read_inputs``:
 a workflow's checkpoint), then moves an earlier run's records aside (``run_files.start_afresh``), then
-loads config.json (and applies what the environment adds to it: ``ghaw/environment.py``) and
-prompt.txt, resolves the imports, assembles the run
+takes the resolved config (an entry point resolves it before, the CLI here from config.json's path:
+``config/resolve.py``) and loads prompt.txt, resolves the imports, assembles the run
 (``context.assemble``), prompts it once with the imports and the prompt as one message (with an
 ``output-schema``, the answer is then checked and corrected: ``output_schema.py``), and
 finishes it. Nothing raises past ``run()``: an ``InvocationError`` becomes a result with exit
@@ -18,21 +18,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from aw_action.ai.text import one_line
+from aw_action.config import ConfigSources, ResolvedConfig, UnknownModel, resolve_config
 from aw_action.exits import InvocationError
-from aw_action.ghaw.environment import apply_environment
-from aw_action.harness.context import RunContext, assemble, resolve
+from aw_action.harness.context import RunContext, assemble
 from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
 from aw_action.harness.run_files import start_afresh
 from aw_action.run.config import RunConfig
-from aw_action.run.config_files import (
-    ResolvedImport,
-    apply_overrides,
-    assemble_prompt,
-    load_config,
-    load_prompt,
-    resolve_imports,
-)
 from aw_action.run.mode import gh_aw_phase
+from aw_action.run.prompt_files import ResolvedImport, assemble_prompt, load_prompt, resolve_imports
 from aw_action.run.provenance import record_appendix, record_inputs
 from aw_action.run.redact import Redactor, run_redactor
 from aw_action.run.result import RunResult
@@ -48,26 +41,27 @@ def output_dir_from(env: Mapping[str, str]) -> Path:
 
 
 class Harness:
-    """One invocation. ``cancel()`` may be called from a signal handler's callback at any time."""
+    """One invocation. ``config`` is config.json's path (resolved when the run starts) or the
+    config an entry point resolved already. ``cancel()`` may be called from a signal handler's
+    callback at any time."""
 
     def __init__(
         self,
-        config_path: Path,
+        config: Path | ResolvedConfig,
         prompt_path: Path,
         env: Mapping[str, str] | None = None,
         *,
         stderr: IO[str] | None = None,
-        config: RunConfig | None = None,
         readable: bool = False,
     ) -> None:
-        self.config_path = config_path
+        self._resolved = config if isinstance(config, ResolvedConfig) else None
+        self.config_path = config.path if isinstance(config, ResolvedConfig) else config
         self.prompt_path = prompt_path
         self.env: dict[str, str] = dict(os.environ if env is None else env)
         self.output_dir = output_dir_from(self.env)
         self.workspace = Path(self.env.get("GITHUB_WORKSPACE") or os.getcwd())
         self.redactor: Redactor = run_redactor(self.env)
         self.jsonl = JsonlSink(self.redactor, stderr, readable=readable)
-        self._preloaded = config
         self.context: RunContext | None = None
         self.state: RunState | None = None
         self._cancel_reason: str | None = None
@@ -105,27 +99,25 @@ class Harness:
             moved = start_afresh(self.output_dir, self.env)
             if moved is not None:
                 self.jsonl.line(f"aw-harness: the earlier run's records were moved to {moved}")
-            config = apply_environment(self._preloaded or load_config(self.config_path), self.env)
-            model_name = config.engine.model
+            resolved = self._resolved or resolve_config(ConfigSources(self.config_path), self.env)
+            config, model_name = resolved.config, resolved.model.ref
             if self.on_config is not None:
                 self.on_config(config)
             self.redactor = run_redactor(self.env, config.observability.otlp.headers)
             self.jsonl = JsonlSink(self.redactor, self.jsonl.stream, readable=self.jsonl.readable)
-            self.schema = configured_schema(config, self.config_path.parent)
+            self.schema = configured_schema(config, resolved.path.parent)
             prompt = self.load_prompt()
             imports = resolve_imports(config, self.workspace)
-            for warning in apply_overrides(config):
+            for warning in resolved.warnings:
                 self.jsonl.line(f"aw-harness: warning: {warning}")
-            model_name = resolve(config.engine.model).ref
             state = self.state = RunState.for_model(model_name)
             state.record.phase = gh_aw_phase(self.env)
             record_inputs(state, imports, prompt)
             if self.appendix is not None:
                 record_appendix(state, *self.appendix)
             context = self.context = await assemble(
-                config,
+                resolved,
                 env=self.env,
-                config_dir=self.config_path.parent.resolve(),
                 output_dir=self.output_dir,
                 workspace=self.workspace,
                 redactor=self.redactor,
@@ -134,6 +126,8 @@ class Harness:
                 read_only_steps=self.read_only_steps(),
             )
         except InvocationError as raised:
+            if isinstance(raised, UnknownModel):
+                model_name = raised.requested
             return self.refuse(self.explain(raised) if self.explain is not None else raised, model_name)
         if self._cancel_reason:
             context.cancel(self._cancel_reason)

@@ -8,7 +8,7 @@ record span the whole workflow. For each step the runner
   ``workflow_complete_step`` (``set_active_tools``; the session's tools are the run's);
 - points the run's one completion tool (registered for the run when the runner is made) at the
   step's ``CompleteStepTool``;
-- puts the step's guard behind every other ``tool_call`` gate (``workflows.session_runner.
+- puts the step's guard behind every other ``tool_call`` gate (``workflows.step_hooks.
   GuardedHooks`` wraps the extension runner), so the arguments it approves are those that run;
 - confines the step's tools as its permissions imply (``RunGuards.step_tools``: a read-only
   bash policy runs its commands in the ``read-only`` kernel sandbox; a step granting no
@@ -33,7 +33,7 @@ from aw_action.harness.context import RunContext
 from aw_action.harness.sandbox_setup import step_record
 from aw_action.workflows.completion import COMPLETION_TOOL, CompleteStepTool
 from aw_action.workflows.driver import StepRequest, StepResult
-from aw_action.workflows.session_runner import GuardedHooks
+from aw_action.workflows.step_hooks import GuardedHooks
 
 IDLE_DESCRIPTION = "Finish the current workflow step (no step is running now)."
 

@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import IO
 
 from aw_action.agent.events import HarnessEvent
+from aw_action.config import ResolvedConfig
 from aw_action.extensions.bash_policy import variable_names, variable_values
 from aw_action.harness.context import TRANSCRIPT_FILE, RunContext
 from aw_action.harness.invocation import Harness
 from aw_action.harness.step_runner import ContextStepRunner
 from aw_action.harness.workflow_start import CHECKPOINT_FILE, WorkflowStart, prepare_start
-from aw_action.run.config import RunConfig
-from aw_action.run.config_files import ResolvedImport, import_block
+from aw_action.run.prompt_files import ResolvedImport, import_block
 from aw_action.workflows.checkpoint import make_checkpoint, messages_to_json, write_checkpoint
 from aw_action.workflows.driver import WorkflowRun
 from aw_action.workflows.engine import step_prompt
@@ -53,15 +53,14 @@ PAUSE_STOPS = {"loop_guard": "max_step_visits", "failed": "step_incomplete"}
 class WorkflowHarness(Harness):
     def __init__(
         self,
-        config_path: Path,
+        config: Path | ResolvedConfig,
         request: WorkflowRequest,
         env: Mapping[str, str] | None = None,
         *,
         stderr: IO[str] | None = None,
-        config: RunConfig | None = None,
         readable: bool = False,
     ) -> None:
-        super().__init__(config_path, Path("workflow-input.txt"), env, stderr=stderr, config=config, readable=readable)
+        super().__init__(config, Path("workflow-input.txt"), env, stderr=stderr, readable=readable)
         self.request = request
         self.start: WorkflowStart | None = None
         self.checkpoint_path = self.output_dir / CHECKPOINT_FILE

@@ -3,7 +3,7 @@
 A kind says what it is called (``name`` in records, ``label`` for people), where it is set
 (``config_path`` in config.json, ``action_input`` in action.yml, an optional environment
 fallback for standalone runs, the ``GH_AW_*`` variable gh-aw sets for it in gh-aw mode, where
-the stricter of it and config.json wins: ``ghaw/environment.py``), how its usage counts
+the stricter of it and config.json wins: both applied by ``config/environment.py``), how its usage counts
 (``used``), which gate enforces it (``gate``), the stop reason
 when it runs out, and which steering notice type warns before it (None: no notices). The cost
 tracker, steering, the step summary, the records, the outputs and the action-input parser all
@@ -20,14 +20,13 @@ Gates (who enforces what, and when):
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from aw_action.exits import InvocationError
+from pydantic import BaseModel
+
 from aw_action.run.config import RunConfig
-from aw_action.run.mode import gh_aw_mode
 
 if TYPE_CHECKING:
     from aw_action.run.state import RunState
@@ -54,7 +53,7 @@ class BudgetKind:
     """Standalone runs: an environment variable that sets the limit when config.json does not."""
     gh_aw_env: str | None = None
     """gh-aw mode: the variable gh-aw's agent step sets for this limit; the stricter of it and
-    config.json is written into the config when it is loaded (``ghaw/environment.py``)."""
+    config.json is written into the config when it is resolved (``config/environment.py``)."""
     always_shown: bool = False
     """The step summary shows a row even without a limit (what was used still matters)."""
     decimals: int = 0
@@ -64,13 +63,24 @@ class BudgetKind:
         return ".".join(self.config_path)
 
     def configured(self, config: RunConfig) -> float | None:
-        """The limit config.json (after action-input overrides) sets, if any."""
-        node: Any = config.model_dump(by_alias=True)
-        for key in self.config_path:
-            if not isinstance(node, dict):
-                return None
-            node = node.get(key)
-        return None if node is None else float(node)
+        """The limit ``config`` sets, if any."""
+        holder, name = self.field(config)
+        value = getattr(holder, name)
+        return None if value is None else float(value)
+
+    def set_limit(self, config: RunConfig, value: float | None) -> None:
+        """Write ``value`` as this kind's limit in ``config`` (whole for counted kinds)."""
+        holder, name = self.field(config)
+        setattr(holder, name, int(value) if self.integer and value is not None else value)
+
+    def field(self, config: RunConfig) -> tuple[BaseModel, str]:
+        """The model in ``config`` that holds this kind's limit and the field's name: the one
+        walk of ``config_path`` over a typed config."""
+        node: BaseModel = config
+        *parents, leaf = (part.replace("-", "_") for part in self.config_path)
+        for part in parents:
+            node = getattr(node, part)
+        return node, leaf
 
 
 BUDGET_KINDS: tuple[BudgetKind, ...] = (
@@ -164,33 +174,14 @@ class Limit:
         return used >= self.critical_point
 
 
-def env_limit(name: str, raw: str | None, integer: bool = False) -> float | None:
-    """A limit from an environment variable: blank is unset; anything but a positive finite
-    number (a whole one for counted kinds) is an invocation error naming the variable."""
-    if raw is None or not raw.strip():
-        return None
-    try:
-        value = float(raw.strip())
-    except ValueError:
-        raise InvocationError(f"{name}: expected a positive number, got {raw.strip()[:40]!r}") from None
-    if not math.isfinite(value) or value <= 0 or (integer and not value.is_integer()):
-        what = "a positive whole number" if integer else "a positive finite number"
-        raise InvocationError(f"{name}: expected {what}, got {raw.strip()[:40]!r}")
-    return value
-
-
-def resolve_limits(config: RunConfig, env: Mapping[str, str]) -> dict[str, Limit]:
-    """The run's limits by kind name: config.json first, else (standalone) the kind's environment
-    variable. In gh-aw mode the ``GH_AW_*`` limits are already in the config (the stricter of
-    both, applied when it was loaded). ``amount`` kinds stop at
+def resolve_limits(config: RunConfig) -> dict[str, Limit]:
+    """The run's limits by kind name, as the resolved config holds them (the environment's limits
+    are in it already: ``config/environment.py``). ``amount`` kinds stop at
     ``harness.steering.budget-critical-percent``."""
     critical = config.harness.steering.budget_critical_percent
-    standalone = not gh_aw_mode(env)
     limits: dict[str, Limit] = {}
     for kind in BUDGET_KINDS:
         value = kind.configured(config)
-        if value is None and kind.env and standalone:
-            value = env_limit(kind.env, env.get(kind.env), kind.integer)
         if value is not None:
             limits[kind.name] = Limit(kind, value, critical if kind.gate == "amount" else 100.0)
     return limits

@@ -1,5 +1,6 @@
 """Reading the files a run is given (config.json, prompt.txt, imports) without ever blocking,
-running out of memory or raising anything but a one-line ``InvocationError``.
+running out of memory or raising anything but a one-line ``InvocationError``; a JSON file also
+nested at most ``MAX_JSON_DEPTH`` deep and holding no ``NaN``/``Infinity`` (``read_json_file``).
 
 A path from a user or a config may be anything: empty, holding a NUL, a directory, a FIFO with no
 writer (a plain ``open`` blocks forever, before the run's deadline exists), ``/dev/zero``
@@ -17,9 +18,11 @@ not a regular file: /tmp/p``.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from aw_action.exits import InvocationError
 from aw_action.tools.fs import kind_of
@@ -83,3 +86,41 @@ def read_input_text(path: Path, what: str, max_bytes: int = MAX_INPUT_BYTES) -> 
         return read_text_or_problem(path, max_bytes)
     except InputFileProblem as exc:
         raise InvocationError(f"{what} {exc}: {path}") from None
+
+
+MAX_JSON_DEPTH = 64
+"""Deeper nesting is no configuration anyone writes; refusing it keeps every walk bounded."""
+
+
+def read_json_file(path: Path, what: str) -> Any:
+    """The parsed JSON of ``path`` (a regular file, at most 10 MiB, nested at most
+    ``MAX_JSON_DEPTH`` deep, no ``NaN``/``Infinity``); ``InvocationError`` naming the file."""
+    text = read_input_text(path, what)
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise InvocationError(
+            f"{what} is not valid JSON: {path}: line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    except (RecursionError, ValueError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise InvocationError(f"{what} is not usable JSON: {path}: {reason}") from None
+    if _depth_over(data, MAX_JSON_DEPTH):
+        raise InvocationError(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels: {path}")
+    return data
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > limit:
+                return True
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+    return False

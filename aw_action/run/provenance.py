@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from aw_action.ai.usage import estimate_tokens
-from aw_action.run.config_files import ResolvedImport, import_block
+from aw_action.run.prompt_files import ResolvedImport, import_block
 from aw_action.run.state import RunState
 from aw_action.timestamps import utc_iso
 

@@ -2,7 +2,7 @@
 
 The secrets are the *values* of credential variables (found by name in the environment), plus
 any value registered at run time (OTLP headers, action inputs). AWF's placeholder credentials
-(``ai/catalog.is_awf_placeholder``) are not secrets: the proxy holds the real key. Every sink
+(``ai/credentials.is_awf_placeholder``) are not secrets: the proxy holds the real key. Every sink
 passes text or JSON-able objects through ``Redactor`` before writing.
 
 What is masked, for each secret: the value itself; each line of a multi-line value (a PEM key)
@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from aw_action.ai.catalog import is_awf_placeholder
+from aw_action.ai.credentials import is_awf_placeholder, is_credential_name
 
 MASK = "***"
 MIN_SECRET_LENGTH = 6
@@ -31,20 +31,15 @@ MIN_SECRET_LENGTH = 6
 DERIVED_MIN_LENGTH = 8
 """Shorter secrets get no encoded forms: short encodings could turn up in ordinary output."""
 
-_SECRET_NAME = re.compile(
-    r"(API_KEY|APIKEY|TOKEN(?!S)|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|OTLP.*HEADERS|AUTHORIZATION)",
-    re.IGNORECASE,
-)
-"""``TOKEN`` but not ``TOKENS``: ``MAX_TOKENS=100000`` is a setting, not a credential."""
-
 _NOT_A_SECRET = re.compile(r"^(\d+(\.\d+)?|true|false|yes|no|none|null)$", re.IGNORECASE)
 """Values that cannot be credentials; masking them would garble every number in the output."""
 
 
 def is_secret_name(name: str) -> bool:
     """True for environment variable names that hold credentials (``ANTHROPIC_API_KEY``,
-    ``GITHUB_TOKEN``, ``INPUT_OPENAI-API-KEY``, ``OTEL_EXPORTER_OTLP_HEADERS``, ...)."""
-    return bool(_SECRET_NAME.search(name.replace("-", "_")))
+    ``GITHUB_TOKEN``, ``INPUT_OPENAI-API-KEY``, ``OTEL_EXPORTER_OTLP_HEADERS``, ...): the
+    credential table's rows and every name that says so (``ai/credentials.is_credential_name``)."""
+    return is_credential_name(name)
 
 
 GH_AW_OTLP_ENDPOINTS = "GH_AW_OTLP_ENDPOINTS"

@@ -22,6 +22,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, StrictInt, TypeAdapter, ValidationError
 
+from aw_action.config.document import ConfigError, read_document
 from aw_action.safe_outputs.kinds import BY_TYPE, KINDS
 from aw_action.safe_outputs.kinds.base import KindConfig
 from aw_action.security.record_guard import RecordWrites, write_record
@@ -107,11 +108,9 @@ def load_config_file(path: Path) -> SafeOutputsConfig:
     """A JSON file holding ``{"safe-outputs": ...}``: the copy beside the records, or a config.json
     (whose other keys are ignored). Errors name the file."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise SafeOutputsConfigError(f"{path}: cannot read a JSON config: {exc}") from None
-    if not isinstance(data, dict):
-        raise SafeOutputsConfigError(f"{path}: must hold a JSON object")
+        data = read_document(Path(path), str(path))  # the config layer's reader: bounded, regular files only
+    except ConfigError as exc:
+        raise SafeOutputsConfigError(f"{path}: cannot read a JSON config: {exc.reason}") from None
     try:
         return parse_safe_outputs(data.get("safe-outputs"))
     except SafeOutputsConfigError as exc:

@@ -1,43 +1,40 @@
 """The environment the agent's tools get: the run's, minus every credential it does not need.
 
 Dropped, whatever the config says:
-- every model credential the catalog names (``ai.catalog.credential_env_vars``: provider keys
-  and other engines' keys);
+- every variable of the credential table (``ai/credentials.py``: provider keys, other engines'
+  keys, the GitHub tokens);
 - the Actions runtime: ``ACTIONS_RUNTIME_TOKEN``/``_URL``, ``ACTIONS_RESULTS_URL``,
   ``ACTIONS_CACHE_URL``, ``ACTIONS_ID_TOKEN_REQUEST_TOKEN``/``_URL`` (artifact, cache and OIDC
   credentials are the action's), every ``ACTIONS_*`` variable and every ``INPUT_*`` variable
   (action inputs hold the key inputs);
 - OpenTelemetry exporter headers (``OTEL_EXPORTER_OTLP*_HEADERS``);
 - any variable whose name says it holds a credential (``*TOKEN``, ``*API_KEY``, ``*SECRET*``,
-  ``*PASSWORD*``, ...), and any variable whose value contains a configured secret (a key copied
-  into ``MY_SETTING`` is still a key).
+  ``*PASSWORD*``, ...: ``ai/credentials.is_credential_name``), and any variable whose value
+  contains a configured secret (a key copied into ``MY_SETTING`` is still a key).
 
-Kept only when GitHub access is granted (``github_access``): ``GITHUB_TOKEN`` and ``GH_TOKEN``,
-so the agent's ``gh`` and ``git`` can authenticate. The summary should say when it was granted.
+Kept only when GitHub access is granted (``github_access``): the credential table's GitHub tokens
+(``GITHUB_TOKEN`` and ``GH_TOKEN``), so the agent's ``gh`` and ``git`` can authenticate. The
+summary should say when it was granted.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from aw_action.ai.catalog import credential_env_vars
+from aw_action.ai.credentials import github_access_variables, is_credential_name
 
-GITHUB_TOKEN_VARS = frozenset({"GITHUB_TOKEN", "GH_TOKEN"})
+GITHUB_TOKEN_VARS = github_access_variables()
+RUNTIME_CREDENTIALS = ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
+"""The job's own credentials (artifacts, cache, OIDC): the action's, never the agent's or a record's."""
 RUNTIME_VARS = frozenset(
     {
-        "ACTIONS_RUNTIME_TOKEN",
+        *RUNTIME_CREDENTIALS,
         "ACTIONS_RUNTIME_URL",
         "ACTIONS_RESULTS_URL",
         "ACTIONS_CACHE_URL",
-        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
         "ACTIONS_ID_TOKEN_REQUEST_URL",
     }
-)
-_CREDENTIAL_NAME = re.compile(
-    r"(TOKEN(?!S)|API_?KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|AUTHORIZATION|OTLP.*HEADERS)",
-    re.IGNORECASE,
 )
 MIN_VALUE_MATCH = 8
 """Secrets shorter than this are not looked for inside other variables' values."""
@@ -69,12 +66,7 @@ def github_access(tools_github: object) -> GithubAccess:
 
 def is_withheld_name(name: str) -> bool:
     upper = name.upper()
-    return (
-        upper.startswith(("INPUT_", "ACTIONS_"))
-        or name in RUNTIME_VARS
-        or name in credential_env_vars()
-        or bool(_CREDENTIAL_NAME.search(name.replace("-", "_")))
-    )
+    return upper.startswith(("INPUT_", "ACTIONS_")) or name in RUNTIME_VARS or is_credential_name(name)
 
 
 def tool_environment(env: Mapping[str, str], *, github: GithubAccess, secrets: Iterable[str] = ()) -> dict[str, str]:

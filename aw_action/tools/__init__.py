@@ -13,7 +13,11 @@ from aw_action.tools.edit import EditTool
 from aw_action.tools.read import ReadTool
 from aw_action.tools.write import WriteTool
 
-__all__ = ["BashTool", "EditTool", "ReadTool", "WriteTool", "builtin_tools"]
+__all__ = ["FILE_WRITERS", "BashTool", "EditTool", "ReadTool", "WriteTool", "builtin_tools"]
+
+FILE_WRITERS = frozenset({"write", "edit"})
+"""The tools that write files (a workflow step that grants none gets a read-only file helper;
+repair lists the files they wrote)."""
 
 
 def builtin_tools() -> list[AgentTool]:

@@ -3,7 +3,7 @@
 Pure parts, usable without a session: ``load_workflow`` (strict YAML 1.2, schema, graph,
 prompts), the state machine in ``engine``, per-step authorisation, the completion tool, the
 checkpoint and its reconciliation, and the renderers. ``WorkflowRun`` drives a run through a
-``StepRunner``; ``SessionStepRunner`` is the runner over an ``AgentSession``.
+``StepRunner`` (``harness/step_runner.ContextStepRunner`` runs each step as a prompt of the run).
 
 Layer: above ``agent``, ``tools`` and ``policy``; never imports extensions, sinks or entry code.
 """

@@ -40,6 +40,7 @@ from aw_action.ai.types import (
     StreamDelta,
     StreamDone,
     StreamError,
+    StreamOptions,
     StreamStart,
     TextContent,
     ToolCall,
@@ -184,6 +185,7 @@ def session(
     system_prompt: str = "",
     transcript: bool = False,
     session_id: str | None = None,
+    options: StreamOptions | None = None,
 ) -> AgentSession:
     return AgentSession(
         model=MODEL,
@@ -196,6 +198,7 @@ def session(
         if transcript
         else None,
         session_id=session_id,
+        options=options,
     )
 
 

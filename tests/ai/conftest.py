@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from aw_action.ai.anthropic_messages import AnthropicProvider
-from aw_action.ai.catalog import resolve_model
-from aw_action.ai.openai_provider import OpenAIProvider
+from aw_action.ai.catalog import provider_specs, resolve_model
+from aw_action.ai.credentials import Credential
 from aw_action.ai.retry import RetryPolicy
 from aw_action.ai.sdk_provider import SdkProvider
 from aw_action.ai.types import (
@@ -86,14 +85,15 @@ async def collect(
     return events, events[-1].message
 
 
-def anthropic_provider(server: WireServer, **kw: Any) -> AnthropicProvider:
+def anthropic_provider(server: WireServer, **kw: Any) -> SdkProvider:
     kw.setdefault("retry", FAST)
-    return AnthropicProvider("anthropic", KEY, base_url=server.url, **kw)
+    return SdkProvider(provider_specs()["anthropic"], Credential(KEY, "ANTHROPIC_API_KEY"), base_url=server.url, **kw)
 
 
-def openai_provider(server: WireServer, name: str = "openai", **kw: Any) -> OpenAIProvider:
+def openai_provider(server: WireServer, name: str = "openai", **kw: Any) -> SdkProvider:
+    """A provider of the openai transport (``name``: ``openai``, ``copilot``, ``github``)."""
     kw.setdefault("retry", FAST)
-    return OpenAIProvider(name, KEY, base_url=server.url + "/v1", **kw)
+    return SdkProvider(provider_specs()[name], Credential(KEY, "OPENAI_API_KEY"), base_url=server.url + "/v1", **kw)
 
 
 @pytest.fixture

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.ai.catalog import (
-    credential_env_vars,
+from aw_action.ai.catalog import provider_hint, provider_specs, qualify_model, resolve_model
+from aw_action.ai.credentials import (
+    find_credential,
+    github_access_variables,
     is_awf_placeholder,
-    provider_hint,
-    provider_specs,
-    qualify_model,
-    resolve_model,
+    provider_variables,
+    withheld_variables,
 )
-from aw_action.ai.credentials import base_url, find_credential, interaction_id, request_headers
+from aw_action.ai.endpoints import base_url, interaction_id, request_headers
 from aw_action.ai.errors import classify_status
-from aw_action.ai.openai_provider import OpenAIProvider
+from aw_action.ai.sdk_provider import SdkProvider
 from aw_action.exits import InvocationError
 from aw_action.extensions import provider_setup
 from aw_action.run.redact import secrets_from_env
@@ -116,7 +116,7 @@ async def test_copilot_chat_model_reaches_copilot_api_url_with_its_headers(tmp_p
         api = make_api(tmp_path, "copilot/claude-sonnet-4-5", env)
         provider_setup.setup(api)
         copilot = providers(api)["copilot"]
-        assert isinstance(copilot, OpenAIProvider)
+        assert isinstance(copilot, SdkProvider) and copilot.transport.sdk == "openai"
         _, msg = await collect(copilot, request("copilot/claude-sonnet-4-5", max_tokens=40))
     assert msg.stop_reason == "stop", msg.error_message
     [req] = server.requests
@@ -199,13 +199,14 @@ def test_gh_aw_llm_provider_picks_the_provider_when_the_model_names_none(
     assert qualify_model(model, provider_hint({"GH_AW_LLM_PROVIDER": llm_provider})) == qualified
 
 
-def test_credential_variables_come_from_the_catalog() -> None:
-    names = credential_env_vars()
+def test_credential_variables_come_from_the_credential_table() -> None:
+    names = withheld_variables()
     expected = {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "CODEX_API_KEY", "COPILOT_GITHUB_TOKEN"}
     assert expected | {"GEMINI_API_KEY"} <= names
-    assert "GITHUB_TOKEN" not in names, "the agent's gh and git keep the workflow token"
+    assert github_access_variables() == {"GITHUB_TOKEN", "GH_TOKEN"}, "the agent's gh and git may keep these"
+    assert not names & github_access_variables()
     for spec in provider_specs().values():
-        assert set(spec.credential_env) - set(spec.agent_keeps_env) <= names
+        assert set(provider_variables(spec.name)) <= names | github_access_variables()
 
 
 def test_awf_placeholders_are_not_secrets_but_real_keys_are() -> None:
@@ -229,7 +230,7 @@ def test_provider_setup_redacts_real_keys_not_placeholders(tmp_path: Path) -> No
     redact = api.services.redactor.text
     assert redact(ANTHROPIC_PLACEHOLDER) == ANTHROPIC_PLACEHOLDER
     assert redact("key sk-oa-real-0123456789") == "key ***"
-    cred = find_credential(provider_specs()["anthropic"], env)
+    cred = find_credential("anthropic", env)
     assert cred is not None and cred.bearer and cred.placeholder and cred.var == "ANTHROPIC_AUTH_TOKEN"
 
 

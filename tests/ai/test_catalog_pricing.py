@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aw_action.ai.catalog import UnknownModelError, provider_specs, resolve_model
+from aw_action.ai.credentials import provider_variables
 from aw_action.ai.pricing import cost_usd
 from aw_action.ai.types import Usage
 from aw_action.ai.usage import from_anthropic, from_openai_chat, from_openai_responses
@@ -52,11 +53,10 @@ def test_catalog_limits_are_data() -> None:
 
 def test_provider_specs_name_their_variables_and_no_sdk_default_urls() -> None:
     specs = provider_specs()
-    assert (
-        specs["anthropic"].key_env == ("ANTHROPIC_API_KEY",) and specs["anthropic"].base_url_env == "ANTHROPIC_BASE_URL"
-    )
+    assert provider_variables("anthropic") == ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    assert specs["anthropic"].base_url_env == "ANTHROPIC_BASE_URL"
     assert specs["openai"].base_url_env == "OPENAI_BASE_URL" and specs["openai"].default_base_url is None
-    assert set(specs["github"].key_env) == {"GITHUB_TOKEN", "COPILOT_GITHUB_TOKEN"}
+    assert provider_variables("github") == ("COPILOT_GITHUB_TOKEN", "GITHUB_TOKEN")
     assert specs["github"].base_url_env == "GITHUB_MODELS_BASE_URL"
     assert specs["github"].default_base_url == "https://models.github.ai/inference"
 

@@ -77,7 +77,7 @@ async def test_chat_history_is_converted(server: WireServer) -> None:
 
 async def test_github_models_uses_its_output_limit_field(server: WireServer) -> None:
     server.script(wire.chat_stream_reply(text="ok", model="openai/gpt-4.1"))
-    provider = openai_provider(server, name="github", max_tokens_field="max_tokens", price_provider="openai")
+    provider = openai_provider(server, name="github")  # the catalog's max_tokens field and price provider
     _, msg = await collect(provider, request("github/openai/gpt-4.1", max_tokens=10))
     body = server.requests[0].json
     assert body["model"] == "openai/gpt-4.1" and body["max_tokens"] == 10

@@ -6,9 +6,11 @@ import asyncio
 
 import pytest
 
-from aw_action.ai.anthropic_messages import AnthropicProvider
+from aw_action.ai.catalog import provider_specs
+from aw_action.ai.credentials import Credential
 from aw_action.ai.errors import Classified, ProviderError
 from aw_action.ai.retry import RetryPolicy, RetrySettingError, run_with_retries
+from aw_action.ai.sdk_provider import SdkProvider
 from aw_action.ai.types import AbortSignal, StreamStart
 from tests.ai.conftest import FAST, KEY, RecordingHooks, anthropic_provider, collect, openai_provider, request
 from tests.servers import anthropic as wire
@@ -72,7 +74,10 @@ async def test_an_unreachable_endpoint_gets_the_short_connect_schedule_whatever_
     policy = RetryPolicy(max_attempts=9, base_delay_s=30.0, jitter_s=0.0, connect_attempts=3, connect_delay_s=0.01)
     url = f"http://127.0.0.1:{free_port()}"
     hooks = RecordingHooks()
-    _, msg = await collect(AnthropicProvider("anthropic", KEY, base_url=url, retry=policy), request("sonnet"), hooks)
+    provider = SdkProvider(
+        provider_specs()["anthropic"], Credential(KEY, "ANTHROPIC_API_KEY"), base_url=url, retry=policy
+    )
+    _, msg = await collect(provider, request("sonnet"), hooks)
     assert msg.stop_reason == "error" and msg.error_kind == "unreachable"
     assert [(attempt, status, delay) for attempt, status, delay, _ in hooks.retries] == [
         (1, None, 0.01),

@@ -199,7 +199,7 @@ def test_a_bare_model_goes_to_the_provider_gh_aw_llm_provider_names(tmp_path: Pa
 
 
 def test_the_agents_shell_sees_no_model_credential_variable(tmp_path: Path) -> None:
-    from aw_action.ai.catalog import credential_env_vars
+    from aw_action.ai.credentials import withheld_variables
 
     with WireServer() as upstream, ForwardProxy(deny=True) as squid:
         listing = [("bash", {"command": "env | cut -d= -f1 | sort"})]
@@ -216,4 +216,4 @@ def test_the_agents_shell_sees_no_model_credential_variable(tmp_path: Path) -> N
     ]
     names = set(tool_results[0].split())
     assert "PATH" in names, "the listing arrived"
-    assert names & credential_env_vars() == set()
+    assert names & withheld_variables() == set()

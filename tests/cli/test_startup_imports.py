@@ -6,9 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
-LOADED_ON_DEMAND = ("jsonschema", "genai_prices", "github", "ruamel")
+LOADED_ON_DEMAND = ("jsonschema", "genai_prices", "github", "ruamel", "anthropic", "openai")
 """jsonschema: output-schema and tool-argument checks; genai_prices: once a request is out;
-github (PyGithub): the trigger guard, progress comment, apply mode; ruamel: workflow files."""
+github (PyGithub): the trigger guard, progress comment, apply mode; ruamel: workflow files;
+the provider SDKs: when the run's provider is set up (``ai/registry.py``)."""
 
 
 def test_the_run_path_imports_no_on_demand_module() -> None:

@@ -19,6 +19,7 @@ from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult
 from aw_action.ai.faux import FauxProvider
 from aw_action.ai.types import AbortSignal, Model, StreamDone
+from aw_action.config.environment import apply_environment
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext, HostServices
 from aw_action.extensions.registry import Registry
 from aw_action.extensions.runner import ExtensionRunner
@@ -95,14 +96,17 @@ async def make_rig(
     env: dict[str, str] | None = None,
     model: Model = FAUX,
 ) -> Rig:
-    cfg = RunConfig.model_validate({"engine": {"model": "faux/scripted"}, **(config or {})})
+    cfg = apply_environment(
+        RunConfig.model_validate({"engine": {"model": "faux/scripted"}, **(config or {})}), env or {}
+    )
     state = RunState.for_model(model.ref)
-    limits = resolve_limits(cfg, env or {})
+    limits = resolve_limits(cfg)
     state.record.publish_limits({name: limit.limit for name, limit in limits.items()})
     provider = FauxProvider(script)
     runner_box: list[ExtensionRunner] = []
     services = HostServices(
         config=cfg,
+        model=model,
         state=state,
         env=env or {},
         output_dir=tmp_path,

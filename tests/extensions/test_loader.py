@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from aw_action.ai.catalog import resolve_model
 from aw_action.exits import BuiltinExtensionError, InvocationError
 from aw_action.extensions import builtins, loader
 from aw_action.extensions.api import ExtensionAPI, HostServices, Registry
@@ -44,6 +45,7 @@ def services(tmp_path: Path, refs: list[str], required: bool = False) -> HostSer
     ws.mkdir(exist_ok=True)
     return HostServices(
         config=config,
+        model=resolve_model("faux/scripted"),
         state=RunState.for_model("faux/scripted"),
         env={},
         output_dir=tmp_path,

@@ -5,12 +5,13 @@ from __future__ import annotations
 import io
 import sys
 from pathlib import Path
+from typing import TypeGuard
 
 import pytest
 
-from aw_action.ai.anthropic_messages import AnthropicProvider
+from aw_action.ai.catalog import resolve_model
 from aw_action.ai.faux import FauxProvider
-from aw_action.ai.openai_provider import OpenAIProvider
+from aw_action.ai.sdk_provider import SdkProvider
 from aw_action.exits import InvocationError, SdkLoadError
 from aw_action.extensions import provider_setup
 from aw_action.extensions.api import ExtensionAPI, HostServices, Registry
@@ -27,6 +28,7 @@ def make_api(tmp_path: Path, model: str, env: dict[str, str], harness: dict[str,
     redactor = Redactor()
     services = HostServices(
         config=RunConfig.model_validate({"engine": {"model": model}, "harness": harness or {}}),
+        model=resolve_model(model),
         state=RunState.for_model(model),
         env=env,
         output_dir=tmp_path,
@@ -38,6 +40,11 @@ def make_api(tmp_path: Path, model: str, env: dict[str, str], harness: dict[str,
         config_dir=tmp_path,
     )
     return ExtensionAPI("provider-setup", True, services)
+
+
+def over(provider: object, sdk: str) -> TypeGuard[SdkProvider]:
+    """``provider`` is an SDK provider whose client is ``sdk``'s."""
+    return isinstance(provider, SdkProvider) and provider.transport.sdk == sdk
 
 
 def providers(api: ExtensionAPI) -> dict[str, object]:
@@ -56,9 +63,9 @@ def test_each_present_credential_registers_its_provider(tmp_path: Path) -> None:
     found = providers(api)
     assert set(found) == {"anthropic", "openai", "github"}
     anthropic, openai, github = found["anthropic"], found["openai"], found["github"]
-    assert isinstance(anthropic, AnthropicProvider) and anthropic.base_url == "http://127.0.0.1:9/anthropic"
-    assert isinstance(openai, OpenAIProvider) and openai.base_url is None  # the SDK's own default
-    assert isinstance(github, OpenAIProvider) and github.base_url == "https://models.github.ai/inference"
+    assert over(anthropic, "anthropic") and anthropic.base_url == "http://127.0.0.1:9/anthropic"
+    assert over(openai, "openai") and openai.base_url is None  # the SDK's own default
+    assert over(github, "openai") and github.base_url == "https://models.github.ai/inference"
     assert api.services.redactor.text("key sk-ant-aaaaaaaa") == "key ***"
 
 
@@ -68,7 +75,7 @@ def test_only_present_credentials_register(tmp_path: Path) -> None:
     found = providers(api)
     assert list(found) == ["openai"]
     provider = found["openai"]
-    assert isinstance(provider, OpenAIProvider) and provider.base_url == "http://127.0.0.1:9/v1"
+    assert over(provider, "openai") and provider.base_url == "http://127.0.0.1:9/v1"
 
 
 def test_github_models_endpoint_and_token_precedence(tmp_path: Path) -> None:
@@ -80,7 +87,7 @@ def test_github_models_endpoint_and_token_precedence(tmp_path: Path) -> None:
     api = make_api(tmp_path, "github/openai/gpt-4.1", env)
     provider_setup.setup(api)
     github = providers(api)["github"]
-    assert isinstance(github, OpenAIProvider)
+    assert over(github, "openai")
     assert github.base_url == "http://127.0.0.1:9/gh" and github.scrub("ghp_copilot0") == "***"
 
 
@@ -188,7 +195,7 @@ def test_well_formed_numeric_settings_tune_the_provider(tmp_path: Path) -> None:
     api = make_api(tmp_path, "sonnet", env)
     provider_setup.setup(api)
     anthropic = providers(api)["anthropic"]
-    assert isinstance(anthropic, AnthropicProvider) and anthropic.timeout_s == 12.5
+    assert over(anthropic, "anthropic") and anthropic.timeout_s == 12.5
     assert (anthropic.retry.max_attempts, anthropic.retry.base_delay_s, anthropic.retry.jitter_s) == (2, 0.0, 1.0)
 
 
@@ -213,7 +220,7 @@ async def test_github_models_provider_from_setup_reaches_its_endpoint(tmp_path: 
         api = make_api(tmp_path, "github/openai/gpt-4.1", env)
         provider_setup.setup(api)
         github = providers(api)["github"]
-        assert isinstance(github, OpenAIProvider)
+        assert over(github, "openai")
         _, msg = await collect(github, request("github/openai/gpt-4.1", max_tokens=50))
     [req] = server.requests
     assert req.path == "/chat/completions" and req.json["model"] == "openai/gpt-4.1"

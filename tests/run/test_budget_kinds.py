@@ -30,7 +30,7 @@ def test_every_kind_has_a_config_field_and_a_distinct_name_input_and_stop_reason
 
 
 def test_limits_resolve_from_config_with_the_critical_percent_only_for_amounts() -> None:
-    limits = resolve_limits(config(**{"max-tool-calls": 4, "max-effective-tokens": 1000}), {})
+    limits = resolve_limits(config(**{"max-tool-calls": 4, "max-effective-tokens": 1000}))
     assert limits["tool_calls"].limit == 4 and limits["tool_calls"].critical_percent == 100
     assert limits["effective_tokens"].critical_percent == 90
     assert limits["minutes"].limit == 20  # timeout-minutes always has a value
@@ -51,13 +51,13 @@ def test_max_tool_calls_must_be_a_positive_whole_number_in_config(value: object)
     ],
 )
 def test_non_finite_budgets_in_config_json_are_refused(raw: str, fragment: str, tmp_path: Path) -> None:
-    from aw_action.run.config_files import load_config
+    from aw_action.config import ConfigSources, resolve_config
 
     path = tmp_path / "config.json"
     budget = '{"max-ai-credits": ' + raw + "}"
     path.write_text('{"engine": {"model": "faux/scripted"}, "harness": {"budget": ' + budget + "}}")
     with pytest.raises(InvocationError, match=fragment):
-        load_config(path)
+        resolve_config(ConfigSources(path), {})
 
 
 @pytest.fixture

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from aw_action.ai.types import Usage
+from aw_action.config.environment import env_limit
 from aw_action.exits import InvocationError
-from aw_action.run.budget_kinds import KINDS_BY_NAME, Limit, env_limit
+from aw_action.run.budget_kinds import KINDS_BY_NAME, Limit
 from aw_action.run.effective_tokens import (
     Multipliers,
     base_weighted_tokens,

@@ -9,8 +9,10 @@ empty and NUL strings, deep nesting, invalid surrogates, near-miss keys.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import string
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,10 +21,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from aw_action.config import ConfigSources, resolve_config
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, env_name
 from aw_action.github.plan import build_plan
-from aw_action.run.config_files import parse_config, resolve_imports
+from aw_action.run.prompt_files import resolve_imports
 
 CASES = settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -79,11 +82,14 @@ def configs(draw: st.DrawFn) -> Any:
 @CASES
 @given(configs())
 def test_the_config_loader_gives_a_config_or_one_line(data: Any) -> None:
-    try:
-        config = parse_config(data, "config.json")
-    except InvocationError as exc:
-        assert "\n" not in str(exc) and str(exc).startswith("config.json")
-        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "config.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        try:
+            config = resolve_config(ConfigSources(path, label="config.json"), {}).config
+        except InvocationError as exc:
+            assert "\n" not in str(exc) and str(exc).startswith(("config.json", "config file", "engine.model: "))
+            return
     try:
         resolve_imports(config, Path("/nonexistent-aw-config-dir"))
     except InvocationError as exc:

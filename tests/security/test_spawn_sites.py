@@ -14,10 +14,6 @@ PACKAGE = Path(__file__).resolve().parents[2] / "aw_action"
 ALLOWED = {
     "security/spawn.py": "the one spawn function",
     "security/landlock.py": "the exec wrapper: it runs in the child, after the spawn, and execs the command",
-    "security/key_proxy.py": (
-        "the loopback key proxy has no production caller (removal is planned with the dead code); it starts the "
-        "harness's own code holding the key, never anything the agent influences"
-    ),
 }
 MODULES = {"subprocess", "pty", "multiprocessing"}
 ASYNC_CALLS = {"create_subprocess_exec", "create_subprocess_shell", "subprocess_exec", "subprocess_shell"}

@@ -1,21 +1,30 @@
-"""The driver end to end: first with a scripted fake ``StepRunner``, then with a real
-``AgentSession`` on the scripted ``faux`` provider, real tools (bash runs real subprocesses) and a
-checkpoint on disk between the two halves of a paused run."""
+"""The driver end to end: first with a scripted fake ``StepRunner``, then with the runner the harness
+uses (``ContextStepRunner`` over a ``RunContext``) on the scripted ``faux`` provider, real tools (bash
+runs real subprocesses) and a checkpoint on disk between the two halves of a paused run."""
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from aw_action.agent.hooks import NullHooks
 from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import ToolContext, ToolResult
 from aw_action.ai.catalog import resolve_model
 from aw_action.ai.faux import FauxProvider
-from aw_action.ai.types import AbortSignal, AssistantMessage, ToolResultMessage
+from aw_action.ai.types import AbortSignal, ToolResultMessage
+from aw_action.extensions.api import HostServices
+from aw_action.extensions.registry import Registry
+from aw_action.extensions.runner import ExtensionRunner
+from aw_action.harness.context import RunContext
+from aw_action.harness.step_runner import ContextStepRunner
+from aw_action.run.config import RunConfig
+from aw_action.run.redact import Redactor
+from aw_action.run.state import RunState
+from aw_action.sinks.jsonl import JsonlSink
 from aw_action.tools.bash import BashTool
 from aw_action.tools.read import ReadTool
 from aw_action.tools.write import WriteTool
@@ -23,7 +32,6 @@ from aw_action.workflows import (
     COMPLETION_TOOL,
     GateDecision,
     LoadedWorkflow,
-    RunState,
     StepRequest,
     StepResult,
     WorkflowRun,
@@ -34,8 +42,10 @@ from aw_action.workflows import (
     start_run,
     write_checkpoint,
 )
+from aw_action.workflows import (
+    RunState as WorkflowState,
+)
 from aw_action.workflows.checkpoint import messages_from_json, messages_to_json
-from aw_action.workflows.session_runner import SessionStepRunner
 from tests.workflows.support import fix_workflow
 
 # ---- a scripted fake runner ---------------------------------------------------------------------
@@ -80,9 +90,9 @@ def test_a_run_pauses_at_the_gate_and_finishes_after_approval_across_a_checkpoin
     import asyncio
 
     checkpoint = tmp_path / "out" / "workflow-checkpoint.json"
-    saved: list[RunState] = []
+    saved: list[WorkflowState] = []
 
-    def save(state: RunState) -> None:
+    def save(state: WorkflowState) -> None:
         saved.append(state)
         write_checkpoint(checkpoint, make_checkpoint(wf, state))
 
@@ -139,30 +149,66 @@ async def test_the_loop_guard_stops_a_run_that_keeps_failing_verification(wf: Lo
     assert state.current_step == "implement" and state.visits["implement"] == 4
 
 
-# ---- a real AgentSession on the scripted provider ---------------------------------------------------
+# ---- a real run on the scripted provider ---------------------------------------------------------
 
 
 def _call(name: str, **arguments: Any) -> dict[str, Any]:
     return {"name": name, "arguments": arguments}
 
 
-def _session(tmp_path: Path, turns: list[dict[str, Any]]) -> tuple[AgentSession, FauxProvider]:
+def _context(tmp_path: Path, turns: list[dict[str, Any]]) -> tuple[RunContext, FauxProvider]:
+    """A run as the harness assembles it, with the real tools and no extension but the runner."""
     provider = FauxProvider(turns)
+    model = resolve_model("faux/scripted")
+    config = RunConfig.model_validate({"engine": {"model": model.ref}})
+    state = RunState.for_model(model.ref)
+    redactor = Redactor([])
+    jsonl = JsonlSink(redactor, io.StringIO())
+    repo, out = tmp_path / "repo", tmp_path / "out"
+    box: list[ExtensionRunner] = []
+    services = HostServices(
+        config=config,
+        model=model,
+        state=state,
+        env={},
+        output_dir=out,
+        workspace=repo,
+        registry=Registry(),
+        post=lambda e: box[0].post(e),
+        redactor=redactor,
+        jsonl=jsonl,
+        config_dir=tmp_path,
+    )
+    runner = ExtensionRunner(services)
+    box.append(runner)
     session = AgentSession(
-        model=resolve_model("faux/scripted"),
+        model=model,
         resolve_provider=lambda _: provider,
         tools=[ReadTool(), BashTool(), WriteTool()],
-        hooks=NullHooks(),
-        tool_context=ToolContext(cwd=tmp_path / "repo", output_dir=tmp_path / "out"),
+        hooks=runner,
+        tool_context=ToolContext(cwd=repo, output_dir=out),
     )
-    return session, provider
+    runner.bind(session)
+    context = RunContext(
+        config=config,
+        env={},
+        output_dir=out,
+        workspace=repo,
+        redactor=redactor,
+        jsonl=jsonl,
+        state=state,
+        services=services,
+        runner=runner,
+        session=session,
+    )
+    return context, provider
 
 
 def _results(session: AgentSession) -> list[ToolResultMessage]:
     return [m for m in session.messages if isinstance(m, ToolResultMessage)]
 
 
-async def test_a_real_session_runs_steps_with_narrowed_tools_and_resumes_from_a_checkpoint(
+async def test_a_real_run_runs_steps_with_narrowed_tools_and_resumes_from_a_checkpoint(
     wf: LoadedWorkflow, tmp_path: Path
 ) -> None:
     repo = tmp_path / "repo"
@@ -173,22 +219,22 @@ async def test_a_real_session_runs_steps_with_narrowed_tools_and_resumes_from_a_
         {"tool_calls": [_call("bash", command="ls -1"), _call("bash", command="python3 -c 'print(1)'")]},
         {"tool_calls": [_call("read", path="parser.py"), _call(COMPLETION_TOOL, outcome="ready", summary="x")]},
         {"tool_calls": [_call(COMPLETION_TOOL, outcome="ready", summary="parse() returns 1")]},
-        {"tool_calls": [_call("bash", command="ls")]},  # after completion: refused
-        {"text": "Inspected."},
         # plan: write is not a tool of this step; then submit for review
         {"tool_calls": [_call("write", path="plan.md", content="sneaky")]},
         {"tool_calls": [_call(COMPLETION_TOOL, outcome="submit", summary="Plan", artifact="# Plan\nfix parse")]},
-        {"text": "Submitted."},
     ]
-    session, provider = _session(tmp_path, turns)
+    context, provider = _context(tmp_path, turns)
+    session = context.session
     checkpoint = tmp_path / "out" / "workflow-checkpoint.json"
 
-    def save(state: RunState) -> None:
+    def save(state: WorkflowState) -> None:
         write_checkpoint(checkpoint, make_checkpoint(wf, state, messages=messages_to_json(session.messages)))
 
-    state = await WorkflowRun(wf, start_run(wf, "run-1", "issue #7"), SessionStepRunner(session), save=save).run()
+    runner = ContextStepRunner(context)
+    state = await WorkflowRun(wf, start_run(wf, "run-1", "issue #7"), runner, save=save).run()
     assert state.status == "paused" and state.pending_gate is not None
     assert state.pending_gate.artifact == "# Plan\nfix parse"
+    assert len(provider.requests) == 5, "each step's prompt ends with the turn that completed it"
     results = _results(session)
     texts = [(r.tool_name, r.is_error, r.content[0].text if r.content else "") for r in results]
     assert texts[0][:2] == ("bash", False) and "parser.py" in texts[0][2]
@@ -196,27 +242,24 @@ async def test_a_real_session_runs_steps_with_narrowed_tools_and_resumes_from_a_
     assert texts[2][:2] == ("read", False)
     assert texts[3][:2] == (COMPLETION_TOOL, True) and "must be the only tool call" in texts[3][2]
     assert texts[4][:2] == (COMPLETION_TOOL, False)
-    assert texts[5][:2] == ("bash", True) and "is complete; end your turn" in texts[5][2]
-    assert texts[6] == ("write", True, "Tool write not found")
+    assert texts[5] == ("write", True, "Tool write not found")
     assert not (repo / "plan.md").exists()
-    plan_request = provider.requests[5]
-    assert sorted(t.name for t in plan_request.tools) == ["read", COMPLETION_TOOL]
-    assert provider.requests[0].tools[-1].name == COMPLETION_TOOL
+    assert sorted(t.name for t in provider.requests[3].tools) == ["read", COMPLETION_TOOL]
+    assert sorted(t.name for t in provider.requests[0].tools) == sorted(["read", "bash", COMPLETION_TOOL])
 
-    # a later job: new session, history restored from the checkpoint, the reviewer approves
+    # a later job: a new run, history restored from the checkpoint, the reviewer approves
     stored = read_checkpoint(checkpoint)
     resumed = prepare_resume(wf, stored.state, GateDecision(approved=True, feedback="Ship it")).state
     later_turns = [
         {"tool_calls": [_call("bash", command="git status")]},
         {"tool_calls": [_call(COMPLETION_TOOL, outcome="done", summary="Fixed parse()")]},
-        {"text": "Implemented."},
         {"tool_calls": [_call(COMPLETION_TOOL, outcome="passed", summary="Verified")]},
-        {"text": "Verified."},
     ]
-    session2, provider2 = _session(tmp_path, later_turns)
+    context2, provider2 = _context(tmp_path, later_turns)
+    session2 = context2.session
     assert stored.messages is not None
     session2.replace_messages(messages_from_json(stored.messages), "resume")
-    final = await WorkflowRun(wf, resumed, SessionStepRunner(session2), save=save).run()
+    final = await WorkflowRun(wf, resumed, ContextStepRunner(context2), save=save).run()
     assert final.status == "done"
     first_prompt = provider2.requests[0].messages[-1]
     assert "Implement the approved plan:\n# Plan\nfix parse" in first_prompt.content[0].text
@@ -225,5 +268,5 @@ async def test_a_real_session_runs_steps_with_narrowed_tools_and_resumes_from_a_
     assert git.tool_name == "bash" and not any(
         "not allowed" in c.text for c in git.content
     )  # allowed by the policy (git itself may fail: no repository)
-    assert isinstance(session2.messages[-1], AssistantMessage)
+    assert isinstance(session2.messages[-1], ToolResultMessage), "the verify step ended with its completion"
     assert [p["step"] for p in audit_record(final)["path"]] == ["inspect", "plan", "implement", "verify"]

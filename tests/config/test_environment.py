@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from aw_action.config.environment import apply_environment
 from aw_action.exits import InvocationError
-from aw_action.ghaw.environment import apply_environment
 from aw_action.run.budget_kinds import BUDGET_KINDS, resolve_limits
 from aw_action.run.config import RunConfig
 
@@ -45,7 +45,7 @@ def test_gh_aw_limits_become_the_runs_limits(tmp_path: Path) -> None:
     b = out.harness.budget
     assert (b.max_turns, b.max_tool_calls, b.max_ai_credits) == (8, 40, 250.0)
     assert isinstance(b.max_turns, int) and isinstance(b.max_tool_calls, int)
-    limits = resolve_limits(out, env)
+    limits = resolve_limits(out)
     assert {n: lim.limit for n, lim in limits.items()} == pytest.approx(
         {"minutes": 15.0, "turns": 8, "tool_calls": 40, "ai_credits": 250.0}
     )
@@ -86,13 +86,13 @@ def test_standalone_runs_ignore_gh_aw_limits_but_keep_the_credit_fallback() -> N
     env["GH_AW_MAX_AI_CREDITS"] = "7"
     out = apply_environment(config(), env, NOW)
     assert (out.timeout_minutes, out.harness.budget.max_turns, out.harness.budget.max_tool_calls) == (20, None, None)
-    assert {n: lim.limit for n, lim in resolve_limits(out, env).items()} == {"minutes": 20, "ai_credits": 7.0}
+    assert {n: lim.limit for n, lim in resolve_limits(out).items()} == {"minutes": 20, "ai_credits": 7.0}
 
 
 def test_disabled_credits_in_gh_aw_mode_are_no_limit_not_an_error() -> None:
     env = {**GH_AW, "GH_AW_MAX_AI_CREDITS": "-1"}
     out = apply_environment(config(), env, NOW)
-    assert "ai_credits" not in resolve_limits(out, env)
+    assert "ai_credits" not in resolve_limits(out)
 
 
 @pytest.mark.parametrize(

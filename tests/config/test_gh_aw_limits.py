@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.ghaw.limits import GhAwEnvError, GhAwLimits, read_limits, stricter
+from aw_action.config.gh_aw_limits import GhAwEnvError, GhAwLimits, read_limits, stricter
 
 SMOKE_PI_ENV = {
     # The agent step of smoke-pi.lock.yml @007e683 (values as compiled; see notes gh-aw-runtime §1).

@@ -1,14 +1,8 @@
-"""A ``StepRunner`` over one ``AgentSession``: every step is a prompt of the same session.
+"""The step guard behind a session's hooks (``harness/step_runner.ContextStepRunner`` installs it).
 
 ``GuardedHooks`` wraps the session's hooks: it shows each assistant message's tool calls to the
 current step's guard and asks the guard last, after every other ``tool_call`` handler, so the
-arguments it approves are the arguments that run. ``SessionStepRunner`` narrows the active
-tools to the step's (plus its completion tool), installs the guard and prompts.
-
-This runner lets the model end its turn after an accepted completion (the guard refuses every
-further tool call meanwhile, so the model can no longer act, only spend a turn). The runner the
-CLI and the action use, ``harness/step_runner.ContextStepRunner``, ends the prompt right after
-the completion's turn instead (``AgentSession.end_after_turn``).
+arguments it approves are the arguments that run.
 """
 
 from __future__ import annotations
@@ -26,11 +20,8 @@ from aw_action.agent.events import (
     ToolResultEvent,
 )
 from aw_action.agent.hooks import SessionHooks
-from aw_action.agent.session import AgentSession
 from aw_action.ai.types import AssistantMessage, Model, ToolResultMessage
 from aw_action.workflows.authorize import StepGuard
-from aw_action.workflows.completion import COMPLETION_TOOL
-from aw_action.workflows.driver import StepRequest, StepResult
 
 
 class GuardedHooks:
@@ -66,26 +57,3 @@ class GuardedHooks:
 
     async def after_provider_response(self, status: int, headers: dict[str, str]) -> None:
         await self.inner.after_provider_response(status, headers)
-
-
-class SessionStepRunner:
-    """Runs each step as one ``prompt`` of ``session`` (which must be idle between steps)."""
-
-    def __init__(self, session: AgentSession) -> None:
-        self.session = session
-        self.hooks = GuardedHooks(session.hooks)
-        session.hooks = self.hooks
-        self._base_tools = [t for t in session.tools if t.name != COMPLETION_TOOL]
-
-    async def run_step(self, request: StepRequest) -> StepResult:
-        tools = [*self._base_tools, request.completion_tool]
-        present = {t.name for t in tools}
-        self.session.set_tools(tools, active=[name for name in request.tools if name in present])
-        self.hooks.guard = request.guard
-        try:
-            end = await self.session.prompt(request.prompt)
-        finally:
-            self.hooks.guard = None
-        if end.error:
-            return StepResult("failed", end.error)
-        return StepResult("stopped")

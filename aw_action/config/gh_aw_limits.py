@@ -64,6 +64,29 @@ class GhAwLimits:
         deadline = self.deadline_ms(now_ms)
         return None if deadline is None else max(0.0, (deadline - now_ms) / 60_000)
 
+    def limit(self, variable: str, now_ms: int) -> float | None:
+        """The limit ``variable`` set, None when unset. The timeout is the time left at ``now_ms``;
+        a step whose time is already up is a ``GhAwEnvError``: no limit must never stand for none."""
+        if variable != TIMEOUT_ENV:
+            value: float | None = getattr(self, LIMIT_FIELDS[variable])
+            return value
+        remaining = self.remaining_minutes(now_ms)
+        if remaining is not None and not remaining:
+            raise GhAwEnvError(f"{TIMEOUT_ENV}: the agent step's time is already up (counted from {START_FILE.name})")
+        return remaining
+
+
+TIMEOUT_ENV = "GH_AW_TIMEOUT_MINUTES"
+LIMIT_FIELDS: dict[str, str] = {
+    TIMEOUT_ENV: "timeout_minutes",
+    "GH_AW_MAX_TURNS": "max_turns",
+    "GH_AW_MAX_TOOL_CALLS": "max_tool_calls",
+    "GH_AW_MAX_TOOL_DENIALS": "max_tool_denials",
+    "GH_AW_MAX_AI_CREDITS": "max_ai_credits",
+}
+"""Each limit variable and the ``GhAwLimits`` field that holds it (a budget kind's ``gh_aw_env``
+names one)."""
+
 
 def stricter(*limits: float | None) -> float | None:
     """The smallest limit set, or None when none is: where config.json and gh-aw both set one,
@@ -137,7 +160,7 @@ def read_limits(env: Mapping[str, str], start_file: Path | None = None) -> GhAwL
     """All of it, or ``GhAwEnvError`` for the first unusable value. The start file is
     ``start_file``, else ``AW_AGENT_START_FILE``, else gh-aw's ``/tmp/gh-aw/agent_cli_start_ms.txt``."""
     start_file = start_file or start_file_from(env)
-    timeout = positive_number(env, "GH_AW_TIMEOUT_MINUTES")
+    timeout = positive_number(env, TIMEOUT_ENV)
     return GhAwLimits(
         in_gh_aw=gh_aw_mode(env),
         phase=_text(env, "GH_AW_PHASE"),

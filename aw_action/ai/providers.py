@@ -1,0 +1,128 @@
+"""The run's providers, built from the environment: one for every catalog provider whose credential
+is present (``ai/credentials.py``), at the endpoint the environment or AWF's ``/reflect`` names
+(``ai/endpoints.py``, ``ai/awf_reflect.py``), over its SDK (``ai/registry.py``), and the scripted
+provider for a ``faux`` model.
+
+- Retry tuning ``AW_RETRY_MAX_ATTEMPTS``, ``AW_RETRY_BASE_DELAY_MS``, ``AW_RETRY_MAX_DELAY_MS``,
+  ``AW_RETRY_JITTER_MS`` and the read timeout ``AW_PROVIDER_TIMEOUT_S`` are read first: a value
+  that is not a number (or not a positive one, where zero makes no sense) is an
+  ``InvocationError`` naming the variable, whichever provider it would tune.
+- With ``AWF_REFLECT_ENABLED`` set, AWF's ``/reflect`` names each provider's endpoint (it wins over
+  the environment's base URL) and its models; a failed discovery is a warning and the environment
+  is used; a model the endpoint does not list is a warning.
+- The run's own provider imports its SDK now, so a missing or broken SDK fails the invocation
+  (``SdkLoadError``, exit 2) before any session exists; the others import theirs on first use.
+- No credential at all for a credentialed model is ``missing_credentials`` (exit 2). When only
+  other providers' credentials are present the caller decides (a user extension may still
+  register the provider).
+
+Real keys are returned as ``secrets`` for the redactor; AWF placeholders are no secrets.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from aw_action.ai import awf_reflect
+from aw_action.ai.catalog import ProviderSpec, provider_specs
+from aw_action.ai.credentials import find_credential, missing_credentials
+from aw_action.ai.endpoints import base_url, request_headers
+from aw_action.ai.faux import FauxProvider
+from aw_action.ai.retry import RetryPolicy, RetrySettingError
+from aw_action.ai.sdk_provider import DEFAULT_TIMEOUT_S, SdkProvider
+from aw_action.ai.types import Model, Provider
+from aw_action.exits import InvocationError
+
+TIMEOUT_ENV = "AW_PROVIDER_TIMEOUT_S"
+
+
+@dataclass
+class ProviderSet:
+    """What ``build_providers`` made, and what the caller must announce."""
+
+    providers: dict[str, Provider] = field(default_factory=dict)
+    secrets: list[str] = field(default_factory=list)
+    """The real credentials the providers hold (for the redactor)."""
+    notes: list[str] = field(default_factory=list)
+    """Lines for the log (what AWF's ``/reflect`` reported)."""
+    warnings: list[str] = field(default_factory=list)
+
+
+def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
+    try:
+        return RetryPolicy.from_env(env)
+    except RetrySettingError as exc:
+        raise InvocationError(str(exc)) from None
+
+
+def env_seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """A positive number of seconds from ``name``; unset or blank is ``default``, anything else
+    that is not a positive finite number is an invocation error naming the variable."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise InvocationError(f"{name}: expected a positive number of seconds, got {raw[:40]!r}")
+    return value
+
+
+def build_providers(
+    model: Model,
+    env: Mapping[str, str],
+    *,
+    scrub: Callable[[str], str] | None = None,
+    faux_turns: list[dict[str, Any]] | None = None,
+) -> ProviderSet:
+    """The providers for a run of ``model`` (see the module docstring). ``faux_turns`` is the
+    scripted provider's script, for a ``faux`` model."""
+    retry, timeout_s = retry_policy(env), env_seconds(env, TIMEOUT_ENV, DEFAULT_TIMEOUT_S)
+    out = ProviderSet()
+    if model.provider == "faux":
+        out.providers["faux"] = FauxProvider(faux_turns or [])
+    specs = provider_specs()
+    reflection = _discover(env, specs, out)
+    built: dict[str, SdkProvider] = {}
+    for spec in specs.values():
+        credential = find_credential(spec.name, env) if spec.transport else None
+        if credential is None:
+            continue
+        if not credential.placeholder:
+            out.secrets.append(credential.value)
+        endpoint = reflection.endpoint_for(spec.reflect_names) if reflection else None
+        url = base_url(spec, env, endpoint.base_url if endpoint else None)
+        headers = request_headers(spec, env)
+        built[spec.name] = SdkProvider(
+            spec, credential, base_url=url, headers=headers, retry=retry, timeout_s=timeout_s, scrub=scrub
+        )
+    out.providers.update(built)
+    wanted = specs.get(model.provider)
+    names = wanted.reflect_names if wanted else ()
+    if reflection is not None and (warning := awf_reflect.unlisted(reflection, names, model.id)):
+        out.warnings.append(warning)
+    if model.provider in built:
+        built[model.provider].ensure_sdk()  # SdkLoadError propagates: exit 2
+    elif not built and wanted is not None and wanted.transport:
+        raise missing_credentials(model, [])
+    return out
+
+
+def _discover(
+    env: Mapping[str, str], specs: Mapping[str, ProviderSpec], out: ProviderSet
+) -> awf_reflect.Reflection | None:
+    """AWF's ``/reflect`` when ``AWF_REFLECT_ENABLED`` is set; None (with a warning) when it fails."""
+    urls = [env.get(s.base_url_env, "") for s in specs.values() if s.base_url_env]
+    try:
+        reflection = awf_reflect.discover(env, [u for u in urls if u.strip()])
+    except awf_reflect.ReflectError as exc:
+        out.warnings.append(f"AWF /reflect failed, using the environment's endpoints: {exc}")
+        return None
+    if reflection is not None:
+        out.notes.append(f"aw-harness: {awf_reflect.describe(reflection)}")
+    return reflection
