@@ -7,6 +7,7 @@ that made one request more than it should (after its completion) would fail on a
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -325,7 +326,8 @@ def test_secrets_never_reach_the_checkpoint(tmp_path: Path) -> None:
 
 def test_a_signal_mid_step_ends_cancelled_with_a_resumable_checkpoint(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
-    rig.script.write_text(json.dumps([turn(call("bash", command="sleep 30")), complete("ready", "never")]))
+    os.mkfifo(tmp_path / "ws" / "pipe")  # read-only bash may read it; nothing ever writes: it blocks
+    rig.script.write_text(json.dumps([turn(call("bash", command="cat pipe")), complete("ready", "never")]))
     proc = subprocess.Popen(
         [sys.executable, "-m", "aw_action", *rig.args("run", str(rig.workflow), "--input", "x")],
         env=rig.env,
