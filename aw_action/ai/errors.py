@@ -18,8 +18,8 @@ Every failure of one HTTP attempt becomes a ``ProviderError`` carrying a ``Class
   retried briefly on its own schedule (``retry.py``), then the run fails; nothing is gained by
   asking again.
 - ``auth``: HTTP 401 or 403 (but AWF's 403 budget refusals above): the credential was refused.
-  Also a cloud client that could not get a token at all (google-auth's ``RefreshError`` when the
-  ID-token endpoint or STS refuses, unless it says the failure is retryable; botocore's missing
+  Also a cloud client that could not get a token at all (google-auth's ``RefreshError`` or
+  ``OAuthError`` when the ID-token endpoint or STS refuses, unless it says the failure is retryable; botocore's missing
   or partial credentials). Never retried; the run ends as an invocation error (exit 2).
 - ``fatal``: everything else (bad request, quota/billing even when sent as 429).
 
@@ -86,7 +86,7 @@ QUOTA_PHRASES = (
     "credit balance is too low",
 )
 AUTH_CLASS_NAMES = frozenset(
-    {"RefreshError", "DefaultCredentialsError", "NoCredentialsError", "PartialCredentialsError"}
+    {"RefreshError", "OAuthError", "DefaultCredentialsError", "NoCredentialsError", "PartialCredentialsError"}
 )
 """Exceptions of the cloud credential libraries (google-auth, botocore) that mean no token could be had."""
 TRANSPORT_CLASS_NAMES = frozenset(
