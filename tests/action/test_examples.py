@@ -42,6 +42,9 @@ def _action_steps(workflow: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]
 
 def test_every_example_has_its_three_files() -> None:
     assert {p.name for p in EXAMPLES} == {
+        "bedrock",
+        "vertex",
+        "azure-openai",
         "pr-review",
         "issue-triage",
         "scheduled-report",
@@ -100,6 +103,30 @@ def test_steps_that_read_the_final_message_run_only_after_a_completed_run() -> N
                     readers += 1
                     assert "steps.aw.outputs.conclusion == 'success'" in condition, (workflow, step.get("name"))
     assert readers >= 2
+
+
+CLOUD_LOGINS = {
+    "bedrock": ("aws-actions/configure-aws-credentials@", "bedrock/"),
+    "vertex": ("google-github-actions/auth@", "vertex/"),
+    "azure-openai": ("azure/login@", "azure/"),
+}
+
+
+@pytest.mark.parametrize("folder", sorted(CLOUD_LOGINS))
+def test_cloud_examples_log_in_with_the_jobs_oidc_token_before_the_action(folder: str) -> None:
+    login, provider = CLOUD_LOGINS[folder]
+    workflow = _yaml(REPO / "examples" / folder / "workflow.yml")
+    assert workflow["permissions"]["id-token"] == "write"
+    [job] = workflow["jobs"].values()
+    uses = [str(step.get("uses", "")) for step in job["steps"]]
+    logins = [i for i, u in enumerate(uses) if u.startswith(login)]
+    ours = [i for i, u in enumerate(uses) if OUR_ACTION.match(u)]
+    assert logins and ours and logins[0] < ours[0], uses
+    checkout = uses.index("actions/checkout@v4")
+    assert checkout < logins[0], "google-github-actions/auth writes into the workspace: checkout must come first"
+    config = json.loads((REPO / "examples" / folder / "config.json").read_text())
+    assert config["engine"]["model"].startswith(provider)
+    assert "secrets." not in json.dumps(job["steps"]), "no stored key"
 
 
 def _workspace_with_examples(tmp_path: Path) -> Path:
