@@ -16,7 +16,8 @@ Everything that needs a credential fact reads it here: provider setup (``find_cr
 missing-credential message (``missing_credentials``) and the action's wording of it
 (``github/credential_help.py``), the action's key inputs and their masks
 (``github/action_inputs.py``, ``github/plan.py``), the agent's environment
-(``security/tool_env.py``: ``is_credential_name``, ``github_access_variables``) and the redactor
+(``security/tool_env.py``: ``is_credential_name``, ``github_access_variables``), the credentials
+files kept from the tools during a run (``harness/guards.py``: ``credential_files``) and the redactor
 (``run/redact.py``: ``is_credential_name``, ``is_awf_placeholder``).
 """
 
@@ -117,6 +118,11 @@ def find_credential(provider: str, env: Mapping[str, str]) -> Credential | None:
 def _described(row: CredentialVar) -> str:
     """A row as the missing-credential message names it (``AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY``)."""
     return f"{row.name} with {' and '.join(row.requires)}" if row.requires else row.name
+
+
+def credential_files(env: Mapping[str, str]) -> list[str]:
+    """The paths of the credentials files ``env`` names (the table's ``file`` rows that are set)."""
+    return [env[row.name].strip() for row in credential_table() if row.file and env.get(row.name, "").strip()]
 
 
 def withheld_variables() -> frozenset[str]:
