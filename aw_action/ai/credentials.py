@@ -5,7 +5,8 @@ serves, whether it is sent as ``Authorization: Bearer`` (the anthropic SDK's ``a
 rather than as the SDK's API key, the variables that go with it (``requires``: without them the
 row is not a credential; ``with``: read when present: AWS's secret key and session token go with
 its access key id), whether it names a file that holds the credential (``file``: Google's
-``GOOGLE_APPLICATION_CREDENTIALS``), the action input that sets it (action.yml), the placeholder
+``GOOGLE_APPLICATION_CREDENTIALS``) or an identity the job's OIDC token is exchanged for a token of
+(``oidc``: Azure's ``AZURE_CLIENT_ID``, ``ai/entra.py``), the action input that sets it (action.yml), the placeholder
 AWF's api-proxy puts there instead of a real key (gh-aw-firewall
 ``src/services/credentials/*-credential-env.ts``, ``src/constants/placeholders.ts``; no secret),
 and whether it is the GitHub token the agent's ``gh`` and ``git`` get when the config grants
@@ -53,6 +54,7 @@ class CredentialVar:
     requires: tuple[str, ...] = ()
     with_: tuple[str, ...] = ()
     file: bool = False
+    oidc: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,12 +68,17 @@ class Credential:
     """The variables that go with it (``requires`` and ``with``) that are present, by name."""
     file: bool = False
     """``value`` names a file that holds the credential."""
+    oidc: bool = False
+    """``value`` names an identity the job's OIDC token is exchanged for a token of (workload
+    identity federation); the exchange's inputs are in ``parts``."""
 
     @property
     def secrets(self) -> list[str]:
-        """The values the redactor must know (a file's path is no secret; what it holds is the
-        transport's to reveal)."""
-        return [v for v in ([] if self.file else [self.value]) + list(self.parts.values()) if v]
+        """The values the redactor must know: the credential and the parts whose names say they
+        hold one (a file's path is no secret: what it holds is the transport's to reveal; a
+        tenant id is none either)."""
+        parts = [v for k, v in self.parts.items() if is_credential_name(k)]
+        return [v for v in ([] if self.file else [self.value]) + parts if v]
 
     @property
     def placeholder(self) -> bool:
@@ -92,6 +99,7 @@ def credential_table() -> tuple[CredentialVar, ...]:
             requires=tuple(row.get("requires", ())),
             with_=tuple(row.get("with", ())),
             file=bool(row.get("file", False)),
+            oidc=bool(row.get("oidc", False)),
         )
         for name, row in catalog_data()["credentials"].items()
     )
@@ -111,7 +119,7 @@ def find_credential(provider: str, env: Mapping[str, str]) -> Credential | None:
         if any(not env.get(name, "").strip() for name in row.requires):
             continue
         parts = {name: env[name].strip() for name in (*row.requires, *row.with_) if env.get(name, "").strip()}
-        return Credential(env[row.name].strip(), row.name, row.bearer, parts, row.file)
+        return Credential(env[row.name].strip(), row.name, row.bearer, parts, row.file, row.oidc)
     return None
 
 

@@ -104,13 +104,18 @@ def vertex_client(sdk: Any, conn: Connection) -> Any:
 
 
 def azure_client(sdk: Any, conn: Connection) -> Any:
-    """``AsyncAzureOpenAI`` at the resource's endpoint: the key (sent as ``api-key``) or an Entra ID
-    token (a bearer credential, ``Authorization: Bearer``); a model's id is its deployment name,
+    """``AsyncAzureOpenAI`` at the resource's endpoint: the key (sent as ``api-key``), an Entra ID
+    token (a bearer credential, ``Authorization: Bearer``) or Entra ID tokens minted from the job's
+    OIDC token (workload identity federation, ``ai/entra.py``); a model's id is its deployment name,
     which the SDK puts in the path (``/openai/deployments/<name>/chat/completions``)."""
     if not conn.base_url:
         raise MissingSettingError("azure/…: AZURE_OPENAI_ENDPOINT is not set")
-    value = conn.credential.value
-    credential = {"azure_ad_token": value} if conn.credential.bearer else {"api_key": value}
+    cred = conn.credential
+    credential: dict[str, Any] = {"azure_ad_token": cred.value} if cred.bearer else {"api_key": cred.value}
+    if cred.oidc:
+        from aw_action.ai.entra import token_provider
+
+        credential = {"azure_ad_token_provider": token_provider(cred, conn.settings["authority"])}
     return sdk.AsyncAzureOpenAI(
         **credential,
         azure_endpoint=conn.base_url,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import CliRun, base_env, run_cli, write_run_files
-from tests.servers import anthropic, bedrock, vertex
+from tests.servers import anthropic, bedrock, entra, vertex
 from tests.servers import openai as openai_wire
 from tests.servers.wire import Reply, WireServer
 
@@ -94,6 +94,13 @@ def cloud(name: str, tmp: Path, *, refuse: bool = False) -> Iterator[Cloud]:
             secrets = [vertex.REQUEST_TOKEN, vertex.ACCESS_TOKEN, vertex.FEDERATED_TOKEN]
             withheld = ["GOOGLE_APPLICATION_CREDENTIALS", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"]
             yield Cloud("vertex/claude-sonnet-4-5@20250929", env, secrets, withheld, lambda: server.predict_requests)
+    elif name == "azure-keyless":
+        with entra.EntraServers(tmp / "ca", refuse=refuse) as sign_in, WireServer() as server:
+            server.script(*_turns("openai"))
+            env = {**sign_in.env(), "AZURE_OPENAI_ENDPOINT": server.url}
+            secrets = [entra.REQUEST_TOKEN, entra.ID_TOKEN, entra.ENTRA_TOKEN]
+            withheld = ["AZURE_CLIENT_ID", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"]
+            yield Cloud("azure/gpt-4o", env, secrets, withheld, lambda: server.requests)
     else:
         with WireServer() as server:
             if refuse:
@@ -118,7 +125,7 @@ def assert_nowhere(run: CliRun, secrets: list[str]) -> None:
                 assert secret not in path.read_text(errors="replace"), f"{secret[:12]}... leaked into {path}"
 
 
-CLOUDS = ["bedrock", "vertex", "azure"]
+CLOUDS = ["bedrock", "vertex", "azure", "azure-keyless"]
 
 
 @pytest.mark.parametrize("name", CLOUDS)

@@ -16,7 +16,7 @@ from aw_action.ai.sdk_provider import SdkProvider
 from aw_action.exits import InvocationError, MissingCredentialsError
 from aw_action.run.effective_tokens import Multipliers
 from tests.ai.conftest import FAST, collect, request
-from tests.servers import anthropic, bedrock, vertex
+from tests.servers import anthropic, bedrock, entra, vertex
 from tests.servers import openai as openai_wire
 from tests.servers.wire import WireServer
 
@@ -259,6 +259,35 @@ async def test_azure_missing_deployment_says_what_azure_slash_names(server: Wire
     _, msg = await collect(provider("azure/nope", env), request("azure/nope"))
     assert msg.error_kind == "fatal"
     assert "does not exist" in (msg.error_message or "") and "names a deployment" in (msg.error_message or "")
+
+
+async def test_azure_keyless_exchanges_the_jobs_oidc_token_at_entra_id(
+    server: WireServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.script(openai_wire.chat_stream_reply(text="one"), openai_wire.chat_stream_reply(text="two"))
+    with entra.EntraServers(tmp_path) as sign_in:
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(sign_in.ca.cert))  # azure-identity's requests reads it
+        revealed: list[str] = []
+        azure = provider("azure/gpt-4o", {**sign_in.env(), "AZURE_OPENAI_ENDPOINT": server.url}, revealed)
+        await collect(azure, request("azure/gpt-4o"))
+        await collect(azure, request("azure/gpt-4o"))
+        token_requests = sign_in.token_requests()
+    assert [r.headers.get("authorization") for r in server.requests] == [f"Bearer {entra.ENTRA_TOKEN}"] * 2
+    assert len(token_requests) == 1, "the token is kept until it nears expiry"
+    assert token_requests[0].path == f"/{entra.TENANT}/oauth2/v2.0/token"
+    assert entra.ENTRA_TOKEN in revealed and azure.scrub(f"x {entra.ENTRA_TOKEN} y") == "x *** y"
+
+
+async def test_azure_keyless_refused_by_entra_is_an_auth_error(
+    server: WireServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with entra.EntraServers(tmp_path, refuse=True) as sign_in:
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(sign_in.ca.cert))
+        azure = provider("azure/gpt-4o", {**sign_in.env(), "AZURE_OPENAI_ENDPOINT": server.url})
+        _, msg = await collect(azure, request("azure/gpt-4o"))
+    assert (msg.stop_reason, msg.error_kind) == ("error", "auth")
+    assert "AADSTS700213" in (msg.error_message or "") and "AZURE_CLIENT_ID" in (msg.error_message or "")
+    assert server.requests == []
 
 
 def test_azure_without_endpoint_names_it() -> None:
