@@ -4,8 +4,14 @@ The catalog is data (``models.json``); adding a model or alias is a data change.
 ``provider/model`` is always accepted (known entries get their limits, unknown ones defaults);
 a bare name must be an alias or a catalog model id, else ``UnknownModelError`` lists close matches.
 ``provider_specs()`` says, per provider, its default API, the transport that builds its SDK client
-(``ai/registry.py``) and which variable names its endpoint (no URL lives in code); which variables
-hold its credential is the credential table's (``ai/credentials.py``).
+(``ai/registry.py``), which variable names its endpoint (no URL lives in code) and the settings its
+client needs (a cloud's region, project, API version: ``ai/settings.py``); which variables hold its
+credential is the credential table's (``ai/credentials.py``).
+
+A cloud spells a vendor's model id its own way (Bedrock ``us.anthropic.claude-sonnet-4-5-20250929-v1:0``,
+Vertex ``claude-sonnet-4-5@20250929``); ``canonical_model_id`` reads it as the vendor's id
+(``claude-sonnet-4-5``) by the catalog's ``model_id_forms``, so an unlisted cloud model gets the
+limits of the vendor's entry (the provider's ``limits_from``) and its effective-token multiplier.
 """
 
 from __future__ import annotations
@@ -81,8 +87,8 @@ def resolve_model(name: str) -> Model:
         hint = f"; did you mean: {', '.join(close)}" if close else ""
         raise UnknownModelError(f"unknown model {name!r} (use an alias or provider/model){hint}")
     provider, model_id = ref.split("/", 1)
-    entry: dict[str, Any] = {**data["defaults"], **data["models"].get(ref, {})}
     spec = data["providers"].get(provider, {})
+    entry: dict[str, Any] = {**data["defaults"], **_vendor_entry(spec, model_id), **data["models"].get(ref, {})}
     api = entry.get("api") or _api_by_pattern(spec, model_id) or spec.get("api", "openai-completions")
     return Model(
         id=model_id,
@@ -96,8 +102,38 @@ def resolve_model(name: str) -> Model:
     )
 
 
+def canonical_model_id(model_id: str) -> str:
+    """The vendor's own id of a cloud's model id (``model_id_forms``); other ids unchanged."""
+    for pattern, replacement in catalog_data()["model_id_forms"]:
+        canonical, count = re.subn(pattern, replacement, model_id)
+        if count:
+            return canonical
+    return model_id
+
+
+def _vendor_entry(spec: Mapping[str, Any], model_id: str) -> dict[str, Any]:
+    """The limits of the vendor's catalog entry for a cloud's model (``limits_from``), if any."""
+    vendor = spec.get("limits_from")
+    if not vendor:
+        return {}
+    found: dict[str, Any] = catalog_data()["models"].get(f"{vendor}/{canonical_model_id(model_id)}", {})
+    return {k: v for k, v in found.items() if k in ("context_window", "max_output_tokens", "reasoning")}
+
+
 def _api_by_pattern(spec: Mapping[str, Any], model_id: str) -> str | None:
     return next((str(api) for pattern, api in spec.get("api_patterns", ()) if re.search(pattern, model_id)), None)
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    """A value a provider's client needs besides its credential (``providers.<name>.settings``)."""
+
+    name: str
+    env: tuple[str, ...]
+    """Variables that may hold it, first present wins."""
+    default: str | None = None
+    fix: str = ""
+    """What to do when it is missing, in the user's terms."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +159,15 @@ class ProviderSpec:
     """Host -> path a base URL without a path gets (``api.openai.com`` -> ``/v1``)."""
     reflect_names: tuple[str, ...] = ()
     """Names AWF's ``/reflect`` may give this provider's endpoint."""
+    settings: tuple[SettingSpec, ...] = ()
+    base_url_fix: str | None = None
+    """Set when the provider has no endpoint unless ``base_url_env`` names one: how to name it."""
+    keyless: bool = False
+    """Built once its endpoint is named, with or without a credential (a local server)."""
+    credential_fix: str | None = None
+    """How to provide the credential, added to the missing-credential message."""
+    not_found_fix: str | None = None
+    """What a 404 usually means for this provider (a model not enabled, a missing deployment)."""
 
 
 def provider_specs() -> dict[str, ProviderSpec]:
@@ -141,5 +186,18 @@ def provider_specs() -> dict[str, ProviderSpec]:
             interaction_id_header=raw.get("interaction_id_header"),
             base_path_defaults=dict(raw.get("base_path_defaults", {})),
             reflect_names=tuple(raw.get("reflect_names", ())),
+            settings=tuple(
+                SettingSpec(
+                    name=key,
+                    env=tuple(setting["env"]),
+                    default=setting.get("default"),
+                    fix=setting.get("fix", ""),
+                )
+                for key, setting in raw.get("settings", {}).items()
+            ),
+            base_url_fix=raw.get("base_url_fix"),
+            keyless=bool(raw.get("keyless", False)),
+            credential_fix=raw.get("credential_fix"),
+            not_found_fix=raw.get("not_found_fix"),
         )
     return specs

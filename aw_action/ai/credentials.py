@@ -2,7 +2,11 @@
 
 ``models.json``'s ``credentials`` has one row per variable, in lookup order: the providers it
 serves, whether it is sent as ``Authorization: Bearer`` (the anthropic SDK's ``auth_token``)
-rather than as the SDK's API key, the action input that sets it (action.yml), the placeholder
+rather than as the SDK's API key, the variables that go with it (``requires``: without them the
+row is not a credential; ``with``: read when present: AWS's secret key and session token go with
+its access key id), whether it names a file that holds the credential (``file``: Google's
+``GOOGLE_APPLICATION_CREDENTIALS``) or an identity the job's OIDC token is exchanged for a token of
+(``oidc``: Azure's ``AZURE_CLIENT_ID``, ``ai/entra.py``), the action input that sets it (action.yml), the placeholder
 AWF's api-proxy puts there instead of a real key (gh-aw-firewall
 ``src/services/credentials/*-credential-env.ts``, ``src/constants/placeholders.ts``; no secret),
 and whether it is the GitHub token the agent's ``gh`` and ``git`` get when the config grants
@@ -13,7 +17,8 @@ Everything that needs a credential fact reads it here: provider setup (``find_cr
 missing-credential message (``missing_credentials``) and the action's wording of it
 (``github/credential_help.py``), the action's key inputs and their masks
 (``github/action_inputs.py``, ``github/plan.py``), the agent's environment
-(``security/tool_env.py``: ``is_credential_name``, ``github_access_variables``) and the redactor
+(``security/tool_env.py``: ``is_credential_name``, ``github_access_variables``), the credentials
+files kept from the tools during a run (``harness/guards.py``: ``credential_files``) and the redactor
 (``run/redact.py``: ``is_credential_name``, ``is_awf_placeholder``).
 """
 
@@ -21,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from aw_action.ai.catalog import catalog_data, provider_specs
@@ -46,6 +51,10 @@ class CredentialVar:
     action_input: str | None = None
     awf_placeholder: str | None = None
     github_access: bool = False
+    requires: tuple[str, ...] = ()
+    with_: tuple[str, ...] = ()
+    file: bool = False
+    oidc: bool = False
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,21 @@ class Credential:
     value: str
     var: str
     bearer: bool = False
+    parts: Mapping[str, str] = field(default_factory=dict)
+    """The variables that go with it (``requires`` and ``with``) that are present, by name."""
+    file: bool = False
+    """``value`` names a file that holds the credential."""
+    oidc: bool = False
+    """``value`` names an identity the job's OIDC token is exchanged for a token of (workload
+    identity federation); the exchange's inputs are in ``parts``."""
+
+    @property
+    def secrets(self) -> list[str]:
+        """The values the redactor must know: the credential and the parts whose names say they
+        hold one (a file's path is no secret: what it holds is the transport's to reveal; a
+        tenant id is none either)."""
+        parts = [v for k, v in self.parts.items() if is_credential_name(k)]
+        return [v for v in ([] if self.file else [self.value]) + parts if v]
 
     @property
     def placeholder(self) -> bool:
@@ -72,6 +96,10 @@ def credential_table() -> tuple[CredentialVar, ...]:
             action_input=row.get("action_input"),
             awf_placeholder=row.get("awf_placeholder"),
             github_access=bool(row.get("github_access", False)),
+            requires=tuple(row.get("requires", ())),
+            with_=tuple(row.get("with", ())),
+            file=bool(row.get("file", False)),
+            oidc=bool(row.get("oidc", False)),
         )
         for name, row in catalog_data()["credentials"].items()
     )
@@ -83,10 +111,26 @@ def provider_variables(provider: str) -> tuple[str, ...]:
 
 
 def find_credential(provider: str, env: Mapping[str, str]) -> Credential | None:
+    """The first complete credential of ``provider`` in ``env``: a row whose variable and every
+    ``requires`` variable are set."""
     for row in credential_table():
-        if provider in row.providers and env.get(row.name, "").strip():
-            return Credential(env[row.name].strip(), row.name, row.bearer)
+        if provider not in row.providers or not env.get(row.name, "").strip():
+            continue
+        if any(not env.get(name, "").strip() for name in row.requires):
+            continue
+        parts = {name: env[name].strip() for name in (*row.requires, *row.with_) if env.get(name, "").strip()}
+        return Credential(env[row.name].strip(), row.name, row.bearer, parts, row.file, row.oidc)
     return None
+
+
+def _described(row: CredentialVar) -> str:
+    """A row as the missing-credential message names it (``AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY``)."""
+    return f"{row.name} with {' and '.join(row.requires)}" if row.requires else row.name
+
+
+def credential_files(env: Mapping[str, str]) -> list[str]:
+    """The paths of the credentials files ``env`` names (the table's ``file`` rows that are set)."""
+    return [env[row.name].strip() for row in credential_table() if row.file and env.get(row.name, "").strip()]
 
 
 def withheld_variables() -> frozenset[str]:
@@ -128,10 +172,13 @@ def is_credential_name(name: str) -> bool:
 def missing_credentials(model: Model, registered: list[str]) -> MissingCredentialsError:
     """The invocation error when no registered provider can serve ``model``: one line naming the
     variables looked in (``MissingCredentialsError.variables``, which entry points reword)."""
-    hints = {name: " or ".join(provider_variables(name)) for name in provider_specs()}
-    looked_for = ", ".join(hint for hint in hints.values() if hint)
+    rows = credential_table()
+    hints = {name: " or ".join(_described(r) for r in rows if name in r.providers) for name in provider_specs()}
+    looked_for = ", ".join(dict.fromkeys(hint for hint in hints.values() if hint))
     need = hints.get(model.provider) or f"credentials for provider {model.provider!r}"
+    spec = provider_specs().get(model.provider)
+    fix = f"; {spec.credential_fix}" if spec and spec.credential_fix else ""
     have = ", ".join(p for p in registered if p != "faux") or "none"
-    message = f"no credentials for model {model.ref}: set {need} (looked for {looked_for}; providers registered: "
-    message += f"{have})"
+    message = f"no credentials for model {model.ref}: set {need}{fix} (looked for {looked_for}; providers "
+    message += f"registered: {have})"
     return MissingCredentialsError(message, model.ref, provider_variables(model.provider))

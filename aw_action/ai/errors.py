@@ -18,7 +18,11 @@ Every failure of one HTTP attempt becomes a ``ProviderError`` carrying a ``Class
   retried briefly on its own schedule (``retry.py``), then the run fails; nothing is gained by
   asking again.
 - ``auth``: HTTP 401 or 403 (but AWF's 403 budget refusals above): the credential was refused.
-  Never retried; the run ends as an invocation error (exit 2).
+  Also a cloud client that could not get a token at all (google-auth's ``RefreshError`` or
+  ``OAuthError`` when the ID-token endpoint or STS refuses, unless it says the failure is
+  retryable; botocore's missing or partial credentials; azure-identity's
+  ``ClientAuthenticationError`` when Entra ID refuses the job's OIDC token). Never retried; the
+  run ends as an invocation error (exit 2).
 - ``fatal``: everything else (bad request, quota/billing even when sent as 429).
 
 Classification works on duck-typed attributes (``status_code``, ``body``, ``response.headers``)
@@ -83,6 +87,19 @@ QUOTA_PHRASES = (
     "out of budget",
     "credit balance is too low",
 )
+AUTH_CLASS_NAMES = frozenset(
+    {
+        "RefreshError",
+        "OAuthError",
+        "DefaultCredentialsError",
+        "NoCredentialsError",
+        "PartialCredentialsError",
+        "ClientAuthenticationError",
+        "IdTokenError",
+    }
+)
+"""Exceptions of the cloud credential libraries (google-auth, botocore, azure-identity) and of the
+Actions ID-token request (``ai/entra.py``) that mean no token could be had."""
 TRANSPORT_CLASS_NAMES = frozenset(
     {
         "APIConnectionError",
@@ -135,6 +152,8 @@ def classify(exc: BaseException) -> Classified:
     status = _int_or_none(getattr(exc, "status_code", None))
     message = _describe(exc)
     headers = _headers_of(exc)
+    if any(cls.__name__ in AUTH_CLASS_NAMES for cls in type(exc).__mro__):
+        return Classified("transient" if getattr(exc, "retryable", False) is True else "auth", message)
     if status is None and _is_connect_error(exc):
         root = _root_cause(exc)
         detail = f"{type(root).__name__}: {root}" if root is not exc and str(root) else ""

@@ -12,11 +12,18 @@ provider for a ``faux`` model.
   is used; a model the endpoint does not list is a warning.
 - The run's own provider imports its SDK now, so a missing or broken SDK fails the invocation
   (``SdkLoadError``, exit 2) before any session exists; the others import theirs on first use.
+- A provider's settings (a cloud's region, project, API version; ``ai/settings.py``) and, where it
+  has no default endpoint, its endpoint variable: missing for the run's own provider, that is an
+  ``InvocationError`` naming the variable and its fix; any other provider is then not built.
+  A ``keyless`` provider (an OpenAI-compatible local server) is built once its endpoint is named,
+  with or without its key.
 - No credential at all for a credentialed model is ``missing_credentials`` (exit 2). When only
   other providers' credentials are present the caller decides (a user extension may still
   register the provider).
 
-Real keys are returned as ``secrets`` for the redactor; AWF placeholders are no secrets.
+Real keys (and the parts that go with them: AWS's secret key and session token) are returned as
+``secrets`` for the redactor; AWF placeholders are no secrets. ``reveal`` is told the secrets a
+provider meets later (what a credentials file holds, the access tokens a cloud's client mints).
 """
 
 from __future__ import annotations
@@ -28,11 +35,12 @@ from typing import Any
 
 from aw_action.ai import awf_reflect
 from aw_action.ai.catalog import ProviderSpec, provider_specs
-from aw_action.ai.credentials import find_credential, missing_credentials
+from aw_action.ai.credentials import Credential, find_credential, missing_credentials
 from aw_action.ai.endpoints import base_url, request_headers
 from aw_action.ai.faux import FauxProvider
 from aw_action.ai.retry import RetryPolicy, RetrySettingError
 from aw_action.ai.sdk_provider import DEFAULT_TIMEOUT_S, SdkProvider
+from aw_action.ai.settings import MissingSettingError, provider_settings, require_endpoint
 from aw_action.ai.types import Model, Provider
 from aw_action.exits import InvocationError
 
@@ -79,6 +87,7 @@ def build_providers(
     *,
     scrub: Callable[[str], str] | None = None,
     faux_turns: list[dict[str, Any]] | None = None,
+    reveal: Callable[[str], None] | None = None,
 ) -> ProviderSet:
     """The providers for a run of ``model`` (see the module docstring). ``faux_turns`` is the
     scripted provider's script, for a ``faux`` model."""
@@ -90,16 +99,31 @@ def build_providers(
     reflection = _discover(env, specs, out)
     built: dict[str, SdkProvider] = {}
     for spec in specs.values():
-        credential = find_credential(spec.name, env) if spec.transport else None
+        credential = _credential(spec, env)
         if credential is None:
             continue
-        if not credential.placeholder:
-            out.secrets.append(credential.value)
         endpoint = reflection.endpoint_for(spec.reflect_names) if reflection else None
         url = base_url(spec, env, endpoint.base_url if endpoint else None)
+        try:
+            require_endpoint(spec, url)
+            settings = provider_settings(spec, env)
+        except MissingSettingError:
+            if spec.name == model.provider:
+                raise
+            continue
+        if not credential.placeholder:
+            out.secrets.extend(credential.secrets)
         headers = request_headers(spec, env)
         built[spec.name] = SdkProvider(
-            spec, credential, base_url=url, headers=headers, retry=retry, timeout_s=timeout_s, scrub=scrub
+            spec,
+            credential,
+            base_url=url,
+            headers=headers,
+            retry=retry,
+            timeout_s=timeout_s,
+            scrub=scrub,
+            settings=settings,
+            reveal=reveal,
         )
     out.providers.update(built)
     wanted = specs.get(model.provider)
@@ -111,6 +135,16 @@ def build_providers(
     elif not built and wanted is not None and wanted.transport:
         raise missing_credentials(model, [])
     return out
+
+
+def _credential(spec: ProviderSpec, env: Mapping[str, str]) -> Credential | None:
+    """``spec``'s credential; an empty one for a ``keyless`` provider whose endpoint is named."""
+    if not spec.transport:
+        return None
+    found = find_credential(spec.name, env)
+    if found is None and spec.keyless and spec.base_url_env and env.get(spec.base_url_env, "").strip():
+        return Credential("", "")
+    return found
 
 
 def _discover(

@@ -59,6 +59,9 @@ TRANSPORTS: dict[str, TransportRow] = {
     for row in (
         TransportRow("anthropic", "anthropic", "aw_action.ai.transports:anthropic_client"),
         TransportRow("openai", "openai", "aw_action.ai.transports:openai_client"),
+        TransportRow("bedrock", "anthropic", "aw_action.ai.transports:bedrock_client"),
+        TransportRow("vertex", "anthropic", "aw_action.ai.transports:vertex_client"),
+        TransportRow("azure", "openai", "aw_action.ai.transports:azure_client"),
     )
 }
 

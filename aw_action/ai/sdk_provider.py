@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -94,6 +94,8 @@ class SdkProvider:
         retry: RetryPolicy | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         scrub: Scrub | None = None,
+        settings: Mapping[str, str] | None = None,
+        reveal: Callable[[str], None] | None = None,
     ) -> None:
         if spec.transport not in TRANSPORTS:
             raise ValueError(f"provider {spec.name!r}: no transport {spec.transport!r} (ai/registry.py)")
@@ -111,6 +113,9 @@ class SdkProvider:
         self.price_provider = spec.price_provider
         self._credential = credential
         self._scrub_extra = scrub
+        self._settings = dict(settings or {})
+        self._revealed: set[str] = set(credential.secrets)
+        self._reveal_extra = reveal
         self._wires: dict[str, Wire] = {}
         self._client: Any = None
         self._sdk: Any = None
@@ -126,15 +131,33 @@ class SdkProvider:
         """Import the SDK and build the client now (provider setup calls this for the run's model)."""
         if self._client is None:
             sdk = import_sdk(self.transport.sdk)
-            hooks: dict[str, list[Callable[..., Any]]] = {"response": [_on_http_response]}
-            connection = Connection(self._credential, self.base_url, self.headers, self.timeout_s, hooks)
+            hooks: dict[str, list[Callable[..., Any]]] = {
+                "request": [self._on_request],
+                "response": [_on_http_response],
+            }
+            connection = Connection(
+                self._credential, self.base_url, self.headers, self.timeout_s, hooks, self._settings, self.reveal
+            )
             self._client = load(self.transport.client)(sdk, connection)
             self._sdk = sdk
 
+    def reveal(self, secret: str) -> None:
+        """A secret met after setup (a token a cloud's client minted): masked from now on."""
+        if secret and secret not in self._revealed:
+            self._revealed.add(secret)
+            if self._reveal_extra is not None:
+                self._reveal_extra(secret)
+
+    async def _on_request(self, request: Any) -> None:
+        """httpx request hook: the bearer token a client sends (minted, refreshed) is a secret."""
+        scheme, _, token = str(request.headers.get("authorization", "")).partition(" ")
+        if scheme.lower() == "bearer" and token:
+            self.reveal(token)
+
     def scrub(self, text: str) -> str:
-        key = self._credential.value
-        if key and len(key) >= 4:
-            text = text.replace(key, "***")
+        for key in sorted(self._revealed, key=len, reverse=True):
+            if len(key) >= 4:
+                text = text.replace(key, "***")
         return self._scrub_extra(text) if self._scrub_extra else text
 
     async def stream(
@@ -246,7 +269,10 @@ class SdkProvider:
         """The error in the user's terms when it is about their setup (the key, the endpoint)."""
         if info.kind == "auth":
             where = f" in {self.credential_var}" if self.credential_var else ""
-            return f"the {self.name} API refused the credential{where}: {detail}; check that the key is valid"
+            fix = self.spec.credential_fix or "check that the key is valid"
+            return f"the {self.name} API refused the credential{where}: {detail}; {fix}"
+        if info.status == 404 and self.spec.not_found_fix:
+            return f"{detail}; {self.spec.not_found_fix}"
         if info.kind == "unreachable":
             return f"cannot reach the {self.name} API at {self.base_url or 'its default endpoint'}: {detail}"
         return detail

@@ -2,7 +2,8 @@
 
 Registers every provider the ai layer builds for the run's model (one per catalog provider whose
 credential the environment holds; the scripted one for a ``faux`` model), adds their real keys
-to the redactor, and announces what AWF's ``/reflect`` reported (a line) and what went wrong with
+to the redactor (and, as the providers meet them, the secrets a cloud's credentials file holds and
+the tokens its client mints), and announces what AWF's ``/reflect`` reported (a line) and what went wrong with
 it (warnings). What is built, from which variables and endpoints, and which failures end the
 invocation is ``ai/providers.py``'s (docs/architecture.md, "What a change touches").
 
@@ -43,8 +44,9 @@ def faux_script(api: ExtensionAPI) -> list[dict[str, Any]]:
 
 def setup(api: ExtensionAPI) -> None:
     script = faux_script(api) if api.model.provider == "faux" else None
-    built = build_providers(api.model, api.env, scrub=api.services.redactor.text, faux_turns=script)
-    api.services.redactor.add(*built.secrets)
+    redactor = api.services.redactor
+    built = build_providers(api.model, api.env, scrub=redactor.text, faux_turns=script, reveal=redactor.add)
+    redactor.add(*built.secrets)
     for line in built.notes:
         api.services.jsonl.line(line)
     for warning in built.warnings:

@@ -11,6 +11,9 @@ what they can touch, and the check at the end.
   3. GitHub access: granted only when the config writes ``tools.github``; the summary says so;
   4. the job's file commands (``GITHUB_ENV``, ...) are snapshotted and a ``RecordLedger`` is
      opened for the output dir;
+  4b. a credentials file the environment names (``GOOGLE_APPLICATION_CREDENTIALS``) is kept from
+     the tools for the run (``security/credential_files.py``) when they run as another user;
+     otherwise a warning says it is within their reach;
   5. the kernel sandbox (``sandbox_setup.plan_sandbox``): first of all, so a read-only sandbox
      the kernel cannot enforce refuses the run (exit 2) before anything changed; its private
      ``TMPDIR`` and its ``sandbox`` record.
@@ -20,7 +23,7 @@ what they can touch, and the check at the end.
   block (entry points only). ``RunGuards.tools`` / ``step_tools(...)``: the tools' sandbox for
   the run and for a workflow step.
 - ``RunGuards.seal(journal)``: once, after every agent process is dead and before the summary
-  and outputs are written: a handed-over workspace is given back to its owners, the private
+  and outputs are written: withheld credentials files and a handed-over workspace are given back, the private
   ``TMPDIR`` removed, the file commands restored and the ledger verified; each finding is a
   warning and makes the run degraded.
 """
@@ -34,11 +37,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aw_action.agent.events import HarnessEvent
+from aw_action.ai.credentials import credential_files
 from aw_action.harness.sandbox_setup import announce, bash_policy_mode, plan_sandbox
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
 from aw_action.run.record import RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
+from aw_action.security.credential_files import WithheldFile, give_back, withhold
 from aw_action.security.file_commands import FileCommandGuard
 from aw_action.security.identity import (
     HandedOver,
@@ -90,6 +95,8 @@ class RunGuards:
     """The mode of the config's ``tools.bash`` policy (``None``: none written)."""
     handed_over: HandedOver | None = None
     """A root-owned workspace lent to the tools' user; given back at the seal."""
+    withheld: list[WithheldFile] = field(default_factory=list)
+    """Credentials files taken from the tools for the run; given back at the seal."""
     sealed: bool = field(default=False, init=False)
 
     @property
@@ -138,6 +145,8 @@ class RunGuards:
             journal.degrade("records", f"not checked: {exc}", RECORDS_HINT)
 
     def _seal(self, journal: Journal) -> None:
+        for problem in give_back(self.withheld):  # first: a handed-over workspace then returns it to its owner
+            journal.warn(f"a credentials file could not be given back as it was: {problem}")
         if self.handed_over is not None:
             self.handed_over.give_back()
         shutil.rmtree(self.sandbox.tmpdir, ignore_errors=True)
@@ -197,6 +206,7 @@ def guard_run(
         journal.warn(_unprotected(decision), check=ISOLATION_CHECK)
         if os.geteuid() == 0:
             record.security_notes.append(f"Unprotected: {decision.reason}.")
+    withheld = _withhold_credential_files(env, decision, journal)
     github = github_grant(config)
     if github.granted:
         record.security_notes.append(f"GitHub access granted: {github.reason}.")
@@ -208,9 +218,26 @@ def guard_run(
         sandbox,
         bash_policy_mode(config),
         handed_over,
+        withheld,
     )
     announce(sandbox, guards.tools, record, post, steps)
     return guards
+
+
+def _withhold_credential_files(
+    env: Mapping[str, str], decision: IdentityDecision, journal: Journal
+) -> list[WithheldFile]:
+    """The credentials files ``env`` names, kept from the tools when a file mode can do it."""
+    paths = credential_files(env)
+    if not paths:
+        return []
+    if not decision.protected:
+        journal.warn(f"credentials file {', '.join(paths)} is within the tools' reach: they run as the harness's user")
+        return []
+    withheld, problems = withhold(paths)
+    for problem in problems:
+        journal.warn(f"credentials file not kept from the tools: {problem}")
+    return withheld
 
 
 def _agent_records_file(path: Path, identity: ToolIdentity) -> None:

@@ -21,6 +21,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from aw_action.ai.catalog import canonical_model_id
 from aw_action.ai.types import Usage
 
 WEIGHTS: dict[str, float] = {"input": 1.0, "cache_read": 0.1, "output": 4.0, "reasoning": 4.0, "cache_write": 1.0}
@@ -63,8 +64,9 @@ class Multipliers:
         self._table = {**_shipped(), **{_norm(k): float(v) for k, v in (overrides or {}).items()}}
 
     def lookup(self, model: str) -> float | None:
-        """The multiplier for ``model`` (a bare id or ``provider/id``), or None when unknown."""
-        name = _norm(model.rsplit("/", 1)[-1])
+        """The multiplier for ``model`` (a bare id or ``provider/id``; a cloud's spelling of a
+        vendor's id is read as that id: ``ai/catalog.canonical_model_id``), or None when unknown."""
+        name = _norm(canonical_model_id(model.rsplit("/", 1)[-1]))
         if name in self._table:
             return self._table[name]
         best = max((k for k in self._table if name.startswith(k + "-")), key=len, default=None)

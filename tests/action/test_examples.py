@@ -42,6 +42,9 @@ def _action_steps(workflow: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]
 
 def test_every_example_has_its_three_files() -> None:
     assert {p.name for p in EXAMPLES} == {
+        "bedrock",
+        "vertex",
+        "azure-openai",
         "pr-review",
         "issue-triage",
         "scheduled-report",
@@ -100,6 +103,34 @@ def test_steps_that_read_the_final_message_run_only_after_a_completed_run() -> N
                     readers += 1
                     assert "steps.aw.outputs.conclusion == 'success'" in condition, (workflow, step.get("name"))
     assert readers >= 2
+
+
+CLOUD_LOGINS = {
+    "bedrock": ("aws-actions/configure-aws-credentials@", "bedrock/"),
+    "vertex": ("google-github-actions/auth@", "vertex/"),
+    "azure-openai": (None, "azure/"),
+}
+"""The step that turns the job's OIDC token into the cloud's credentials; Azure's exchange is the
+action's own (``ai/entra.py``), given the identity in the step's env."""
+
+
+@pytest.mark.parametrize("folder", sorted(CLOUD_LOGINS))
+def test_cloud_examples_sign_in_with_the_jobs_oidc_token_before_the_action(folder: str) -> None:
+    login, provider = CLOUD_LOGINS[folder]
+    workflow = _yaml(REPO / "examples" / folder / "workflow.yml")
+    assert workflow["permissions"]["id-token"] == "write"
+    [job] = workflow["jobs"].values()
+    uses = [str(step.get("uses", "")) for step in job["steps"]]
+    [ours] = [i for i, u in enumerate(uses) if OUR_ACTION.match(u)]
+    if login is None:
+        assert {"AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_OPENAI_ENDPOINT"} <= set(job["steps"][ours]["env"])
+    else:
+        logins = [i for i, u in enumerate(uses) if u.startswith(login)]
+        assert logins and logins[0] < ours, uses
+        assert uses.index("actions/checkout@v4") < logins[0], "auth writes into the workspace: checkout comes first"
+    config = json.loads((REPO / "examples" / folder / "config.json").read_text())
+    assert config["engine"]["model"].startswith(provider)
+    assert "secrets." not in json.dumps(job["steps"]), "no stored key"
 
 
 def _workspace_with_examples(tmp_path: Path) -> Path:

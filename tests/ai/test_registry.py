@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from aw_action.ai.registry import APIS, TRANSPORTS, load, wire_for
 from aw_action.ai.sdk_provider import SdkProvider
 from aw_action.ai.transports import Connection
 from tests.ai.conftest import KEY, collect, request
+from tests.servers.vertex import external_account
 
 
 @pytest.mark.parametrize("api", sorted(api for api, row in APIS.items() if row.wire))
@@ -25,11 +27,20 @@ def test_every_api_row_builds_its_wire_for_a_provider_of_its_sdk(api: str) -> No
     assert all(callable(getattr(wire, name)) for name in ("body", "types", "feed", "whole", "end_of_stream"))
 
 
+SETTINGS = {"region": "us-east5", "project": "test-project", "api_version": "2024-10-21"}
+
+
 @pytest.mark.parametrize("name", sorted(TRANSPORTS))
-def test_every_transport_builds_an_async_client_of_its_sdk(name: str) -> None:
+def test_every_transport_builds_an_async_client_of_its_sdk(name: str, tmp_path: Path) -> None:
     row = TRANSPORTS[name]
     sdk = __import__(row.sdk)
-    connection = Connection(Credential(KEY, "X_API_KEY"), "http://127.0.0.1:9", {"x-test": "1"}, 12.0)
+    adc = tmp_path / "adc.json"
+    adc.write_text(json.dumps(external_account("http://127.0.0.1:9/sts", "http://127.0.0.1:9/id?x=1", "req-tok")))
+    credential = {
+        "bedrock": Credential("AKIATEST", "AWS_ACCESS_KEY_ID", parts={"AWS_SECRET_ACCESS_KEY": KEY}),
+        "vertex": Credential(str(adc), "GOOGLE_APPLICATION_CREDENTIALS", file=True),
+    }.get(name, Credential(KEY, "X_API_KEY"))
+    connection = Connection(credential, "http://127.0.0.1:9", {"x-test": "1"}, 12.0, settings=SETTINGS)
     client = load(row.client)(sdk, connection)
     assert type(client).__module__.split(".")[0] == row.sdk and client.max_retries == 0
     assert str(client.base_url).startswith("http://127.0.0.1:9")

@@ -164,3 +164,47 @@ def test_a_workspace_the_tools_user_cannot_reach_keeps_tools_as_root(tmp_path: P
     guards = guard_run(config(), env=ENV, workspace=ws, output_dir=tmp_path / "out", **_run(state))
     assert guards.identity is None and not guards.decision.protected
     assert "cannot reach" in guards.decision.reason and any("cannot reach" in w for w in state.journal.warnings)
+
+
+def test_a_credentials_file_in_the_workspace_is_kept_from_the_tools_until_the_seal(
+    user_dir: Path, shared_tmp: Path, tool_user: ToolIdentity
+) -> None:
+    """google-github-actions/auth writes the file into the workspace, the runner user's, 0640:
+    the tools (that user) could read the ID-token request token in it."""
+    creds = user_dir / "gha-creds-0123456789abcdef.json"
+    creds.write_text('{"type": "external_account"}')
+    os.chown(creds, tool_user.uid, tool_user.gid)
+    creds.chmod(0o640)
+    state = RunState.for_model("faux/scripted")
+    out = shared_tmp / "out"
+    out.mkdir()
+    env = {**ENV, "GOOGLE_APPLICATION_CREDENTIALS": str(creds)}
+    guards = guard_run(config(), env=env, workspace=user_dir, output_dir=out, **_run(state))
+    as_agent = {"user": tool_user.uid, "group": tool_user.gid, "extra_groups": []}
+
+    def agent_reads() -> bool:
+        cat = subprocess.run(["cat", str(creds)], capture_output=True, **as_agent)  # type: ignore[call-overload]
+        return bool(cat.returncode == 0)
+
+    assert guards.decision.protected
+    assert (creds.stat().st_uid, oct(creds.stat().st_mode)[-3:]) == (0, "600")
+    assert not agent_reads()
+    guards.seal(state.journal)
+    assert (creds.stat().st_uid, creds.stat().st_gid, oct(creds.stat().st_mode)[-3:]) == (
+        tool_user.uid,
+        tool_user.gid,
+        "640",
+    )
+    assert agent_reads() and state.journal.warnings == []
+
+
+def test_a_credentials_file_within_the_tools_reach_is_said(tmp_path: Path) -> None:
+    state = RunState.for_model("faux/scripted")
+    (tmp_path / "out").mkdir()
+    creds = tmp_path / "adc.json"
+    creds.write_text("{}")
+    env = {**ENV, "GOOGLE_APPLICATION_CREDENTIALS": str(creds)}
+    guards = guard_run(config(), env=env, workspace=tmp_path, output_dir=tmp_path / "out", **_run(state))
+    if guards.decision.protected:
+        pytest.skip("this machine has an 'aw-agent' user: a root-owned workspace is protected here")
+    assert f"credentials file {creds} is within the tools' reach" in " ".join(state.journal.warnings)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -76,6 +77,16 @@ Responder = Reply | Callable[[ReceivedRequest], Reply]
 
 
 class _HTTPServer(LocalHTTPServer):
+    tls: ssl.SSLContext | None = None
+
+    def get_request(self) -> tuple[Any, Any]:
+        """With TLS, each connection is wrapped; its handshake runs in its handler's thread."""
+        conn, addr = super().get_request()
+        if self.tls is None:
+            return conn, addr
+        conn.setblocking(True)
+        return self.tls.wrap_socket(conn, server_side=True, do_handshake_on_connect=False), addr
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], ConnectionError):
             return  # the client went away (an aborted request): expected in these tests
@@ -85,8 +96,10 @@ class _HTTPServer(LocalHTTPServer):
 class WireServer:
     """Threaded HTTP server on 127.0.0.1; thread-safe script and request log."""
 
-    def __init__(self, default: Responder | None = None, port: int = 0) -> None:
+    def __init__(self, default: Responder | None = None, port: int = 0, tls: ssl.SSLContext | None = None) -> None:
         self.default = default
+        self.tls = tls
+        """Serve HTTPS with this context (``tests/servers/tls.py``); None: plain HTTP."""
         self.requests: list[ReceivedRequest] = []
         self._script: deque[Responder] = deque()
         self._lock = threading.Lock()
@@ -103,7 +116,7 @@ class WireServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def script(self, *replies: Responder) -> WireServer:
         with self._lock:
@@ -174,6 +187,7 @@ class WireServer:
                     self.connection.shutdown(socket.SHUT_RDWR)
 
         httpd = _HTTPServer(("127.0.0.1", self._port), Handler)
+        httpd.tls = self.tls
         self._httpd = httpd
         self._thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), name="wire-server", daemon=True)
         self._thread.start()
