@@ -88,13 +88,14 @@ def _merged_labels(*groups: Iterable[str]) -> tuple[str, ...]:
     return tuple(out.values())
 
 
-def _target(cfg: AddComment | AddLabels, record: dict[str, Any], ctx: ApplyContext, key: str) -> int:
+def _target(cfg: AddComment | AddLabels, record: dict[str, Any], ctx: ApplyContext, key: str) -> int | None:
+    """The issue or pull request number; None only in a dry run without an event."""
     if cfg.target == "*":
         return int(record["item_number"])
     if isinstance(cfg.target, int):
         return cfg.target
     number = ctx.triggering_number()
-    if number is None:
+    if number is None and not (ctx.dry_run and not ctx.event):
         raise RequestError(
             f"no triggering issue or pull request in this event; set safe-outputs.{key}.target to '*' or a number"
         )

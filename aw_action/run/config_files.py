@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from aw_action.exits import InvocationError
 from aw_action.run.config import RunConfig
 from aw_action.run.input_files import InputFileProblem, read_input_text, read_text_or_problem
+from aw_action.run.yaml_hint import yaml_hint
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
@@ -101,7 +102,8 @@ def read_json_file(path: Path, what: str) -> Any:
         data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InvocationError(
-            f"{what} is not valid JSON: {path}: line {exc.lineno} column {exc.colno}: {exc.msg}"
+            yaml_hint(text, path, what)
+            or f"{what} is not valid JSON: {path}: line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
     except (RecursionError, ValueError) as exc:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
