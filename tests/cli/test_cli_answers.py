@@ -7,7 +7,6 @@ isolation on a local run."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -17,6 +16,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from aw_action import cli
+from aw_action.security.identity import decide_tool_identity, reachable
 from tests.conftest import REPO, base_env
 
 AW_HARNESS = Path(sys.executable).parent / "aw-harness"
@@ -188,5 +188,5 @@ def test_a_local_run_has_no_warning_about_the_image_but_a_run_on_a_runner_does(t
         env={**env, "GITHUB_ACTIONS": "true"}, cwd=workspace,
     )  # fmt: skip
     assert on_runner.returncode == 0
-    protected = os.geteuid() == 0 and workspace.stat().st_uid != 0
+    protected = reachable(decide_tool_identity(workspace), workspace).protected
     assert (ISOLATION in on_runner.stderr) is not protected
