@@ -85,8 +85,8 @@ def _results(stdout: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("folder", OFFLINE, ids=lambda p: p.name)
 def test_the_example_runs_offline_as_its_readme_says(tmp_path: Path, folder: Path) -> None:
     root = _checkout(tmp_path)
-    block = _block(folder).replace("$PWD/.venv/bin", str(BIN)).replace(".venv/bin/", f"{BIN}/")
-    block = block.replace("/tmp/", f"{tmp_path}/")
+    block = _block(folder).replace("/tmp/", f"{tmp_path}/")  # first: the checkout itself may lie under /tmp
+    block = block.replace("$PWD/.venv/bin", str(BIN)).replace(".venv/bin/", f"{BIN}/")
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}  # no key, no runner
     proc = subprocess.run(["bash", "-e", "-c", block], cwd=root, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
