@@ -24,7 +24,7 @@ RUN python -m venv /opt/aw \
     && /opt/aw/bin/pip install --no-cache-dir --require-hashes --only-binary=:all: -r /build/requirements.lock \
     && python -m venv /opt/build \
     && /opt/build/bin/pip install --no-cache-dir --require-hashes --only-binary=:all: -r /build/requirements-build.lock
-COPY pyproject.toml README.md /build/src/
+COPY pyproject.toml README.md action.yml /build/src/
 COPY aw_action /build/src/aw_action
 RUN /opt/build/bin/pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /build/dist /build/src \
     && /opt/aw/bin/pip install --no-cache-dir --no-deps --no-index /build/dist/aw_harness-*.whl \

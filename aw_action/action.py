@@ -34,7 +34,9 @@ from typing import IO, cast
 from aw_action.apply_outputs.action_mode import run_apply_mode
 from aw_action.exits import InvocationError
 from aw_action.github import credential_help
+from aw_action.github.action_help import action_help
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, secret_values
+from aw_action.github.action_manifest import ManifestError, action_inputs, unknown_inputs
 from aw_action.github.event import TriggerEvent
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import result_outputs, write_outputs
@@ -62,11 +64,14 @@ whatever still blocks."""
 
 
 def main(argv: list[str]) -> int:
+    if argv in (["--help"], ["-h"]):
+        return _help()
     harden_process()
     log = WorkflowLog(sys.stdout)
     env = dict(os.environ)
     for secret in secret_values(env):
         log.mask(secret)
+    _warn_unknown_inputs(env, log)
     if argv:  # a workflow's `with: args:` reaches the container as arguments
         message = f"the action takes no arguments (inputs come from INPUT_* variables), got {argv}"
         return _invalid_input(ActionInputError("args", message), env, log)
@@ -86,6 +91,27 @@ def main(argv: list[str]) -> int:
     except InvocationError as exc:  # the environment's part of the config (GH_AW_* limits)
         return _invalid_input(exc, env, log)
     return asyncio.run(_run(plan, env, log, stops, event_appendix(inputs, plan.event)))
+
+
+def _help() -> int:
+    try:
+        sys.stdout.write(action_help(action_inputs()))
+    except ManifestError as exc:
+        sys.stderr.write(f"aw-harness action: error: {exc}\n")
+        return 2
+    return 0
+
+
+def _warn_unknown_inputs(env: dict[str, str], log: WorkflowLog) -> None:
+    """A misspelt ``with:`` key (``max-turn``) would be ignored without a word: say so, naming the
+    input it most likely meant (action.yml's, the one list)."""
+    try:
+        unknown = unknown_inputs(env, action_inputs())
+    except ManifestError as exc:
+        log.warning(f"cannot check the INPUT_* names: {exc}", title="aw-harness")
+        return
+    for each in unknown:
+        log.warning(each.message(), title="aw-harness: unknown input")
 
 
 def _skipped(

@@ -14,6 +14,7 @@ change the exit code.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -80,6 +81,13 @@ def run_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def unknown_subcommand(word: str) -> str:
+    """A first word that is no subcommand (a run takes only options): the nearest one by name."""
+    likely = difflib.get_close_matches(word, list(SUBCOMMANDS), n=1, cutoff=0.6)
+    hint = f"did you mean '{likely[0]}'?" if likely else f"the subcommands are {', '.join(SUBCOMMANDS)}"
+    return f"unknown subcommand '{word}' ({hint})"
+
+
 def version() -> str:
     """The installed package's version (``unknown`` when run from an uninstalled source tree).
     Read only when asked: ``importlib.metadata`` costs ~75 ms at start-up."""
@@ -109,9 +117,12 @@ def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
         return run_subcommand(args[0], args[1:])
+    parser = run_parser()
+    if args and not args[0].startswith("-"):
+        parser.error(unknown_subcommand(args[0]))
     harden_process()
     stops = stop_signals()
-    parsed = run_parser().parse_args(args)
+    parsed = parser.parse_args(args)
     pretty = wants_pretty(parsed.format, sys.stderr)
     stream = cast(IO[str], PrettyStream(sys.stderr)) if pretty else None  # a text stream but for typeshed
     harness = Harness(parsed.config, parsed.prompt, stderr=stream, readable=pretty)

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from tests.suites import marker_for
+
 REPO = Path(__file__).resolve().parent.parent
 
 # Property tests are a gate in CI, so the default profile is derandomized: the same cases every
@@ -97,3 +99,32 @@ def write_run_files(
 @pytest.fixture
 def tmp_run(tmp_path: Path) -> Path:
     return tmp_path
+
+
+QUICK_NOTE = (
+    "quick suite: the slow and container tests are left out (pytest -m 'slow or container' runs them, .ci/run both)"
+)
+
+
+def _quick_run(config: pytest.Config) -> bool:
+    """No test named and no ``-m``: the README's command (tests/suites.py)."""
+    return config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.option.markexpr
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test from tests/suites.py's table; a quick run leaves the marked ones out."""
+    left_out = []
+    for item in items:
+        marker = marker_for(item.nodeid)
+        if marker is not None:
+            item.add_marker(marker)
+            left_out.append(item)
+    if left_out and _quick_run(config):
+        config.hook.pytest_deselected(items=left_out)
+        kept = set(map(id, left_out))
+        items[:] = [item for item in items if id(item) not in kept]
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    if _quick_run(config):
+        terminalreporter.write_line(QUICK_NOTE)

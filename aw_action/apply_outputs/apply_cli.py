@@ -4,8 +4,9 @@ PATH is the records file or the folder holding it (a downloaded artifact). The l
 ``--config`` (a config.json or the copy the recorder wrote; pass the repository's own file when
 the agent could have touched the artifact), else the copy beside the records. The token is
 ``GITHUB_TOKEN``; the API is ``GITHUB_API_URL``; the repository ``GITHUB_REPOSITORY``; default
-targets come from the event at ``GITHUB_EVENT_PATH``. ``--dry-run`` needs no token, prints the
-planned items and changes nothing.
+targets come from the event at ``GITHUB_EVENT_PATH``. ``--dry-run`` needs nothing but the records
+(no token, repository or event: the report's ``assumed`` says what stood in), prints the planned
+items and changes nothing.
 
 Exit codes: 0 every record applied (or already present), or nothing to do; 1 at least one
 record refused or failed (the others were still applied); 2 invalid input (no records file,
@@ -97,12 +98,14 @@ def main(argv: list[str], env: Mapping[str, str] | None = None, *, sleep: Any = 
     redactor = Redactor(secrets_from_env(environ))
     try:
         records, config = _inputs(args.path, args.config)
-        ctx = ApplyContext.from_env(environ, need_token=not args.dry_run)
+        ctx = ApplyContext.from_env(environ, dry_run=args.dry_run)
     except ApplyInputError as exc:
         sys.stderr.write(f"{PROG}: error: {redactor.text(str(exc))}\n")
         return 2
     if ctx.token:
         redactor.add(ctx.token)
+    for note in ctx.assumed:
+        sys.stderr.write(f"{PROG}: dry run: {note}\n")
     lines = read_records(records)
     planned = plan_records(lines, config, ctx, records.parent, allowed_domains(environ), redactor.text)
     writer = None
@@ -112,5 +115,7 @@ def main(argv: list[str], env: Mapping[str, str] | None = None, *, sleep: Any = 
         writer = GitHubWriter(gh, ctx, RetryPolicy(), sleep)
     items = apply_items(planned, writer, lambda line: sys.stderr.write(redactor.text(line)))
     report = {"dry_run": args.dry_run, "repository": ctx.repository, "run_id": ctx.run_id, "items": items}
+    if ctx.assumed:
+        report["assumed"] = list(ctx.assumed)
     publish(report, environ, redactor, sys.stdout)
     return 0 if all(item["status"] in OK_STATUSES for item in items) else 1

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 _REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+DRY_RUN_REPOSITORY = "OWNER/REPO"
 
 
 class ApplyInputError(Exception):
@@ -31,6 +32,9 @@ class ApplyContext:
     event: Mapping[str, Any] = field(default_factory=dict)
     base_branch: str | None = None
     """The pull request's base (``GITHUB_BASE_REF``) or the pushed branch; else the default branch."""
+    dry_run: bool = False
+    """Plan only: no token, and the repository and event may be missing (``assumed`` says what stood in)."""
+    assumed: tuple[str, ...] = ()
 
     @property
     def run_url(self) -> str:
@@ -45,13 +49,25 @@ class ApplyContext:
         return None
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str], *, need_token: bool = True) -> ApplyContext:
+    def from_env(cls, env: Mapping[str, str], *, dry_run: bool = False) -> ApplyContext:
+        """A dry run needs nothing but the records: without ``GITHUB_REPOSITORY`` the links name
+        ``DRY_RUN_REPOSITORY``, and without an event the items for the triggering issue or pull
+        request have no number yet; ``assumed`` says so."""
+        assumed: list[str] = []
         repository = env.get("GITHUB_REPOSITORY", "").strip()
+        if dry_run and not repository:
+            repository = DRY_RUN_REPOSITORY
+            assumed.append(f"GITHUB_REPOSITORY is not set: links name {DRY_RUN_REPOSITORY}")
         if not _REPOSITORY.match(repository):
             raise ApplyInputError(f"GITHUB_REPOSITORY must be owner/name, got {repository!r}")
         token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or None
-        if need_token and not token:
+        if not dry_run and not token:
             raise ApplyInputError("GITHUB_TOKEN is not set (the apply job needs a token with write access)")
+        event = _event(env.get("GITHUB_EVENT_PATH"))
+        if dry_run and not event:
+            assumed.append(
+                "no event (GITHUB_EVENT_PATH): items for the triggering issue or pull request have no number"
+            )
         ref = env.get("GITHUB_REF", "")
         base = env.get("GITHUB_BASE_REF") or (
             ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
@@ -62,8 +78,10 @@ class ApplyContext:
             api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
             server_url=(env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
             run_id=env.get("GITHUB_RUN_ID") or "local",
-            event=_event(env.get("GITHUB_EVENT_PATH")),
+            event=event,
             base_branch=base or None,
+            dry_run=dry_run,
+            assumed=tuple(assumed),
         )
 
 

@@ -53,6 +53,10 @@ class _Planning:
     def triggering_number(self) -> int | None:
         return self.ctx.triggering_number()
 
+    @property
+    def previewing(self) -> bool:
+        return self.ctx.dry_run and not self.ctx.event
+
     def title(self, text: str, prefix: str) -> str:
         return sanitize_title(text, prefix, fields.TITLE_MAX_CHARS)
 

@@ -61,6 +61,8 @@ def fork_pull_request(event_name: str, event: Mapping[str, Any]) -> ForkCheck:
         return ForkCheck(False, f"the pull request's head is in {base_repo} itself", base_sha, base_repo, head_repo)
     where = head_repo or "a deleted repository"
     why = f"the pull request comes from {where}: config, extensions, imports and prompt come from its base commit"
+    if base_repo is None:  # a hand-written event (act -e event.json) that left it out
+        why = f"the event names no base repository (pull_request.base.repo.full_name), so {why}"
     return ForkCheck(True, why, base_sha, base_repo, head_repo)
 
 

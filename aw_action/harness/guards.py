@@ -7,7 +7,7 @@ what they can touch, and the check at the end.
   1. the tools' user (``identity.decide_tool_identity``); a root-owned workspace is handed over
      to the image's unprivileged user for the run;
   2. the output dir is protected (owned by the harness, read-only for the tools) when tools run
-     as another uid; otherwise a warning says what does not hold;
+     as another uid; otherwise, on a runner, a warning says what does not hold (``on_a_runner``);
   3. GitHub access: granted only when the config writes ``tools.github``; the summary says so;
   4. the job's file commands (``GITHUB_ENV``, ...) are snapshotted and a ``RecordLedger`` is
      opened for the output dir;
@@ -75,6 +75,14 @@ def harden_process() -> GuardReport:
     _process["dumpable"] = report
     enable_subreaper()
     return report
+
+
+def on_a_runner(env: Mapping[str, str]) -> bool:
+    """Where the tools are meant to be isolated from the harness: on a runner (``GITHUB_ACTIONS``:
+    the container action, gh-aw's agent step, the CLI in a job), a run whose tools are not is
+    warned (``tool-isolation``). On the user's own machine the tools run as the user who started
+    the run, as that user chose: the record's security note says so, without a warning."""
+    return env.get("GITHUB_ACTIONS") == "true"
 
 
 def github_grant(config: RunConfig) -> GithubAccess:
@@ -203,8 +211,9 @@ def guard_run(
         if config.safe_outputs and decision.identity is not None:
             _agent_records_file(output_dir / RECORDS_FILE, decision.identity)
     else:
-        journal.warn(_unprotected(decision), check=ISOLATION_CHECK)
-        if os.geteuid() == 0:
+        if on_a_runner(env):
+            journal.warn(_unprotected(decision), check=ISOLATION_CHECK)
+        if os.geteuid() == 0 or not on_a_runner(env):
             record.security_notes.append(f"Unprotected: {decision.reason}.")
     withheld = _withhold_credential_files(env, decision, journal)
     github = github_grant(config)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from aw_action.exits import InvocationError
+from aw_action.run.yaml_hint import yaml_hint
 from aw_action.tools.fs import kind_of
 
 MAX_INPUT_BYTES = 10 * 1024 * 1024
@@ -100,7 +101,8 @@ def read_json_file(path: Path, what: str) -> Any:
         data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InvocationError(
-            f"{what} is not valid JSON: {path}: line {exc.lineno} column {exc.colno}: {exc.msg}"
+            yaml_hint(text, path, what)
+            or f"{what} is not valid JSON: {path}: line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
     except (RecursionError, ValueError) as exc:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)

@@ -4,11 +4,14 @@ offline linters (hadolint, check-jsonschema) pass."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -170,3 +173,33 @@ def test_offline_linters_pass(command: list[str]) -> None:
                    *map(str, sorted((REPO / "examples").glob("*/workflow.yml")))]  # fmt: skip
     proc = subprocess.run([str(BIN / command[0]), *command[1:]], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_wheel_built_as_the_image_builds_it_carries_action_yml_where_the_action_reads_it(tmp_path: Path) -> None:
+    """``aw-harness action --help`` and the unknown-input warning read action.yml at run time: the
+    wheel holds a copy (pyproject's ``force-include``), built from the files the Dockerfile copies."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for word, args in _instructions():
+        if word == "COPY" and args.split()[-1].startswith("/build/src"):
+            *names, dest = args.split()
+            for name in names:  # "DEST/" receives the named files; a DEST without "/" is the copy itself
+                target = src / Path(dest).relative_to("/build/src") / (Path(name).name if dest.endswith("/") else "")
+                if (REPO / name).is_dir():
+                    shutil.copytree(REPO / name, target, ignore=shutil.ignore_patterns("__pycache__"))
+                else:
+                    shutil.copy(REPO / name, target)
+    build = [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-cache-dir", "-q", "-w", str(tmp_path)]
+    subprocess.run(build, check=True, capture_output=True, timeout=600)
+    [wheel] = tmp_path.glob("aw_harness-*.whl")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        assert archive.read("aw_action/action.yml") == (REPO / "action.yml").read_bytes()
+        archive.extractall(site)
+    code = "from aw_action.github.action_manifest import *; print(manifest_path()); print(len(action_inputs()))"
+    # -S: no .pth files, so the checkout's editable install does not shadow the unpacked wheel
+    path = os.pathsep.join([str(site), *(p for p in sys.path if p.endswith("site-packages"))])
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code], cwd=tmp_path, env={"PYTHONPATH": path}, capture_output=True, text=True
+    )
+    assert proc.stdout.split() == [str(site / "aw_action" / "action.yml"), str(len(ACTION["inputs"]))], proc.stderr

@@ -131,7 +131,7 @@ def test_the_wheel_is_reproducible_whatever_the_files_times(wheel: Path, tmp_pat
     copy = tmp_path / "src"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(REPO / "aw_action", copy / "aw_action", ignore=ignore)
-    for name in ("pyproject.toml", "README.md", ".gitignore"):
+    for name in ("pyproject.toml", "README.md", "action.yml", ".gitignore"):
         shutil.copy2(REPO / name, copy / name)
     for path in copy.rglob("*"):
         os.utime(path, (1_700_000_000, 1_700_000_000))

@@ -55,6 +55,7 @@ def hostile_run(tmp_path: Path, workspace: Path, out: Path) -> tuple[CliRun, lis
             GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"),
             AW_OUTPUT_DIR=str(out),
             PATH="/usr/bin:/bin",
+            GITHUB_ACTIONS="true",  # a job's step: where tools not isolated from the harness are warned
         )
         (tmp_path / "summary.md").write_text("")
         cfg, prompt = write_run_files(tmp_path, {"engine": {"id": "aw", "model": "claude-sonnet-4.6"}})

@@ -55,7 +55,22 @@ def _run(state: RunState) -> dict[str, object]:
     return {"record": state.record, "journal": state.journal}
 
 
-def test_unprotected_runs_warn_with_the_isolation_check(tmp_path: Path) -> None:
+def test_unprotected_runs_on_a_runner_warn_with_the_isolation_check(tmp_path: Path) -> None:
+    state = RunState.for_model("faux/scripted")
+    warned: list[tuple[str, dict[str, object]]] = []
+    state.journal.announce = lambda message, fields: warned.append((message, fields))
+    (tmp_path / "out").mkdir()
+    env = {**ENV, "GITHUB_ACTIONS": "true"}
+    guards = guard_run(config(), env=env, workspace=tmp_path, output_dir=tmp_path / "out", **_run(state))
+    if guards.decision.protected:
+        pytest.skip("this machine has an 'aw-agent' user: a root-owned workspace is protected here")
+    assert [fields for _, fields in warned] == [{"check": ISOLATION_CHECK}]
+    assert "tools are not isolated" in warned[0][0]
+
+
+def test_unprotected_runs_on_the_users_machine_are_noted_not_warned(tmp_path: Path) -> None:
+    """Locally the tools run as the user who started the run (or root, as that user chose): no
+    warning about an image the user does not run, but the record's security note says it."""
     state = RunState.for_model("faux/scripted")
     warned: list[tuple[str, dict[str, object]]] = []
     state.journal.announce = lambda message, fields: warned.append((message, fields))
@@ -63,8 +78,8 @@ def test_unprotected_runs_warn_with_the_isolation_check(tmp_path: Path) -> None:
     guards = guard_run(config(), env=ENV, workspace=tmp_path, output_dir=tmp_path / "out", **_run(state))
     if guards.decision.protected:
         pytest.skip("this machine has an 'aw-agent' user: a root-owned workspace is protected here")
-    assert [fields for _, fields in warned] == [{"check": ISOLATION_CHECK}]
-    assert "tools are not isolated" in warned[0][0]
+    assert warned == []
+    assert f"Unprotected: {guards.decision.reason}." in state.record.security_notes
 
 
 def test_an_output_dir_holding_the_workspace_is_not_taken_over(user_dir: Path, tool_user: ToolIdentity) -> None:
@@ -161,7 +176,8 @@ def test_a_workspace_the_tools_user_cannot_reach_keeps_tools_as_root(tmp_path: P
     os.chown(ws, tool_user.uid, tool_user.gid)
     state = RunState.for_model("faux/scripted")
     (tmp_path / "out").mkdir()
-    guards = guard_run(config(), env=ENV, workspace=ws, output_dir=tmp_path / "out", **_run(state))
+    env = {**ENV, "GITHUB_ACTIONS": "true"}  # on a runner, where tools left as root are warned
+    guards = guard_run(config(), env=env, workspace=ws, output_dir=tmp_path / "out", **_run(state))
     assert guards.identity is None and not guards.decision.protected
     assert "cannot reach" in guards.decision.reason and any("cannot reach" in w for w in state.journal.warnings)
 

@@ -84,6 +84,11 @@ class Planning(Protocol):
         """The issue or pull request the event is about, if any."""
         ...
 
+    @property
+    def previewing(self) -> bool:
+        """A dry run with no event: the plan is shown, a missing triggering target is not an error."""
+        ...
+
     def title(self, text: str, prefix: str) -> str:
         """A title made safe to post, the prefix added once."""
         ...

@@ -51,13 +51,14 @@ def item_fields(args: Mapping[str, Any], cfg: TargetedConfig, key: str) -> dict[
     return {}
 
 
-def target_number(record: Mapping[str, Any], cfg: TargetedConfig, planning: Planning, key: str) -> int:
+def target_number(record: Mapping[str, Any], cfg: TargetedConfig, planning: Planning, key: str) -> int | None:
+    """The issue or pull request number; None only in a dry run without an event."""
     if cfg.target == "*":
         return int(record["item_number"])
     if isinstance(cfg.target, int):
         return cfg.target
     number = planning.triggering_number()
-    if number is None:
+    if number is None and not planning.previewing:
         raise RequestError(
             f"no triggering issue or pull request in this event; set safe-outputs.{key}.target to '*' or a number"
         )

@@ -1,0 +1,45 @@
+"""Which tests the README's quick command leaves out: one table, read by ``tests/conftest.py``.
+
+``pytest`` with no test named (the README's command) runs the quick suite: everything but the
+tests marked ``slow`` (whole runs against stuck servers, signals and deadlines, property tests,
+wheel builds: they are most of the time and little of the code) and ``container`` (the image
+under Docker). ``.ci/run`` runs those right after it (``pytest -m "slow or container"``). Naming
+tests (``pytest tests``, ``pytest tests/faults``) or giving ``-m`` runs what was asked. Marks come
+from this table by node id, never from decorators in the test files.
+"""
+
+from __future__ import annotations
+
+CONTAINER = ("tests/container/",)
+"""The action's image under Docker (they skip, saying why, without an engine)."""
+
+SLOW: dict[str, str] = {
+    "tests/faults/": "the fault matrix: stuck servers, deadlines and signals against real processes",
+    "tests/awf/": "the AWF rig: gh-aw's agent step end to end",
+    "tests/cli/test_second_signal.py": "a second signal at every moment of a request",
+    "tests/cli/test_stops.py": "deadlines and signals against blocked event loops",
+    "tests/cli/test_cut_short_turns.py": "deadlines and budgets that cut a turn short",
+    "tests/cli/test_run_records.py": "several whole runs in one folder",
+    "tests/action/test_trigger_gate.py": "whole action runs per trigger event",
+    "tests/action/test_cancel.py": "the runner's cancel against stuck runs",
+    "tests/action/test_artifact_upload.py": "whole runs uploading to a local artifact server",
+    "tests/action/test_workflow_example.py": "the workflow example across three jobs",
+    "tests/security/test_attack_suite_action.py": "the hostile script through the action",
+    "tests/security/test_attack_suite_cli.py": "the hostile script through the CLI",
+    "tests/run/test_input_properties.py": "property tests of the input parsers",
+    "tests/audit/test_audit_hostile.py": "property tests of the audit's readers",
+    "tests/ghaw/test_install_step.py": "wheel builds and pip installs",
+    "tests/ai/test_cli_providers.py": "whole runs against each provider's local server",
+    "tests/docs/test_examples_offline.py": "every example's offline commands",
+    "tests/docs/test_readme.py::test_the_quick_suite_and_the_rest_are_every_test_once": "two collections",
+}
+"""Node id prefix -> why it is slow."""
+
+
+def marker_for(nodeid: str) -> str | None:
+    """``container``, ``slow`` or None (the quick suite)."""
+    if nodeid.startswith(CONTAINER):
+        return "container"
+    if nodeid.startswith(tuple(SLOW)):
+        return "slow"
+    return None
