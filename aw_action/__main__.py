@@ -1,9 +1,5 @@
 """``python -m aw_action`` is ``aw-harness``."""
 
-from aw_action.security.safe_path import drop_unsafe_path
+from aw_action.launch import entrypoint
 
-drop_unsafe_path()  # before any other import: nothing may come from the checked-out workspace
-
-from aw_action.cli import main  # noqa: E402
-
-raise SystemExit(main(guard_exit=True))
+entrypoint()

@@ -26,6 +26,7 @@ from aw_action.harness.arguments import OneLineParser
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import run_and_print, stop_signals
+from aw_action.run.stop_hold import release
 from aw_action.sinks.pretty import FORMATS, PrettyStream, wants_pretty
 
 SUBCOMMANDS: dict[str, str] = {
@@ -50,7 +51,14 @@ SUBCOMMAND_HELP: dict[str, str] = {
 """One line per subcommand for ``--help`` (the same names as ``SUBCOMMANDS``)."""
 
 
+STOP_SCHEME_SUBCOMMANDS = frozenset({"action", "gh-aw", "workflow"})
+"""The subcommands that run under the stop scheme (``run/cancel.py``), like a plain run: they take
+over a stop signal held during start-up. The others let it act as by default."""
+
+
 def run_subcommand(name: str, argv: list[str]) -> int:
+    if name not in STOP_SCHEME_SUBCOMMANDS:
+        release()
     module_name, _, func = SUBCOMMANDS[name].partition(":")
     module = importlib.import_module(module_name)
     handler: Callable[[list[str]], int] = getattr(module, func)
@@ -135,7 +143,3 @@ def _explain(exc: InvocationError, env: dict[str, str]) -> InvocationError:
     from aw_action.github import credential_help
 
     return credential_help.explain(exc, env, action=False)
-
-
-def entrypoint() -> NoReturn:
-    raise SystemExit(main(guard_exit=True))

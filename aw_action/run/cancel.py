@@ -6,7 +6,8 @@ SIGHUP. So from the first stop the process has a fixed budget: the run winds dow
 outputs are written, artifacts go up, and the process exits, all well inside 7.5 s.
 
 - ``CancelClock`` records when the first stop arrived and wakes waiters on the event loop.
-- ``StopSignals`` installs SIGINT/SIGTERM/SIGHUP handlers first thing (before any input is read)
+- ``StopSignals`` installs SIGINT/SIGTERM/SIGHUP handlers first thing (before any input is read;
+  one that came while the process was importing was held by ``stop_hold`` and counts as the first)
   with ``signal.signal``, not ``loop.add_signal_handler``: a Python-level handler runs even while
   the loop is blocked by synchronous code (a stuck extension), so the first signal always arms
   the watchdog. The handler hands the stop to the loop with ``call_soon_threadsafe``. A second
@@ -35,6 +36,8 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+from aw_action.run.stop_hold import held_stop
 
 LAST_WORDS_S = 0.3
 """How long the watchdog waits for the fallback outputs before it ends the process."""
@@ -102,6 +105,10 @@ class StopSignals:
                 signal.signal(sig, self._handle)
         atexit.unregister(ignore_stop_signals)
         atexit.register(ignore_stop_signals)
+        held_at = held_stop()
+        if held_at is not None and not self.clock.cancelled:  # came while the process was starting
+            self.clock.signalled_at = held_at
+            self._arm_watchdog(self.hard_exit_s - (time.monotonic() - held_at))
 
     def bind(self, loop: asyncio.AbstractEventLoop, on_stop: Callable[[str], None]) -> None:
         """From now on a stop calls ``on_stop(reason)`` on ``loop``; one that came earlier does so now."""
@@ -143,7 +150,7 @@ class StopSignals:
         self.clock.notify()
         self._on_stop(self.reason)
 
-    def _arm_watchdog(self) -> None:
+    def _arm_watchdog(self, after_s: float | None = None) -> None:
         def fire() -> None:
             # Last words get a short, bounded moment: if they block too (a stuck stream, a lock
             # held by the stuck thread), the process still ends.
@@ -152,7 +159,7 @@ class StopSignals:
             speaker.join(timeout=LAST_WORDS_S)
             os._exit(self.exit_code)
 
-        self._watchdog = threading.Timer(self.hard_exit_s, fire)
+        self._watchdog = threading.Timer(max(0.0, self.hard_exit_s if after_s is None else after_s), fire)
         self._watchdog.daemon = True
         self._watchdog.start()
 

@@ -14,7 +14,18 @@ from pathlib import Path
 from tests.conftest import base_env, run_cli, write_run_files
 
 # Top-level modules the harness or its dependencies import lazily during a run.
-SHADOWS = ("tenacity", "openai", "anthropic", "github", "genai_prices", "httpx", "jsonschema", "opentelemetry", "yaml")
+SHADOWS = (
+    "typing",
+    "tenacity",
+    "openai",
+    "anthropic",
+    "github",
+    "genai_prices",
+    "httpx",
+    "jsonschema",
+    "opentelemetry",
+    "yaml",
+)
 
 
 def test_planted_dependency_names_in_the_workspace_never_run(tmp_path: Path) -> None:
