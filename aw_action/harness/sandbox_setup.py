@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,18 @@ from aw_action.run.mode import gh_aw_mode
 from aw_action.run.record import RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
 from aw_action.security.identity import ToolIdentity
-from aw_action.security.sandbox import KernelSupport, SandboxPlan, SandboxSettings, ToolSandbox, probe
+from aw_action.security.sandbox import (
+    Confinement,
+    KernelSupport,
+    SandboxPlan,
+    SandboxSettings,
+    ToolSandbox,
+    probe,
+)
+from aw_action.security.spawn import Launch, run
 
 SUBSYSTEM = "sandbox"
+SOCKET_FILTER_PROBE = Confinement("full", tcp=False, abi=0, source="the socket filter probe", socket_filter=True)
 OPT_OUT = "harness.sandbox-required: false (action input sandbox-required)"
 
 
@@ -54,6 +64,17 @@ def kernel_support(env: Mapping[str, str]) -> KernelSupport:
         return probe(env)
     except ValueError as exc:
         raise InvocationError(str(exc)) from None
+
+
+def socket_filter_installs() -> bool:
+    """Whether the kernel accepts the wrapper's socket filter here (a container's own seccomp
+    profile may refuse it): one confined ``true``, asked only by a run whose network is off, so
+    that its commands are never refused for a filter that cannot be had (they would fail closed)."""
+    probe_launch = Launch(env={"PATH": "/usr/bin:/bin"}, cwd="/", confinement=SOCKET_FILTER_PROBE)
+    try:
+        return run(["true"], probe_launch, timeout_s=10).returncode == 0
+    except OSError:
+        return False
 
 
 def check_enforceable(
@@ -113,6 +134,9 @@ def plan_sandbox(
     settings = settings_of(config)
     kernel = kernel_support(env)
     draft = SandboxPlan(settings, kernel, str(workspace.resolve()), "")
+    if kernel.socket_filter and (read_only_steps or not draft.tools([bash_policy_mode(config)]).bash.tcp):
+        kernel = replace(kernel, socket_filter=socket_filter_installs())
+        draft = replace(draft, kernel=kernel)
     check_enforceable(kernel, draft.tools([bash_policy_mode(config)]), settings, read_only_steps, journal)
     tmpdir = private_tmpdir(identity)
     return SandboxPlan(settings, kernel, draft.workspace, str(tmpdir), agent_records_file(config, output_dir, env))

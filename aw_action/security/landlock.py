@@ -10,8 +10,10 @@ of the harness's threads (``preexec_fn`` is unsafe with threads).
 The spec (``spec_args``, words before ``--``): ``abi=N`` the highest Landlock ABI to use (0:
 none, only ``no_new_privs``); ``fs=1`` restricts the filesystem, with ``write=PATH`` for each
 folder or file that stays writable (everything else is read/execute only); ``tcp=0`` forbids
-TCP bind and connect; ``unset=NAME`` removes a variable the interpreter itself added (Python
-coerces a C locale by setting ``LC_CTYPE``): the command gets exactly the caller's environment.
+TCP bind and connect; ``sockets=unix`` installs a seccomp filter that leaves only Unix sockets
+(``forbid_network_sockets``: UDP, raw and netlink too, which Landlock cannot restrict);
+``unset=NAME`` removes a variable the interpreter itself added (Python coerces a C locale by
+setting ``LC_CTYPE``): the command gets exactly the caller's environment.
 Plain words rather than JSON: importing ``json`` costs the wrapper ~5 ms.
 Rights the kernel's ABI does not know are masked off (ABI 1..7; a newer kernel is used as 7).
 Paths that do not exist are skipped. Any failure to apply what was asked ends the wrapper with
@@ -49,6 +51,16 @@ FILE_RIGHTS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL
 """The rights a rule on a file (not a folder) may carry."""
 EXIT_NOT_APPLIED = 126
 EXIT_NOT_FOUND = 127
+
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+BPF_LD_W_ABS, BPF_JEQ_K, BPF_JGE_K, BPF_RET_K = 0x20, 0x15, 0x35, 0x06
+SECCOMP_DATA_NR, SECCOMP_DATA_ARCH, SECCOMP_DATA_ARG0 = 0, 4, 16
+AF_UNIX = 1
+X32_SYSCALL_BIT = 0x40000000
+SYS_IO_URING_SETUP = 425
+NO_NETWORK_ARCHES = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
+"""Machine -> (its ``AUDIT_ARCH_*``, its ``socket`` syscall number) for the socket filter."""
 
 
 class RulesetAttr(ctypes.Structure):
@@ -133,9 +145,68 @@ def restrict(abi: int, *, fs: bool, writable: list[str], tcp: bool) -> None:
         os.close(ruleset)
 
 
-def spec_args(abi: int, *, fs: bool, writable: list[str], tcp: bool) -> list[str]:
-    """The wrapper's spec words for ``restrict``'s arguments, ending with ``--``."""
-    return [f"abi={abi}", f"fs={int(fs)}", f"tcp={int(tcp)}", *(f"write={p}" for p in writable), "--"]
+class SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+
+def socket_filter(machine: str) -> list[tuple[int, int, int, int]]:
+    """The seccomp program (classic BPF) that leaves only Unix sockets: ``socket()`` of any other
+    family fails with EACCES (UDP, raw, netlink and TCP alike, which Landlock cannot all reach),
+    and so does ``io_uring_setup`` (io_uring opens sockets without the ``socket`` syscall).
+    A call from another architecture's table (i386, x32) fails too: the numbers would not be
+    these."""
+    arch, sys_socket = NO_NETWORK_ARCHES[machine]
+    deny = SECCOMP_RET_ERRNO | 13  # EACCES
+    return [
+        (BPF_LD_W_ABS, 0, 0, SECCOMP_DATA_ARCH),
+        (BPF_JEQ_K, 1, 0, arch),
+        (BPF_RET_K, 0, 0, deny),
+        (BPF_LD_W_ABS, 0, 0, SECCOMP_DATA_NR),
+        (BPF_JGE_K, 0, 1, X32_SYSCALL_BIT),
+        (BPF_RET_K, 0, 0, deny),
+        (BPF_JEQ_K, 0, 1, SYS_IO_URING_SETUP),
+        (BPF_RET_K, 0, 0, deny),
+        (BPF_JEQ_K, 0, 3, sys_socket),
+        (BPF_LD_W_ABS, 0, 0, SECCOMP_DATA_ARG0),  # the family: the low half of args[0]
+        (BPF_JEQ_K, 1, 0, AF_UNIX),
+        (BPF_RET_K, 0, 0, deny),
+        (BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+    ]
+
+
+def forbid_network_sockets() -> None:
+    """Install ``socket_filter`` for good (needs ``no_new_privs``); OSError on a machine it has no
+    numbers for, or when the kernel refuses it."""
+    machine = os.uname().machine
+    if machine not in NO_NETWORK_ARCHES:
+        raise OSError(0, f"no socket filter for {machine}")
+    program = socket_filter(machine)
+    filters = (SockFilter * len(program))(*(SockFilter(*op) for op in program))
+    fprog = SockFprog(len(program), filters)
+    _check(_libc().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp socket filter")
+
+
+def socket_filter_supported() -> bool:
+    """Whether ``forbid_network_sockets`` can be installed here: a machine it has the numbers for,
+    and a kernel with seccomp (``Seccomp:`` in ``/proc/self/status``)."""
+    if os.uname().machine not in NO_NETWORK_ARCHES:
+        return False
+    try:
+        with open("/proc/self/status", "rb") as status:
+            return any(line.startswith(b"Seccomp:") for line in status)
+    except OSError:
+        return False
+
+
+def spec_args(abi: int, *, fs: bool, writable: list[str], tcp: bool, unix_sockets_only: bool = False) -> list[str]:
+    """The wrapper's spec words for ``restrict``'s arguments (and ``sockets=unix`` for
+    ``forbid_network_sockets``), ending with ``--``."""
+    sockets = ["sockets=unix"] if unix_sockets_only else []
+    return [f"abi={abi}", f"fs={int(fs)}", f"tcp={int(tcp)}", *sockets, *(f"write={p}" for p in writable), "--"]
 
 
 def _parse(words: list[str]) -> tuple[dict[str, str], list[str], list[str]]:
@@ -161,6 +232,8 @@ def main(argv: list[str]) -> None:
             raise ValueError("no command after --")
         set_no_new_privs()
         restrict(int(settings["abi"]), fs=settings["fs"] == "1", writable=writable, tcp=settings["tcp"] == "1")
+        if settings.get("sockets") == "unix":
+            forbid_network_sockets()
     except (OSError, ValueError, KeyError) as exc:
         sys.stderr.write(f"aw-harness sandbox: not applied, the command did not run: {exc}\n")
         os._exit(EXIT_NOT_APPLIED)

@@ -2,7 +2,8 @@
 
 Modes (codex's names; docs/security.md "The kernel sandbox"):
 
-- ``read-only``: read and execute anywhere, write only ``DEVICES``; no TCP bind or connect.
+- ``read-only``: read and execute anywhere, write only ``DEVICES``; no network: no TCP bind or
+  connect (Landlock) and, where seccomp is available, no socket but a Unix one (UDP, raw).
 - ``workspace-write``: also write the workspace, the run's private temp folder (``TMPDIR``) and
   the files a plan adds (the agent's ``safe-outputs.jsonl``); TCP as the settings say.
 - ``full``: whatever the tools' user may; TCP allowed.
@@ -58,17 +59,20 @@ class KernelSupport:
     no_new_privs: bool
     note: str = ""
     """Why Landlock is missing or capped, when it is."""
+    socket_filter: bool = False
+    """Whether a seccomp filter can leave a command only Unix sockets (``landlock.forbid_network_sockets``)."""
 
     @property
     def tcp(self) -> bool:
-        """Whether TCP bind/connect can be restricted (Landlock ABI 4+)."""
-        return self.landlock_abi >= TCP_ABI
+        """Whether TCP bind/connect can be restricted (Landlock ABI 4+, or no network socket at all)."""
+        return self.landlock_abi >= TCP_ABI or self.socket_filter
 
     def fields(self) -> dict[str, object]:
         out: dict[str, object] = {
             "landlock_abi": self.landlock_abi,
             "tcp_restriction": self.tcp,
             "no_new_privs": self.no_new_privs,
+            "socket_filter": self.socket_filter,
         }
         return {**out, "note": self.note} if self.note else out
 
@@ -77,7 +81,8 @@ class KernelSupport:
         extra = f" ({self.note})" if self.note else ""
         tcp = "yes" if self.tcp else "no"
         nnp = "yes" if self.no_new_privs else "no"
-        return f"{landlock_text}{extra}, TCP restriction: {tcp}, no_new_privs: {nnp}"
+        sockets = "yes" if self.socket_filter else "no"
+        return f"{landlock_text}{extra}, TCP restriction: {tcp}, UDP/raw socket filter: {sockets}, no_new_privs: {nnp}"
 
 
 def probe(env: Mapping[str, str]) -> KernelSupport:
@@ -85,6 +90,7 @@ def probe(env: Mapping[str, str]) -> KernelSupport:
     naming the variable when it is not a whole number)."""
     if not sys.platform.startswith("linux"):
         return KernelSupport(0, False, f"not Linux ({sys.platform})")
+    socket_filter = landlock.socket_filter_supported()
     abi = landlock.kernel_abi()
     note = "" if abi else "the kernel has no Landlock, or it is disabled or filtered"
     limit = env.get(ABI_LIMIT_VAR, "").strip()
@@ -93,7 +99,7 @@ def probe(env: Mapping[str, str]) -> KernelSupport:
             raise ValueError(f"{ABI_LIMIT_VAR}={limit!r}: expected a whole number (the highest Landlock ABI to use)")
         if int(limit) < abi:
             abi, note = int(limit), f"capped by {ABI_LIMIT_VAR}={limit}"
-    return KernelSupport(abi, True, note)
+    return KernelSupport(abi, True, note, socket_filter)
 
 
 @dataclass(frozen=True)
@@ -108,21 +114,24 @@ class Confinement:
     abi: int = 0
     source: str = ""
     """Why this mode (``harness.sandbox``, ``bash policy read-only``, ...): for messages."""
+    socket_filter: bool = False
+    """With ``tcp`` False: no socket but a Unix one (seccomp), so no UDP, raw or netlink either."""
 
     def wrapper_spec(self) -> list[str]:
         """The exec wrapper's spec words (``landlock.main``)."""
         fs = self.mode != "full"
         paths = [*self.writable, *DEVICES] if fs else []
-        return landlock.spec_args(self.abi, fs=fs, writable=paths, tcp=self.tcp)
+        unix_only = self.socket_filter and not self.tcp
+        return landlock.spec_args(self.abi, fs=fs, writable=paths, tcp=self.tcp, unix_sockets_only=unix_only)
 
     def enforced(self) -> bool:
         """Whether the kernel enforces every restriction this confinement asks for."""
         fs_ok = self.mode == "full" or self.abi > 0
-        tcp_ok = self.tcp or self.abi >= TCP_ABI
+        tcp_ok = self.tcp or self.abi >= TCP_ABI or self.socket_filter
         return fs_ok and tcp_ok
 
     def describe(self) -> str:
-        tcp = "TCP allowed" if self.tcp else "no TCP"
+        tcp = "TCP allowed" if self.tcp else "no network sockets" if self.socket_filter else "no TCP"
         return f"{self.mode} ({tcp})"
 
 
@@ -180,7 +189,7 @@ class SandboxPlan:
         mode, tcp = self.settings.resolve(modes)
         writable = (self.workspace, self.tmpdir, *self.extra_writable) if mode == "workspace-write" else ()
         why = source or self.source(mode, modes)
-        return Confinement(mode, tcp, writable, self.kernel.landlock_abi, why)
+        return Confinement(mode, tcp, writable, self.kernel.landlock_abi, why, self.kernel.socket_filter)
 
     def source(self, mode: SandboxMode, policy_modes: list[str | None]) -> str:
         if mode == "read-only" and "read-only" in policy_modes:

@@ -85,7 +85,56 @@ def test_no_abi_still_sets_no_new_privs(ws: Path) -> None:
 def test_the_probe_reports_the_kernel_and_honours_the_cap() -> None:
     assert probe({}).landlock_abi == KERNEL_ABI
     capped = probe({"AW_SANDBOX_ABI_LIMIT": "0"})
-    assert capped.landlock_abi == 0 and not capped.tcp
+    assert capped.landlock_abi == 0 and capped.tcp == capped.socket_filter == landlock.socket_filter_supported()
     assert "AW_SANDBOX_ABI_LIMIT=0" in capped.note or KERNEL_ABI == 0
     with pytest.raises(ValueError, match="AW_SANDBOX_ABI_LIMIT"):
         probe({"AW_SANDBOX_ABI_LIMIT": "seven"})
+
+
+SOCKETS = """python3 - <<'PY'
+import ctypes, socket
+for name, family, kind in (("udp", socket.AF_INET, socket.SOCK_DGRAM), ("udp6", socket.AF_INET6, socket.SOCK_DGRAM),
+                           ("tcp", socket.AF_INET, socket.SOCK_STREAM), ("netlink", socket.AF_NETLINK, socket.SOCK_RAW),
+                           ("unix", socket.AF_UNIX, socket.SOCK_STREAM)):
+    try:
+        socket.socket(family, kind).close()
+        print(name, "open")
+    except OSError as exc:
+        print(name, exc.errno)
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)
+fd = libc.syscall(425, 1, params)  # io_uring_setup: io_uring makes sockets without socket()
+print("io_uring", "open" if fd >= 0 else ctypes.get_errno())
+PY"""
+
+
+@pytest.mark.skipif(not landlock.socket_filter_supported(), reason="needs seccomp on x86_64 or aarch64")
+def test_the_socket_filter_leaves_only_unix_sockets(tmp_path: Path) -> None:
+    """UDP (DNS, QUIC), raw and netlink sockets are beyond Landlock: with the network off the
+    socket filter refuses them (EACCES) along with TCP and io_uring, and keeps Unix sockets."""
+    (tmp_path / "ws").mkdir()
+
+    def sockets(socket_filter: bool) -> dict[str, str]:
+        confinement = Confinement("full", tcp=False, abi=0, socket_filter=socket_filter)
+        launch = spawn.Launch(env={"PATH": "/usr/bin:/bin"}, cwd=tmp_path / "ws", confinement=confinement)
+        done = spawn.run(["bash", "-c", SOCKETS], launch, timeout_s=30)
+        return dict(line.split(" ", 1) for line in done.stdout.decode().splitlines())
+
+    assert sockets(True) == {
+        "udp": "13",
+        "udp6": "13",
+        "tcp": "13",
+        "netlink": "13",
+        "unix": "open",
+        "io_uring": "13",
+    }
+    unfiltered = sockets(False)
+    assert unfiltered["udp"] == unfiltered["tcp"] == unfiltered["unix"] == "open", unfiltered
+
+
+def test_the_socket_filter_is_asked_for_only_with_the_network_off() -> None:
+    on = Confinement("workspace-write", tcp=True, abi=KERNEL_ABI, socket_filter=True)
+    off = Confinement("workspace-write", tcp=False, abi=3, socket_filter=True)
+    assert "sockets=unix" not in on.wrapper_spec() and "sockets=unix" in off.wrapper_spec()
+    assert off.enforced(), "Landlock 3 has no TCP rules; the socket filter enforces no TCP"
+    assert not Confinement("workspace-write", tcp=False, abi=3).enforced()

@@ -54,12 +54,19 @@ def test_a_read_only_run_writes_nothing_and_connects_nowhere_and_says_so(tmp_pat
 
     server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.settimeout(0.5)
+    send_udp = (
+        f"socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'leak', ('127.0.0.1', {udp.getsockname()[1]}))"
+    )
     turns = [
         bash("echo hi > made.txt"),
         bash(f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}))\""),
         bash('echo "$TMPDIR"; cat notes.txt'),
         {"tool_calls": [{"name": "write", "arguments": {"path": "w.txt", "content": "x"}}]},
         {"tool_calls": [{"name": "read", "arguments": {"path": "notes.txt"}}]},
+        bash(f'python3 -c "import socket; {send_udp}"'),
     ]
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "notes.txt").write_text("readable\n")
@@ -75,6 +82,11 @@ def test_a_read_only_run_writes_nothing_and_connects_nowhere_and_says_so(tmp_pat
         results[3][1] and "write refused: the sandbox is read-only here (harness.sandbox: read-only)" in results[3][2]
     )
     assert results[4][:2] == ("read", False) and "readable" in results[4][2]
+    if KERNEL.socket_filter:  # UDP, which Landlock cannot restrict, is refused at socket()
+        assert results[5][1] and "PermissionError" in results[5][2], results[5]
+        with pytest.raises(TimeoutError):
+            udp.recv(16)
+    udp.close()
     assert sorted(p.name for p in (tmp_path / "ws").iterdir()) == ["notes.txt"]
     assert not Path(tmpdir).exists(), "the private TMPDIR is removed at the end"
 
@@ -83,7 +95,8 @@ def test_a_read_only_run_writes_nothing_and_connects_nowhere_and_says_so(tmp_pat
     assert record["bash_tcp"] is False and record["enforced"] is True
     assert record["landlock_abi"] == KERNEL.landlock_abi and record["tcp_restriction"] and record["no_new_privs"]
     summary = (tmp_path / "summary.md").read_text()
-    line = "Sandbox: bash read-only (no TCP), file tools read-only (harness.sandbox: read-only); Landlock ABI"
+    network = "no network sockets" if KERNEL.socket_filter else "no TCP"
+    line = f"Sandbox: bash read-only ({network}), file tools read-only (harness.sandbox: read-only); Landlock ABI"
     assert f"{line} {KERNEL.landlock_abi}" in summary
     unified = (done.output_dir / "aw_session.jsonl").read_text()
     assert '"harness.sandbox"' in unified
