@@ -47,12 +47,13 @@ def second_request(server: WireServer, stderr: list[str]) -> bool:
 
 
 def test_the_deadline_mid_request_ends_the_turn_with_timeout(tmp_path: Path) -> None:
-    """timeout-minutes 0.15: the soft deadline is about 8 s after start, well after the first
-    turn; the second request is still waiting for the model then."""
+    """timeout-minutes 0.15: the soft deadline is about 8 s after start, normally after the first
+    turn, while the second request waits for the model. On a loaded machine the first turn may
+    still be running then: whichever turn the deadline cuts is reported, not counted."""
     run = run_fault(tmp_path, [tool_turn("echo hi"), SLOW], config={"timeout-minutes": 0.15})
     result = check_contract(run, 1, "timeout")
     last = assert_turns_paired(run, "timeout")
-    assert last["turn"] == 2 and result["turns"] == 1  # the cut-short turn is reported, not counted
+    assert last["turn"] in (1, 2) and result["turns"] == last["turn"] - 1
 
 
 def test_a_budget_abort_mid_tool_batch_ends_the_turn_with_its_stop_reason(tmp_path: Path) -> None:
