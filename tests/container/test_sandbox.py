@@ -181,11 +181,16 @@ def test_a_read_only_run_cannot_write_or_connect_in_the_container(image: str, tm
     host = runner_host(tmp_path)
     repository(host)
     connect = "python3 -c \"import socket; socket.create_connection(('127.0.0.1', 9))\" 2>&1 | tail -1"
-    turns = [bash("echo x > made.txt; touch /tmp/made.txt; touch $HOME/made.txt"), bash(connect)]
+    dns = 'python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)" 2>&1 | tail -1'
+    turns = [bash("echo x > made.txt; touch /tmp/made.txt; touch $HOME/made.txt"), bash(connect), bash(dns)]
     run = start(image, host, {}, turns, sandbox="read-only")
     assert run.returncode == 0, run.log[-4000:]
     results = tool_results(run)
     assert results[0].count("Permission denied") == 3, results[0]
     assert "PermissionError" in results[1], results[1]
     assert not (host.workspace / "made.txt").exists() and not (host.temp / "_github_home" / "made.txt").exists()
-    assert "Sandbox: bash read-only (no TCP), file tools read-only (harness.sandbox: read-only)" in run.summary
+    assert "PermissionError" in results[2], results[2]  # UDP too: Docker's default seccomp profile allows the filter
+    assert (
+        "Sandbox: bash read-only (no network sockets), file tools read-only (harness.sandbox: read-only)" in run.summary
+    )
+    assert "UDP/raw socket filter: yes" in run.summary
