@@ -34,6 +34,7 @@ SUBCOMMANDS: dict[str, str] = {
     "apply-safe-outputs": "aw_action.apply_outputs.apply_cli:main",
     "gh-aw": "aw_action.gh_aw_step:main",
     "workflow": "aw_action.workflow_cli:main",
+    "replay": "aw_action.replay_cli:main",
 }
 """Subcommand name -> ``module:function`` with signature ``main(argv: list[str]) -> int``.
 Imported only when called, so a plain run never pays for them."""
@@ -45,6 +46,7 @@ SUBCOMMAND_HELP: dict[str, str] = {
     "apply-safe-outputs": "apply a run's proposed writes, in a job with write access",
     "gh-aw": "run as the agent step of a compiled gh-aw workflow (docs/gh-aw.md)",
     "workflow": "run or resume a declarative multi-step workflow (docs/workflows.md)",
+    "replay": "replay a recorded run from its records, with no model and no key (docs/replay.md)",
 }
 """One line per subcommand for ``--help`` (the same names as ``SUBCOMMANDS``)."""
 
