@@ -11,8 +11,10 @@ sandbox, the budgets and the records are the run's as always. It
 - compares each replayed call's result with the recorded one (``compare.py``); at the first
   difference it stops the run (stop reason ``diverged``) and keeps the ``Divergence``; a
   ``replay_divergence`` record says it in the JSONL stream and the records;
-- stops the run when it would run a call whose result the recording does not hold (the
-  recorded run stopped during it: stop reason ``recording_ended``);
+- stops the run before a call the recorded run did not finish (stop reason
+  ``recording_ended``): one whose result the recording does not hold, or, in the turn a recorded
+  run was cancelled or timed out in, one whose recorded result is an error (cut by the stop, or
+  failed just before it): a command that hung in CI is not run again;
 - with ``--until TURN`` (and no ``--continue``) ends the run cleanly after turn ``TURN - 1``
   (stop reason ``paused``), the workspace left as the recorded run had it then.
 """
@@ -135,15 +137,26 @@ class ReplayWatch:
         return value
 
     def on_tool_call(self, event: ToolCallEvent, ctx: ExtensionContext) -> None:
-        call_id = event.tool_call_id
-        if call_id in self.replayed_calls and call_id not in self.recording.results and self.recording_ended is None:
-            turn = self.recording.turn_of_call(call_id)
-            self.recording_ended = f"the recording holds no result for {event.tool_name} call {call_id} (turn {turn})"
+        """Stop before a call the recorded run did not finish: no recorded result, or (in the turn
+        a recorded run was stopped in from outside) a failed one: what was cut is never run."""
+        call_id, end = event.tool_call_id, self.recording.end
+        if call_id not in self.replayed_calls or self.recording_ended is not None:
+            return
+        recorded = self.recording.results.get(call_id)
+        turn = self.recording.turn_of_call(call_id) or 0
+        cut = turn > end.turns and end.stop_reason in EXTERNAL_STOPS and (recorded is None or recorded.is_error)
+        if recorded is None or cut:
+            what = f"{event.tool_name} call {call_id} of turn {turn}"
+            self.recording_ended = (
+                f"the recorded run was stopped ({end.stop_reason}) before its {what} finished"
+                if cut
+                else f"the recording holds no result for the {what}"
+            )
             ctx.abort(STOP_RECORDING_ENDED)
 
     def on_message_end(self, event: MessageEnd, ctx: ExtensionContext) -> None:
         message = event.message
-        if not isinstance(message, ToolResultMessage) or self.divergence is not None:
+        if not isinstance(message, ToolResultMessage) or self.divergence is not None or self.recording_ended:
             return
         recorded = self.recording.results.get(message.tool_call_id)
         if message.tool_call_id not in self.replayed_calls or recorded is None:
