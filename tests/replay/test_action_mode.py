@@ -6,11 +6,13 @@ summary says how to replay it; a missing ``replay-records`` names the input."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
+from ruamel.yaml import YAML
 
-from tests.action.launch import ActionRun, run_action, write_script
+from tests.action.launch import REPO, ActionRun, run_action, write_script
 
 SCRIPT = [
     {
@@ -77,3 +79,19 @@ def test_mode_replay_needs_the_records(tmp_path: Path) -> None:
     assert run.returncode == 2
     [error] = run.runner.named("error")
     assert "replay-records" in error.properties["title"] and "required with mode: replay" in error.data
+
+
+def test_the_example_records_a_run_and_replays_it(tmp_path: Path) -> None:
+    workflow = YAML(typ="safe").load((REPO / "examples" / "replay" / "workflow.yml").read_text())
+    [record_step] = [s for s in workflow["jobs"]["record"]["steps"] if s.get("id") == "aw"]
+    [replay_step] = [s for s in workflow["jobs"]["replay"]["steps"] if s.get("id") == "aw"]
+    for job in ("record", "replay"):
+        shutil.copytree(REPO / "examples", tmp_path / job / "workspace" / "examples")
+    recorded = run_action(tmp_path / "record", {**record_step["with"], "upload-artifacts": "false"})
+    assert recorded.returncode == 0, recorded.stdout[-3000:]
+    records = str(recorded.paths.runner_temp / "aw-harness")
+    inputs = {**replay_step["with"], "replay-records": records, "upload-artifacts": "false"}
+    assert replay_step["with"]["mode"] == "replay"
+    run = run_action(tmp_path / "replay", inputs)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert run.outputs["replay"] == "same" and run.outputs["turns"] == recorded.outputs["turns"] == "3"
