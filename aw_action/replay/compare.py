@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from aw_action.ai.types import ToolResultMessage
 from aw_action.sinks.replay_format import MIN_VARYING_CHARS, VARYING_PATTERNS
@@ -20,17 +22,40 @@ from aw_action.sinks.replay_format import MIN_VARYING_CHARS, VARYING_PATTERNS
 MAX_DIFF_LINES = 200
 
 
+class Substitution:
+    """Literal values replaced in one pass, the longest first (a replacement is never replaced
+    again); values shorter than ``MIN_VARYING_CHARS`` are left alone."""
+
+    def __init__(self, replacements: Mapping[str, str]) -> None:
+        self._table = {old: new for old, new in replacements.items() if len(old) >= MIN_VARYING_CHARS and old != new}
+        olds = sorted(self._table, key=len, reverse=True)
+        self._pattern = re.compile("|".join(map(re.escape, olds))) if olds else None
+
+    def __call__(self, text: str) -> str:
+        if self._pattern is None:
+            return text
+        return self._pattern.sub(lambda found: self._table[found.group(0)], text)
+
+    def within(self, value: Any) -> Any:
+        """``value`` with every string in it (a JSON value: dicts and lists walked) substituted."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, dict):
+            return {key: self.within(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self.within(item) for item in value]
+        return value
+
+
 class Normaliser:
     """Rewrites one run's varying values and patterns as placeholders."""
 
     def __init__(self, varies: Mapping[str, str], patterns: Iterable[str]) -> None:
-        literals = [(value, name) for name, value in varies.items() if len(value) >= MIN_VARYING_CHARS]
-        self._literals = sorted(literals, key=lambda pair: -len(pair[0]))
+        self._literals = Substitution({value: f"<{name}>" for name, value in varies.items()})
         self._patterns = [(name, VARYING_PATTERNS[name]) for name in patterns if name in VARYING_PATTERNS]
 
     def __call__(self, text: str) -> str:
-        for value, name in self._literals:
-            text = text.replace(value, f"<{name}>")
+        text = self._literals(text)
         for name, pattern in self._patterns:
             text = pattern.sub(f"<{name}>", text)
         return text

@@ -8,7 +8,8 @@
   request the recording cannot answer; a replay that stops elsewhere or otherwise than the
   recorded run);
 - ``live`` (``--continue``): the replayed part matched and the live model went on; the exit
-  code is the run's (0 completed, 1 failure);
+  code is the run's (0 completed, 1 failure); a run that ended within the recording is judged
+  as any replay;
 - ``stopped`` (exit 1): the replay itself was cancelled or ran out of time.
 """
 
@@ -58,7 +59,7 @@ def judge(watch: ReplayWatch, recording: Recording, stop_reason: str, turns: int
     if watch.paused:
         message = f"stopped before turn {turns + 1} as asked: the workspace is as the recorded run had it then"
         return Verdict("paused", 0, message, turns)
-    if watch.plan.live is not None:
+    if watch.plan.live is not None and provider.live_requests:
         live = watch.plan.live.ref
         code = Outcome.of(stop_reason).exit_code
         return Verdict("live", code, f"replayed the recorded turns, then {live} went on live: {stop_reason}", turns)

@@ -10,7 +10,8 @@ sandbox, the budgets and the records are the run's as always. It
   arguments to the replay's (the model named the paths it was shown);
 - compares each replayed call's result with the recorded one (``compare.py``); at the first
   difference it stops the run (stop reason ``diverged``) and keeps the ``Divergence``; a
-  ``replay_divergence`` record says it in the JSONL stream and the records;
+  ``replay_divergence`` record (turn, call id, tool) says it in the JSONL stream and the records,
+  the diff is in the replay's report;
 - stops the run before a call the recorded run did not finish (stop reason
   ``recording_ended``): one whose result the recording does not hold, or, in the turn a recorded
   run was cancelled or timed out in, one whose recorded result is an error (cut by the stop, or
@@ -30,16 +31,15 @@ from aw_action.ai.replay import Live, RecordedReply, ReplayProvider
 from aw_action.ai.types import AssistantMessage, Model, ToolCall, ToolResultMessage
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 from aw_action.extensions.loader import ExtensionSpec
-from aw_action.replay.compare import Normaliser, difference, rendered
+from aw_action.replay.compare import Normaliser, Substitution, difference, rendered
 from aw_action.replay.recording import Recording
-from aw_action.sinks.replay_format import MIN_VARYING_CHARS, ReplayOf
+from aw_action.sinks.replay_format import PATHS, ReplayOf, varying
 
 NAME = "replay"
 STOP_DIVERGED = "diverged"
 STOP_RECORDING_ENDED = "recording_ended"
 EXTERNAL_STOPS = frozenset({"cancelled", "timeout"})
 """Recorded stops that came from outside the run: a replay that reaches them has replayed it all."""
-MAPPED_PATHS = ("workspace", "output-dir", "tmpdir")
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class ReplayWatch:
         header = self.recording.header
         self.recorded = Normaliser(header.varies, header.patterns)
         self.replayed = self.recorded
-        self.paths: list[tuple[str, str]] = []
+        self.moves = Substitution({})
         self.api: ExtensionAPI | None = None
 
     def spec(self) -> ExtensionSpec:
@@ -99,42 +99,26 @@ class ReplayWatch:
         api.on("turn_end", self.on_turn_end)
 
     def on_start(self, event: Any, ctx: ExtensionContext) -> None:
-        varies = {
-            "workspace": str(ctx.workspace),
-            "output-dir": str(ctx.output_dir),
-            "tmpdir": ctx.session.tool_context.env.get("TMPDIR", ""),
-            "session-id": ctx.session.session_id,
-            "run-id": ctx.env.get("GITHUB_RUN_ID", ""),
-        }
+        session = ctx.session
+        tmpdir = session.tool_context.env.get("TMPDIR")
+        varies = varying(
+            str(ctx.workspace), str(ctx.output_dir), tmpdir, session.session_id, ctx.env.get("GITHUB_RUN_ID")
+        )
         self.replayed = Normaliser(varies, self.recording.header.patterns)
         recorded = self.recording.header.varies
-        pairs = [(recorded.get(name, ""), varies[name]) for name in MAPPED_PATHS]
-        self.paths = sorted(
-            ((old, new) for old, new in pairs if len(old) >= MIN_VARYING_CHARS and new and old != new),
-            key=lambda pair: -len(pair[0]),
+        self.moves = Substitution(
+            {recorded[name]: varies[name] for name in PATHS if name in recorded and name in varies}
         )
 
     def adapt(self, message: AssistantMessage) -> AssistantMessage:
         """The recorded run's paths in tool-call arguments, as the replay's."""
-        if self.paths:
-            message.content = [
-                block.model_copy(update={"arguments": self._moved(block.arguments)})
-                if isinstance(block, ToolCall)
-                else block
-                for block in message.content
-            ]
+        message.content = [
+            block.model_copy(update={"arguments": self.moves.within(block.arguments)})
+            if isinstance(block, ToolCall)
+            else block
+            for block in message.content
+        ]
         return message
-
-    def _moved(self, value: Any) -> Any:
-        if isinstance(value, str):
-            for old, new in self.paths:
-                value = value.replace(old, new)
-            return value
-        if isinstance(value, dict):
-            return {key: self._moved(item) for key, item in value.items()}
-        if isinstance(value, list):
-            return [self._moved(item) for item in value]
-        return value
 
     def on_tool_call(self, event: ToolCallEvent, ctx: ExtensionContext) -> None:
         """Stop before a call the recorded run did not finish: no recorded result, or (in the turn
@@ -179,7 +163,7 @@ class ReplayWatch:
             arguments=call.arguments if call is not None else None,
             diff=diff,
         )
-        ctx.emit("replay_divergence", turn=turn, tool_call_id=message.tool_call_id, tool=message.tool_name, diff=diff)
+        ctx.emit("replay_divergence", turn=turn, tool_call_id=message.tool_call_id, tool=message.tool_name)
         ctx.abort(STOP_DIVERGED)
 
     def on_turn_end(self, event: TurnEnd, ctx: ExtensionContext) -> None:

@@ -35,6 +35,20 @@ VARYING_PATTERNS: dict[str, re.Pattern[str]] = {
 """Name -> what it matches; each match reads ``<name>`` on both sides of a comparison."""
 MIN_VARYING_CHARS = 6
 """A varying value shorter than this is not replaced: it would garble ordinary text."""
+PATHS = ("workspace", "output-dir", "tmpdir")
+"""The varying values that are folders: a replay moves them in tool-call arguments to its own."""
+
+
+def varying(workspace: str, output_dir: str, tmpdir: str | None, session_id: str, run_id: str | None) -> dict[str, str]:
+    """A run's values that differ in the next run, by placeholder name (unknown ones left out)."""
+    values = {
+        "workspace": workspace,
+        "output-dir": output_dir,
+        "tmpdir": tmpdir or "",
+        "session-id": session_id,
+        "run-id": run_id or "",
+    }
+    return {name: value for name, value in values.items() if value}
 
 
 class _Line(BaseModel):

@@ -37,6 +37,7 @@ from aw_action.sinks.replay_format import (
     RecordedWorkspace,
     ReplayOf,
     Reply,
+    varying,
 )
 
 FILE_NAME = "replay.jsonl"
@@ -114,13 +115,6 @@ class ReplayRecord(RecordWriter):
         workspace = Path(session.workspace)
         self.env = session.env
         run = recorded_run(session.env)
-        varies = {
-            "workspace": session.workspace,
-            "output-dir": str(self.ctx.output_dir),
-            "tmpdir": session.tmpdir or "",
-            "session-id": session.session_id,
-            "run-id": run.run_id or "",
-        }
         origin = self.state.record.replay_of
         self.header = Header(
             format=FORMAT,
@@ -131,7 +125,7 @@ class ReplayRecord(RecordWriter):
             config_dir=config_dir_of(session.config_dir, workspace),
             workspace=RecordedWorkspace(path=session.workspace, commit=head_commit(workspace, session.env)),
             run=run,
-            varies={name: value for name, value in varies.items() if value},
+            varies=varying(session.workspace, str(self.ctx.output_dir), session.tmpdir, session.session_id, run.run_id),
             patterns=list(VARYING_PATTERNS),
             replay_of=ReplayOf.model_validate(origin) if origin is not None else None,
         )

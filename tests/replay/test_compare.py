@@ -4,7 +4,7 @@ the recording names (times, durations, spill-log names); what it keeps: everythi
 from __future__ import annotations
 
 from aw_action.ai.types import TextContent, ToolResultMessage
-from aw_action.replay.compare import MAX_DIFF_LINES, Normaliser, difference, rendered
+from aw_action.replay.compare import MAX_DIFF_LINES, Normaliser, Substitution, difference, rendered
 from aw_action.sinks.replay_format import VARYING_PATTERNS
 
 RECORDED = Normaliser(
@@ -47,3 +47,14 @@ def test_a_long_diff_is_cut() -> None:
     b = "\n".join(f"LINE {i}" for i in range(1000))
     diff = difference(a, b) or ""
     assert len(diff.splitlines()) == MAX_DIFF_LINES + 1 and diff.endswith("more diff lines")
+
+
+def test_paths_are_moved_in_one_pass_and_throughout_a_json_value() -> None:
+    moves = Substitution({"/work/ws": "/tmp/aw-tools-1/ws", "/tmp/aw-tools-1": "/tmp/aw-tools-2", "/x": "/y"})
+    assert moves("/work/ws and /tmp/aw-tools-1 and /x") == "/tmp/aw-tools-1/ws and /tmp/aw-tools-2 and /x"
+    value = {"command": "cat /work/ws/a", "paths": ["/work/ws/b", 3], "n": None}
+    assert moves.within(value) == {
+        "command": "cat /tmp/aw-tools-1/ws/a",
+        "paths": ["/tmp/aw-tools-1/ws/b", 3],
+        "n": None,
+    }
