@@ -21,14 +21,11 @@ from pydantic import ValidationError
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.ai.types import ToolResultMessage, UserMessage
 from aw_action.replay.source import RecordingError, read_source
-from aw_action.sinks.replay_format import FORMAT, End, Header, Reply
+from aw_action.sinks.replay_format import FORMAT, REPLAYED_SOURCES, End, Header, Reply
 from aw_action.sinks.replay_record import FILE_NAME as REPLAY_FILE
 from aw_action.sinks.replay_record import harness_version
 
 PROMPT_SOURCE = "prompt"
-DRIVEN_SOURCES = frozenset({"prompt", "steer", "follow_up", "next_turn", "compaction", "output-schema"})
-"""User-message sources a replay reproduces: the prompt it sends, and what the harness and its
-built-ins send again by themselves."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +135,7 @@ def _transcript(data: bytes, name: str) -> tuple[str, dict[str, ToolResultMessag
         try:
             if message.get("role") == "user":
                 user = UserMessage.model_validate(message)
-                if user.source not in DRIVEN_SOURCES:
+                if user.source not in REPLAYED_SOURCES:
                     raise RecordingError(
                         f"{name}:{number}: a prompt from {str(user.source)[:60]!r}: only a single-prompt run "
                         "(aw-harness --config/--prompt, the action, gh-aw) can be replayed, not a workflow's steps"

@@ -35,6 +35,10 @@ VARYING_PATTERNS: dict[str, re.Pattern[str]] = {
 """Name -> what it matches; each match reads ``<name>`` on both sides of a comparison."""
 MIN_VARYING_CHARS = 6
 """A varying value shorter than this is not replaced: it would garble ordinary text."""
+REPLAYED_SOURCES = frozenset({"prompt", "steer", "follow_up", "next_turn", "compaction", "output-schema"})
+"""The user messages a replay reproduces (``UserMessage.source``): the prompt it sends, and what
+the harness and its built-ins send again by themselves. A run with any other (a workflow's steps)
+cannot be replayed."""
 PATHS = ("workspace", "output-dir", "tmpdir")
 """The varying values that are folders: a replay moves them in tool-call arguments to its own."""
 

@@ -10,8 +10,8 @@
 - at the end the ``end`` line (stop reason, turns, requests): a recording without it was cut off.
 
 Every line passes through the redactor, like every record: a replay never needs a recorded
-secret. In a GitHub run (not gh-aw mode, not itself a replay) the step summary gets a section
-with the three commands that replay the run locally.
+secret. In a GitHub run that a replay can drive (not gh-aw mode, not a workflow's steps, not
+itself a replay) the step summary gets a section with the three commands that replay it locally.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
-from aw_action.agent.events import AgentEvent, RequestEnd
+from aw_action.agent.events import AgentEvent, MessageEnd, RequestEnd
+from aw_action.ai.types import UserMessage
 from aw_action.run.mode import gh_aw_mode
 from aw_action.run.result import RunResult
 from aw_action.security.git_head import head_commit
@@ -29,6 +30,7 @@ from aw_action.sinks.files import JsonlFile
 from aw_action.sinks.record_writer import RecordWriter, SessionInfo, WriterContext
 from aw_action.sinks.replay_format import (
     FORMAT,
+    REPLAYED_SOURCES,
     VARYING_PATTERNS,
     End,
     Header,
@@ -106,6 +108,8 @@ class ReplayRecord(RecordWriter):
         self.replies = 0
         self.header: Header | None = None
         self.env: Mapping[str, str] = {}
+        self.replayable = True
+        """False once a prompt came from where a replay cannot send it from (a workflow's step)."""
 
     @property
     def closed(self) -> bool:
@@ -132,6 +136,8 @@ class ReplayRecord(RecordWriter):
         self.file.write(self.header.model_dump(mode="json"))
 
     def on_event(self, event: AgentEvent) -> None:
+        if isinstance(event, MessageEnd) and isinstance(event.message, UserMessage):
+            self.replayable = self.replayable and event.message.source in REPLAYED_SOURCES
         if not isinstance(event, RequestEnd) or event.message.stop_reason == "aborted":
             return
         self.replies += 1
@@ -149,7 +155,7 @@ class ReplayRecord(RecordWriter):
         self.file.write(end.model_dump(mode="json"))
         self.file.close()
         header = self.header
-        if header is None or header.replay_of is not None or gh_aw_mode(self.env):
+        if header is None or header.replay_of is not None or gh_aw_mode(self.env) or not self.replayable:
             return
         hint = replay_hint(header.run, header.workspace.commit)
         if hint is not None:

@@ -6,13 +6,22 @@ end; listed in ``records.sha256``; in gh-aw mode too."""
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from aw_action.agent.events import MessageEnd
+from aw_action.ai.catalog import resolve_model
+from aw_action.ai.types import UserMessage
+from aw_action.run.config import RunConfig
+from aw_action.run.redact import Redactor
+from aw_action.run.result import RunResult
+from aw_action.run.state import RunState
+from aw_action.sinks.record_writer import SessionInfo, WriterContext
 from aw_action.sinks.replay_format import FORMAT, VARYING_PATTERNS
-from aw_action.sinks.replay_record import harness_version
+from aw_action.sinks.replay_record import ReplayRecord, harness_version
 from tests.conftest import base_env, run_cli, write_run_files
 from tests.replay.rig import lines, make_workspace
 
@@ -67,3 +76,20 @@ def test_every_mode_records_it(tmp_path: Path, gh_aw: bool) -> None:
     _, rows = recorded(tmp_path, **({"GITHUB_AW": "true"} if gh_aw else {}))
     assert rows[0]["type"] == "header" and rows[-1]["type"] == "end"
     assert rows[0]["config"]["harness"]["budget"]["max-turns"] == (3 if gh_aw else 5), "the stricter GH_AW limit"
+
+
+@pytest.mark.parametrize(("source", "offered"), [("prompt", True), ("workflow:plan", False)])
+def test_the_summary_offers_a_replay_only_of_a_run_a_replay_can_drive(
+    tmp_path: Path, source: str, offered: bool
+) -> None:
+    state = RunState.for_model("faux/scripted")
+    writer = ReplayRecord(WriterContext(tmp_path, Redactor([]), state))
+    env = {"GITHUB_RUN_ID": "77", "GITHUB_REPOSITORY": "octo/repo", "PATH": os.environ["PATH"]}
+    config = RunConfig.model_validate({"engine": {"model": "faux/scripted"}})
+    writer.start(
+        SessionInfo("s-1", str(tmp_path), "faux/scripted", env, config, resolve_model("faux/scripted"), tmp_path)
+    )
+    writer.on_event(MessageEnd(UserMessage.of("do it", source=source)))
+    writer.finish(RunResult.ended("completed", "faux/scripted", state))
+    hints = [s for s in state.record.summary_sections if "gh run download 77 --repo octo/repo" in s]
+    assert len(hints) == (1 if offered else 0)
