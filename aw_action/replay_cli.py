@@ -50,12 +50,18 @@ def parser() -> argparse.ArgumentParser:
         description="Replay a recorded run: its model replies played back, its tool calls run again here.",
         usage_line=USAGE,
     )
-    p.add_argument("records", type=Path, help="the run's output folder, or its artifact (folder or zip)")
-    p.add_argument("--workspace", type=Path, help="where the tool calls run (default: the current directory)")
+    p.add_argument(
+        "records", type=Path, metavar="RECORDS", help="the run's output folder, or its artifact (folder or zip)"
+    )
+    p.add_argument(
+        "--workspace", type=Path, metavar="DIR", help="where the tool calls run (default: the current directory)"
+    )
     p.add_argument("--until", type=int, metavar="TURN", help="stop before this turn, the workspace as it was then")
     p.add_argument("--continue", dest="go_on", action="store_true", help="then go on live with --model")
-    p.add_argument("--model", help="the live model for --continue (its key from the environment)")
-    p.add_argument("--output-dir", type=Path, help="the replay's own records (default: AW_OUTPUT_DIR or a temp dir)")
+    p.add_argument("--model", metavar="MODEL", help="the live model for --continue (its key from the environment)")
+    p.add_argument(
+        "--output-dir", type=Path, metavar="DIR", help="the replay's own records (default: AW_OUTPUT_DIR or a temp dir)"
+    )
     p.add_argument(
         "--format",
         choices=FORMATS,
