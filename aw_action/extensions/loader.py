@@ -63,6 +63,11 @@ def is_path_reference(ref: str) -> bool:
     return ref.startswith(("./", "../", "/")) or ref.endswith(".py")
 
 
+def is_entry_point(ref: str) -> bool:
+    """Whether ``ref`` names an installed entry point of ``ENTRY_POINT_GROUP``."""
+    return any(ep.name == ref for ep in entry_points(group=ENTRY_POINT_GROUP))
+
+
 def _load_file(ref: str, workspace: Path, index: int) -> ModuleType:
     path = (workspace / ref).resolve()
     if not path.is_file():

@@ -7,6 +7,7 @@ Every refusal is an ``InvocationError`` (exit 2) naming the argument or the file
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,11 +24,19 @@ OUTPUT_ENV = "AW_OUTPUT_DIR"
 
 def default_output_dir(recording: Recording, env: Mapping[str, str]) -> Path:
     """``AW_OUTPUT_DIR`` when set, else a folder of the system's temp dir named for the recording
-    (outside the workspace, where a replayed ``ls`` or ``git status`` would see it)."""
+    (outside the workspace, where a replayed ``ls`` or ``git status`` would see it), named with
+    ``folder_name``."""
     named = env.get(OUTPUT_ENV, "").strip()
     if named:
         return Path(named)
-    return Path(tempfile.gettempdir()) / "aw-replay" / recording.header.session_id[:36]
+    return Path(tempfile.gettempdir()) / "aw-replay" / folder_name(recording.header.session_id)
+
+
+def folder_name(session_id: str) -> str:
+    """The recorded session id as one plain folder name: what a recording says can never name
+    another folder (``..``, a ``/``, a leading dot)."""
+    plain = re.sub(r"[^A-Za-z0-9_-]", "_", session_id[:36])
+    return plain if plain.strip("_") else "session"
 
 
 def check_apart(output_dir: Path, records: Path, workspace: Path) -> None:

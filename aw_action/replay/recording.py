@@ -4,7 +4,9 @@
 ``records.sha256``) and parses them: the replay record's header, replies and end
 (``sinks/replay_format``), and from the transcript the prompt the run was given and every tool
 result by its call's id. A recording in another format than this harness replays says which
-aw-harness wrote it; a line that is not what its writer writes names its file and line. Runs
+aw-harness wrote it; a line that is not what its writer writes (nor JSON as ``parse_json`` takes
+it: finite numbers, bounded nesting and length) names its file and line; a lone surrogate
+(a ``\\ud800`` escape) reads as U+FFFD, as the loop cleans what a model sends. Runs
 that ``aw-harness replay`` cannot drive yet (a workflow's steps) are refused with the reason.
 """
 
@@ -19,13 +21,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
+from aw_action.ai.text import clean_value
 from aw_action.ai.types import ToolResultMessage, UserMessage
 from aw_action.replay.source import RecordingError, read_source
+from aw_action.run.input_files import parse_json
 from aw_action.sinks.replay_format import FORMAT, REPLAYED_SOURCES, End, Header, Reply
 from aw_action.sinks.replay_record import FILE_NAME as REPLAY_FILE
 from aw_action.sinks.replay_record import harness_version
 
 PROMPT_SOURCE = "prompt"
+MAX_LINE_CHARS = 32 * 2**20
+"""Longer than any line a run writes (a prompt is at most 10 MiB, a reply at most a model's output)."""
 
 
 @dataclass(frozen=True)
@@ -68,13 +74,17 @@ def _lines(data: bytes, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        if len(line) > MAX_LINE_CHARS:
+            raise RecordingError(f"{name}:{number}: a line longer than {MAX_LINE_CHARS // 2**20} MiB")
         try:
-            value = json.loads(line)
-        except ValueError:
+            value = parse_json(line, finite=True)
+        except json.JSONDecodeError:
             raise RecordingError(f"{name}:{number}: not a JSON line") from None
+        except ValueError as exc:
+            raise RecordingError(f"{name}:{number}: not usable JSON: {exc}") from None
         if not isinstance(value, dict):
             raise RecordingError(f"{name}:{number}: not a JSON object")
-        yield number, value
+        yield number, clean_value(value)
 
 
 def _problem(exc: ValidationError) -> str:

@@ -3,7 +3,9 @@
 ``ReplayHarness`` is a ``Harness`` whose config is the recorded one (as its run resolved it)
 and whose model is the recorded model served by the replay provider (``replay/<id>``, priced
 as the recorded model), so budgets, steering, the tools' policies and sandbox, and the records
-are what the recorded run had. What a replay must not repeat is left out: the imports (the
+are what the recorded run had, within the limits a replay puts on what a recording names
+(``confine.py``: the tools at most in ``workspace-write``, nothing read or imported from outside
+the workspace). What a replay must not repeat is left out: the imports (the
 recorded prompt holds them), the OTLP export and the progress comment. It sends the recorded
 prompt as it was sent, holds the answer to ``output-schema`` as the recorded run did, then judges
 the replay (``verdict.py``) and puts the verdict in the step summary before the run's records
@@ -32,6 +34,7 @@ from aw_action.extensions.loader import ExtensionSpec
 from aw_action.harness.context import RunContext
 from aw_action.harness.invocation import Harness
 from aw_action.harness.output_schema import enforce_output_schema
+from aw_action.replay.confine import check_kernel, confine
 from aw_action.replay.recording import Recording
 from aw_action.replay.source import RecordingError
 from aw_action.replay.verdict import Verdict, judge
@@ -39,7 +42,7 @@ from aw_action.replay.watch import ReplayPlan, ReplayWatch
 from aw_action.run.config import HarnessSettings, Observability, RunConfig
 from aw_action.run.mode import MODE_ENV
 from aw_action.run.prompt_files import ResolvedImport
-from aw_action.sinks.markdown import code_block
+from aw_action.sinks.markdown import code, code_block
 from aw_action.sinks.replay_format import RecordedModel
 
 CONFIG_NAME = "aw-harness.replay.json"
@@ -77,10 +80,10 @@ def replay_config(recording: Recording, workspace: Path) -> ResolvedConfig:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
         raise RecordingError(f"{recording.where}: the recorded config: {field}: {first['msg']}") from None
+    config, folder = confine(config, header.config_dir, workspace, recording.where)
     settings: HarnessSettings = config.harness.model_copy(update={"progress_comment": False})
     config = config.model_copy(update={"imports": [], "observability": Observability(), "harness": settings})
-    folder = Path(header.config_dir)
-    return ResolvedConfig(config, replay_model(header.model), (workspace / folder) / CONFIG_NAME)
+    return ResolvedConfig(config, replay_model(header.model), folder / CONFIG_NAME)
 
 
 def replay_env(env: Mapping[str, str], options: ReplayOptions) -> dict[str, str]:
@@ -100,6 +103,7 @@ class ReplayHarness(Harness):
         stderr: IO[str] | None = None,
         readable: bool = False,
     ) -> None:
+        check_kernel(env)
         resolved = replay_config(recording, options.workspace)
         super().__init__(resolved, resolved.path, replay_env(env, options), stderr=stderr, readable=readable)
         self.recording = recording
@@ -129,18 +133,19 @@ class ReplayHarness(Harness):
 
 
 def summary_section(recording: Recording, verdict: Verdict) -> str:
-    """The step summary's account of the replay."""
-    run = recording.header.run
-    what = f"run {run.run_id} of {run.repository}" if run.run_id and run.repository else "a recorded run"
-    commit = recording.header.workspace.commit
+    """The step summary's account of the replay; what the recording says (ids, names, reasons)
+    only in code spans and the diff's fence, inert whatever it holds."""
+    header = recording.header
+    run = header.run
+    origin = f" of GitHub run {code(run.run_id)} of {code(run.repository)}" if run.run_id and run.repository else ""
+    commit = f" at commit {code(header.workspace.commit)}" if header.workspace.commit else ""
     lines = [
-        f"### Replay of {what}",
+        "### Replay of a recorded run",
         "",
-        f"**{verdict.kind}**: {verdict.message}.",
+        f"**{verdict.kind}**: {code(verdict.message)}",
         "",
-        f"Recorded session `{recording.header.session_id}`"
-        + (f" at commit `{commit}`" if commit else "")
-        + f", {recording.turns} turns, ended {recording.end.stop_reason}.",
+        f"Recorded session {code(header.session_id)}{origin}{commit}, {recording.turns} turns, "
+        f"ended {code(recording.end.stop_reason)}.",
     ]
     divergence = verdict.divergence
     if divergence is not None and divergence.diff:

@@ -60,7 +60,7 @@ def test_a_replay_in_an_unchanged_workspace_is_the_same(recorded: ActionRun, tmp
     assert (run.outputs["replay"], run.outputs["conclusion"], run.outputs["exit-code"]) == ("same", "success", "0")
     assert run.outputs["turns"] == "2"
     assert (tmp_path / "workspace" / "done.txt").read_text() == "ok\n"
-    assert "### Replay of run 123456 of octo/hello" in run.summary and "**same**" in run.summary
+    assert "of GitHub run `123456` of `octo/hello`" in run.summary and "**same**" in run.summary
     assert (tmp_path / "runner_temp" / "aw-harness" / "replay.jsonl").is_file(), "the replay's own records"
 
 
