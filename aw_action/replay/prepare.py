@@ -40,7 +40,9 @@ def folder_name(session_id: str) -> str:
 
 
 def check_apart(output_dir: Path, records: Path, workspace: Path) -> None:
-    """The replay writes nothing into the recording, nor into the workspace's own folder."""
+    """The replay writes nothing into the recording, nor into the workspace's own folder; the
+    recording lies outside the workspace, where the replayed tools (which may write the workspace)
+    cannot reach it."""
     out, source = output_dir.resolve(), records.resolve()
     if out == source or out.is_relative_to(source):
         raise InvocationError(
@@ -48,6 +50,12 @@ def check_apart(output_dir: Path, records: Path, workspace: Path) -> None:
         )
     if out == workspace.resolve():
         raise InvocationError(f"output dir {output_dir}: is the workspace; name another folder with --output-dir")
+    ws = workspace.resolve()
+    if source == ws or source.is_relative_to(ws):
+        raise InvocationError(
+            f"{records}: lies in the workspace ({workspace}), where the replayed commands may change it and a "
+            "replayed ls or git status would see it: move it out of the workspace (gh run download --dir /tmp/aw-run)"
+        )
 
 
 def live_model(name: str, env: Mapping[str, str], workspace: Path) -> Model:

@@ -54,7 +54,17 @@ def read_source(path: Path) -> SourceFiles:
         raise RecordingError(str(exc)) from None
     if not path.exists():
         raise RecordingError(f"{path}: no such file or directory")
+    if path.is_file() and _starts_as_zip(path):
+        raise RecordingError(f"{path}: a zip cut short or damaged (it has no central directory)")
     raise RecordingError(f"{path}: neither a run's output folder nor an artifact zip")
+
+
+def _starts_as_zip(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(4) == b"PK\x03\x04"
+    except OSError:
+        return False
 
 
 def _from_folder(root: Path, budget: ReadBudget) -> SourceFiles:

@@ -79,7 +79,9 @@ def config_dir_of(config_dir: Path | None, workspace: Path) -> str:
 
 
 def replay_hint(run: RecordedRun, commit: str | None) -> str | None:
-    """The step summary's section: the run's artifact downloaded and replayed in three commands."""
+    """The step summary's section: the run's artifact downloaded (outside the checkout, which the
+    replayed commands change and a replay refuses to read a recording from) and replayed in the
+    checkout, in three commands."""
     if not (run.run_id and run.repository):
         return None
     checkout = commit or run.sha or "<the run's commit>"
@@ -88,9 +90,9 @@ def replay_hint(run: RecordedRun, commit: str | None) -> str | None:
         "The artifact holds every model reply; `aw-harness replay` runs the tool calls again on your "
         "machine and stops at the first result that differs, with no model and no key:\n\n"
         "```sh\n"
-        f"gh run download {run.run_id} --repo {run.repository} --dir aw-run\n"
+        f"gh run download {run.run_id} --repo {run.repository} --dir /tmp/aw-run-{run.run_id}\n"
         f"git checkout {checkout}\n"
-        "aw-harness replay aw-run\n"
+        f"aw-harness replay /tmp/aw-run-{run.run_id}\n"
         "```\n\n"
         "`--until TURN` stops before a turn and leaves the workspace as the run had it then; "
         "`--continue --model MODEL` goes on live from there (aw-harness's docs/replay.md)."

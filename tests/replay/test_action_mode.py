@@ -51,7 +51,8 @@ def replay(tmp: Path, recorded: ActionRun, notes: str = "alpha\n") -> ActionRun:
 
 def test_the_recorded_runs_summary_says_how_to_replay_it(recorded: ActionRun) -> None:
     assert "### Replay this run locally" in recorded.summary
-    assert "gh run download 123456 --repo octo/hello --dir aw-run" in recorded.summary
+    assert "gh run download 123456 --repo octo/hello --dir /tmp/aw-run-123456" in recorded.summary
+    assert "aw-harness replay /tmp/aw-run-123456" in recorded.summary
 
 
 def test_a_replay_in_an_unchanged_workspace_is_the_same(recorded: ActionRun, tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ replay."""
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -116,15 +118,27 @@ def test_the_models_absolute_paths_follow_the_workspace(tmp_path: Path) -> None:
     assert call["arguments"]["command"] == f"pwd && cat {tmp_path / 'replay-ws'}/notes.txt"
 
 
-def test_a_github_runs_summary_tells_how_to_replay_it(tmp_path: Path) -> None:
+def test_a_github_runs_summary_gives_three_commands_that_replay_it(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     github = {"GITHUB_RUN_ID": "4242", "GITHUB_REPOSITORY": "octo/repo", "GITHUB_STEP_SUMMARY": str(summary)}
-    record(tmp_path, [faux_turn("Done.")], **github)
+    record(tmp_path, [faux_turn("Reading.", ("bash", {"command": "cat notes.txt"})), faux_turn("Done.")], **github)
     text = summary.read_text()
     commit = lines(tmp_path / "out" / "replay.jsonl")[0]["workspace"]["commit"]
     assert "### Replay this run locally" in text
-    assert "gh run download 4242 --repo octo/repo --dir aw-run" in text
-    assert f"git checkout {commit}" in text and "aw-harness replay aw-run" in text
+    download, checkout, play = text.split("```sh\n")[1].split("```")[0].splitlines()
+    assert download == "gh run download 4242 --repo octo/repo --dir /tmp/aw-run-4242"
+    assert checkout == f"git checkout {commit}" and play == "aw-harness replay /tmp/aw-run-4242"
+    folder = tmp_path / "download"  # what gh run download leaves: one folder per artifact
+    shutil.copytree(tmp_path / "out", folder / "aw-harness-agent")
+    clone = tmp_path / "checkout"
+    subprocess.run(["git", "clone", "-q", str(tmp_path / "ws"), str(clone)], check=True, capture_output=True)
+    subprocess.run(shlex.split(checkout), cwd=clone, check=True, capture_output=True)
+    args = shlex.split(play.replace("/tmp/aw-run-4242", str(folder)))
+    assert args[0] == "aw-harness"
+    env = base_env(tmp_path, AW_OUTPUT_DIR=str(tmp_path / "replay-out"))
+    done = run_cli([*args[1:], "--format", "jsonl"], env, cwd=clone)
+    assert done.returncode == 0 and done.result["replay"] == "same", done.stderr
+    assert done.result["recording"]["commit"] == commit and done.result["run"]["tool_calls"] == 1
 
 
 def test_a_replays_summary_gives_the_verdict_and_the_diff(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from aw_action.github.archive import zip_directory
-from tests.replay.rig import Recorded, Replayed, lines, record_faux, refix_manifest, replay
+from tests.replay.rig import Recorded, Replayed, lines, make_workspace, record_faux, refix_manifest, replay
 
 
 @pytest.fixture(scope="module")
@@ -103,6 +103,29 @@ def test_an_artifact_zip_no_upload_could_make_is_refused(
             info.external_attr = (stat.S_IFLNK | 0o777) << 16
         zf.writestr(info, "/etc/passwd")
     refused(replay(tmp_path, archive), str(archive), member, reason)
+
+
+def test_an_artifact_zip_cut_short_is_refused(recorded: Recorded, tmp_path: Path) -> None:
+    archive = zip_directory(recorded.records, tmp_path / "artifact.zip").path
+    data = archive.read_bytes()
+    archive.write_bytes(data[: len(data) // 2])
+    refused(replay(tmp_path, archive), str(archive), "cut short or damaged")
+
+
+def test_a_tampered_member_of_an_artifact_zip_is_refused(recorded: Recorded, tmp_path: Path) -> None:
+    spoilt = Path(shutil.copytree(recorded.records, tmp_path / "records"))
+    path = spoilt / "session.jsonl"
+    path.write_text(path.read_text().replace("one", "0ne", 1))
+    archive = zip_directory(spoilt, tmp_path / "artifact.zip").path
+    refused(replay(tmp_path, archive), f"{archive}/session.jsonl", "changed or cut short")
+
+
+def test_a_recording_inside_the_workspace_is_refused(recorded: Recorded, tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "replay-ws")
+    inside = Path(shutil.copytree(recorded.records, ws / "aw-run"))
+    done = replay(tmp_path, inside, workspace=ws)
+    refused(done, str(inside), "lies in the workspace", "move it out")
+    assert not (ws / "a.txt").exists(), "nothing ran"
 
 
 def test_a_folder_of_two_recordings_asks_which(recorded: Recorded, tmp_path: Path) -> None:
