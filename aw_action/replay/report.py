@@ -19,6 +19,7 @@ from typing import Any
 from aw_action.replay.recording import Recording
 from aw_action.replay.verdict import Verdict
 from aw_action.run.result import RunResult
+from aw_action.sinks.readable import clean
 
 
 def recording_summary(recording: Recording) -> dict[str, Any]:
@@ -63,7 +64,12 @@ def report_object(
 
 
 def people_lines(report: dict[str, Any]) -> list[str]:
-    """The report for a person reading stderr."""
+    """The report for a person reading stderr, printable whatever the recording held (no control
+    or bidi characters: ``sinks/readable.clean``)."""
+    return [part for line in _lines(report) for part in clean(line).split("\n")]
+
+
+def _lines(report: dict[str, Any]) -> list[str]:
     lines = [f"aw-harness replay: {report['replay']}: {report['message']}"]
     divergence = report.get("divergence")
     if divergence and divergence.get("tool_call_id"):

@@ -189,3 +189,14 @@ def test_a_lone_surrogate_in_a_recorded_call_is_no_traceback(copy: Path, tmp_pat
     assert "Traceback" not in done.run.stderr, done.run.stderr[-3000:]
     assert done.run.returncode == 1 and done.report["replay"] == "diverged", done.run.stderr
     assert done.report["divergence"]["turn"] == 1
+
+
+def test_terminal_escapes_in_a_recorded_result_reach_no_terminal(copy: Path, tmp_path: Path) -> None:
+    path = copy / "session.jsonl"
+    path.write_text(path.read_text().replace("Successfully", "\\u001b]0;pwned\\u0007\\u001b[2JSuccessfully", 1))
+    refix_manifest(copy, "session.jsonl")
+    done = replay(tmp_path, copy)
+    assert done.report["replay"] == "diverged", done.run.stderr
+    assert "\x1b" in done.report["divergence"]["diff"], "the report keeps the recorded text (JSON escapes it)"
+    assert "\x1b" not in done.run.stderr and "\x07" not in done.run.stderr
+    assert "-?]0;pwned??[2JSuccessfully" in done.run.stderr, "the diff is shown, its controls as ?"
