@@ -56,6 +56,10 @@ def check_apart(output_dir: Path, records: Path, workspace: Path) -> None:
             f"{records}: lies in the workspace ({workspace}), where the replayed commands may change it and a "
             "replayed ls or git status would see it: move it out of the workspace (gh run download --dir /tmp/aw-run)"
         )
+    if ws.is_relative_to(source):
+        raise InvocationError(
+            f"--workspace {workspace}: lies in the recording ({records}); a replay writes nothing there"
+        )
 
 
 def live_model(name: str, env: Mapping[str, str], workspace: Path) -> Model:

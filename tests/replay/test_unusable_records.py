@@ -128,6 +128,12 @@ def test_a_recording_inside_the_workspace_is_refused(recorded: Recorded, tmp_pat
     assert not (ws / "a.txt").exists(), "nothing ran"
 
 
+def test_a_workspace_inside_the_recording_is_refused(copy: Path, tmp_path: Path) -> None:
+    ws = make_workspace(copy / "nested-ws")
+    refused(replay(tmp_path, copy, workspace=ws), "--workspace", "lies in the recording")
+    assert not (ws / "a.txt").exists(), "nothing ran"
+
+
 def test_a_folder_of_two_recordings_asks_which(recorded: Recorded, tmp_path: Path) -> None:
     for name in ("job-a", "job-b"):
         shutil.copytree(recorded.records, tmp_path / "download" / name)
