@@ -4,7 +4,8 @@ test of the code the agent works on (docs/replay.md).
 Inputs: ``replay-records`` (the recorded run's artifact: the folder ``actions/download-artifact``
 made, or its zip; relative to the workspace, or under ``runner.temp`` as the workflow wrote it),
 and as for a run ``output-dir``, ``upload-artifacts`` and ``artifact-name`` for the replay's own
-records. Keep the downloaded artifact outside the workspace: a replayed ``ls`` would see it.
+records. The downloaded artifact must lie outside the workspace (``prepare.check_apart``): a
+replayed ``ls`` would see it and the replayed commands could change it.
 
 The replay runs as ``aw-harness replay`` does (``runner.ReplayHarness``), its output on the
 step log's guard (the records hold the agent's text: none of it may act as a workflow command),
