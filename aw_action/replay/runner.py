@@ -24,12 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from pydantic import ValidationError
-
 from aw_action.ai.credentials import is_credential_name, provider_variables
 from aw_action.ai.replay import API
 from aw_action.ai.types import Model
-from aw_action.config import ResolvedConfig
+from aw_action.config import ConfigError, ResolvedConfig
+from aw_action.config.document import validate
 from aw_action.extensions.loader import ExtensionSpec
 from aw_action.harness.context import RunContext
 from aw_action.harness.invocation import Harness
@@ -39,7 +38,7 @@ from aw_action.replay.recording import Recording
 from aw_action.replay.source import RecordingError
 from aw_action.replay.verdict import Verdict, judge
 from aw_action.replay.watch import ReplayPlan, ReplayWatch
-from aw_action.run.config import HarnessSettings, Observability, RunConfig
+from aw_action.run.config import HarnessSettings, Observability
 from aw_action.run.mode import MODE_ENV
 from aw_action.run.prompt_files import ResolvedImport
 from aw_action.sinks.markdown import code, code_block
@@ -75,11 +74,9 @@ def replay_config(recording: Recording, workspace: Path) -> ResolvedConfig:
     """The recorded config as the replay runs it (see the module docstring)."""
     header = recording.header
     try:
-        config = RunConfig.model_validate(header.config)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"])
-        raise RecordingError(f"{recording.where}: the recorded config: {field}: {first['msg']}") from None
+        config = validate(header.config, f"{recording.where}: the recorded config")
+    except ConfigError as exc:
+        raise RecordingError(str(exc)) from None
     config, folder = confine(config, header.config_dir, workspace, recording.where)
     settings: HarnessSettings = config.harness.model_copy(update={"progress_comment": False})
     config = config.model_copy(update={"imports": [], "observability": Observability(), "harness": settings})

@@ -200,3 +200,8 @@ def test_terminal_escapes_in_a_recorded_result_reach_no_terminal(copy: Path, tmp
     assert "\x1b" in done.report["divergence"]["diff"], "the report keeps the recorded text (JSON escapes it)"
     assert "\x1b" not in done.run.stderr and "\x07" not in done.run.stderr
     assert "-?]0;pwned??[2JSuccessfully" in done.run.stderr, "the diff is shown, its controls as ?"
+
+
+def test_a_recorded_config_the_harness_would_refuse_names_its_field(copy: Path, tmp_path: Path) -> None:
+    rewrite_header(copy, harness={"budget": {"max-turns": -1}, "sandbox": "nowhere"})
+    refused(replay(tmp_path, copy), "the recorded config", "harness.budget.max-turns")
