@@ -14,7 +14,8 @@ Order matters and is the contract:
 5. exit with the run's code (0/1/2). An upload problem is a warning, never a different code.
 
 With input ``mode: apply`` the step applies a run's safe outputs instead of running an agent
-(``apply_outputs/action_mode.py``; steps 1, 2 and 5 hold, there is no artifact).
+(``apply_outputs/action_mode.py``; steps 1, 2 and 5 hold, there is no artifact); with
+``mode: replay`` it replays a recorded run from its artifact (``replay/action_mode.py``).
 
 SIGINT/SIGTERM (the runner's cancel and step timeout) stop the run; the partial result, outputs
 and artifact are flushed and the process exits non-zero within ``CANCEL_TOTAL_S`` of the signal.
@@ -50,6 +51,7 @@ from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import exit_soon, stuck_result, supervise
 from aw_action.harness.workflow import WorkflowHarness
+from aw_action.replay.action_mode import run_replay_mode
 from aw_action.run.cancel import CancelClock, StopSignals
 from aw_action.run.redact import run_redactor
 from aw_action.run.result import RunResult
@@ -81,6 +83,8 @@ def main(argv: list[str]) -> int:
         inputs = ActionInputs.from_env()
         if inputs.mode == "apply":
             return run_apply_mode(inputs, env, log, Path.cwd())
+        if inputs.mode == "replay":
+            return run_replay_mode(inputs, env, log, stops, CANCEL_RUN_S, CANCEL_TOTAL_S)
         event = TriggerEvent.from_env(env)
         decision = trigger_decision(inputs, event, env)
         if not decision.allowed:

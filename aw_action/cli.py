@@ -36,6 +36,7 @@ SUBCOMMANDS: dict[str, str] = {
     "apply-safe-outputs": "aw_action.apply_outputs.apply_cli:main",
     "gh-aw": "aw_action.gh_aw_step:main",
     "workflow": "aw_action.workflow_cli:main",
+    "replay": "aw_action.replay_cli:main",
 }
 """Subcommand name -> ``module:function`` with signature ``main(argv: list[str]) -> int``.
 Imported only when called, so a plain run never pays for them."""
@@ -47,11 +48,12 @@ SUBCOMMAND_HELP: dict[str, str] = {
     "apply-safe-outputs": "apply a run's proposed writes, in a job with write access",
     "gh-aw": "run as the agent step of a compiled gh-aw workflow (docs/gh-aw.md)",
     "workflow": "run or resume a declarative multi-step workflow (docs/workflows.md)",
+    "replay": "replay a recorded run from its records, with no model and no key (docs/replay.md)",
 }
 """One line per subcommand for ``--help`` (the same names as ``SUBCOMMANDS``)."""
 
 
-STOP_SCHEME_SUBCOMMANDS = frozenset({"action", "gh-aw", "workflow"})
+STOP_SCHEME_SUBCOMMANDS = frozenset({"action", "gh-aw", "workflow", "replay"})
 """The subcommands that run under the stop scheme (``run/cancel.py``), like a plain run: they take
 over a stop signal held during start-up. The others let it act as by default."""
 

@@ -52,6 +52,7 @@ APIS: dict[str, ApiRow] = {
         ApiRow("openai-completions", "openai", "aw_action.ai.openai_chat:wire"),
         ApiRow("openai-responses", "openai", "aw_action.ai.openai_responses:wire"),
         ApiRow("faux", None, None),
+        ApiRow("replay", None, None),
     )
 }
 TRANSPORTS: dict[str, TransportRow] = {

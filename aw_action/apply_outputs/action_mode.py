@@ -16,29 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from aw_action.apply_outputs import apply_cli
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import write_outputs
-from aw_action.github.paths import RUNNER_TEMP_MOUNT, host_runner_temp
+from aw_action.github.paths import container_path
 from aw_action.security.tool_env import RUNTIME_VARS
-
-
-def container_path(value: str, env: Mapping[str, str], workspace: Path) -> Path:
-    """``value`` as this process can open it: relative to the workspace, and a host path under
-    the runner temp folder moved to where the runner mounts that folder."""
-    path = Path(value).expanduser()
-    if not path.is_absolute():
-        return workspace / path
-    host_temp = host_runner_temp(env)
-    if host_temp is not None and not path.exists():
-        try:
-            return Path(RUNNER_TEMP_MOUNT) / PurePosixPath(path).relative_to(host_temp)
-        except ValueError:
-            pass
-    return path
 
 
 def apply_argv(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> list[str]:

@@ -5,8 +5,9 @@ their path relative to the root, with ``/`` separators. Zips are read member by 
 extracting (no path from inside a zip touches the file system); a folder may itself hold
 artifact zips (one level), as ``gh run download`` leaves them.
 
-Bounded: everything read, decompressed, counts against ``MAX_TOTAL_BYTES`` (a 3 MB zip can
-hold gigabytes of text); past it the audit stops with ``AuditInputError`` (exit 2, one line).
+Bounded (``security/archive_read.ReadBudget``): everything read, decompressed, counts against
+``MAX_TOTAL_BYTES`` (a 3 MB zip can hold gigabytes of text); past it the audit stops with
+``AuditInputError`` (exit 2, one line).
 Only regular files are read (a FIFO or device named like a record file is skipped). Earlier
 runs' records, which a run moves into ``previous-runs/`` (``sinks/previous_run.py``), are not
 this run's: they are left out unless that folder is the one audited.
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from aw_action.security.archive_read import ArchiveError, ReadBudget
 from aw_action.sinks.previous_run import PREVIOUS_RUNS_DIR
 from aw_action.sinks.record_files import ProvenanceFile, TokenUsageFile, UnifiedSession
 
@@ -31,7 +33,6 @@ CONTEXT_PROVENANCE = ProvenanceFile.file_name
 KNOWN_NAMES = (UNIFIED_SESSION, TOKEN_USAGE, CONTEXT_PROVENANCE)
 """The record files the audit reads (by file name, anywhere in what is audited)."""
 MAX_TOTAL_BYTES = 32 * 1024 * 1024
-_CHUNK = 1024 * 1024
 
 
 class AuditInputError(Exception):
@@ -48,27 +49,14 @@ class Artifact:
         return sorted((p for p in self.files if PurePosixPath(p).name == name), key=lambda p: (p.count("/"), p))
 
 
-class _Budget:
-    """The bytes an audit may still read, shared by every file and zip member."""
-
-    def __init__(self, limit: int = MAX_TOTAL_BYTES) -> None:
-        self.limit = limit
-        self.left = limit
-
-    def read(self, stream: IO[bytes], name: str) -> str:
-        chunks: list[bytes] = []
-        while chunk := stream.read(min(_CHUNK, self.left + 1)):
-            self.left -= len(chunk)
-            if self.left < 0:
-                raise AuditInputError(
-                    f"{name}: the records exceed the audit limit of {self.limit // (1024 * 1024)} MB "
-                    "(decompressed, all files together)"
-                )
-            chunks.append(chunk)
-        return b"".join(chunks).decode("utf-8", "replace")
+def _read(stream: IO[bytes], name: str, budget: ReadBudget) -> str:
+    try:
+        return budget.read(stream, name).decode("utf-8", "replace")
+    except ArchiveError as exc:
+        raise AuditInputError(str(exc)) from None
 
 
-def _read_zip(archive: Path, prefix: str, into: dict[str, str], budget: _Budget) -> None:
+def _read_zip(archive: Path, prefix: str, into: dict[str, str], budget: ReadBudget) -> None:
     try:
         with zipfile.ZipFile(archive) as zf:
             for info in zf.infolist():
@@ -76,7 +64,7 @@ def _read_zip(archive: Path, prefix: str, into: dict[str, str], budget: _Budget)
                 if info.is_dir() or name not in KNOWN_NAMES or _earlier_run(info.filename):
                     continue
                 with zf.open(info) as member:
-                    into[prefix + info.filename.lstrip("/")] = budget.read(member, f"{archive}:{info.filename}")
+                    into[prefix + info.filename.lstrip("/")] = _read(member, f"{archive}:{info.filename}", budget)
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
         raise AuditInputError(f"cannot read zip {archive}: {exc}") from exc
 
@@ -85,7 +73,7 @@ def open_artifact(path: Path) -> Artifact:
     if not path.exists():
         raise AuditInputError(f"no such file or directory: {path}")
     artifact = Artifact(root=str(path))
-    budget = _Budget()
+    budget = ReadBudget(MAX_TOTAL_BYTES, "audit")
     if path.is_file():
         if not zipfile.is_zipfile(path):
             raise AuditInputError(f"{path} is neither a directory nor a zip file")
@@ -98,7 +86,7 @@ def open_artifact(path: Path) -> Artifact:
             if file.name in KNOWN_NAMES:
                 try:
                     with file.open("rb") as stream:
-                        artifact.files[rel] = budget.read(stream, rel)
+                        artifact.files[rel] = _read(stream, rel, budget)
                 except OSError as exc:
                     raise AuditInputError(f"cannot read {file}: {exc.strerror or exc}") from exc
             elif file.suffix == ".zip" and rel.count("/") == 0:

@@ -24,7 +24,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -61,6 +61,11 @@ def builtin_specs() -> list[ExtensionSpec]:
 
 def is_path_reference(ref: str) -> bool:
     return ref.startswith(("./", "../", "/")) or ref.endswith(".py")
+
+
+def is_entry_point(ref: str) -> bool:
+    """Whether ``ref`` names an installed entry point of ``ENTRY_POINT_GROUP``."""
+    return any(ep.name == ref for ep in entry_points(group=ENTRY_POINT_GROUP))
 
 
 def _load_file(ref: str, workspace: Path, index: int) -> ModuleType:
@@ -151,10 +156,11 @@ def _contain(handler: Handler) -> Handler:
     return contained
 
 
-async def load_all(services: HostServices) -> list[str]:
-    """Run every ``setup``; returns the names of the extensions that loaded."""
+async def load_all(services: HostServices, added: Sequence[ExtensionSpec] = ()) -> list[str]:
+    """Run every ``setup``; returns the names of the extensions that loaded. ``added``: built-ins
+    an invocation adds after the standard ones (a replay's), under the built-ins' policy."""
     loaded: list[str] = []
-    for spec in builtin_specs():
+    for spec in [*builtin_specs(), *added]:
         try:
             await _run_setup(spec, services)
         except InvocationError:

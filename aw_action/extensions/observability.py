@@ -107,7 +107,17 @@ class Observability:
 
     def on_start(self, event: Any, ctx: ExtensionContext) -> None:
         self.session_id = ctx.session.session_id
-        session = SessionInfo(self.session_id, str(self.api.workspace), self.api.config.engine.model, self.api.env)
+        api = self.api
+        session = SessionInfo(
+            self.session_id,
+            str(api.workspace),
+            api.config.engine.model,
+            api.env,
+            config=api.config,
+            model=api.model,
+            config_dir=api.services.config_dir,
+            tmpdir=ctx.session.tool_context.env.get("TMPDIR"),
+        )
         self.stream.start(self.session_id)
         self.fan_out(lambda writer: writer.start(session))
         self.start_otel(ctx)

@@ -32,9 +32,12 @@ OUTPUT_NAMES = (
     "created-items",
     "applied-count",
     "failed-count",
+    "replay",
 )
 APPLY_OUTPUT_NAMES = ("created-urls", "created-items", "applied-count", "failed-count")
 """Written by ``mode: apply`` (``apply_outputs/report.py``), with ``conclusion`` and ``exit-code``."""
+REPLAY_OUTPUT_NAMES = ("replay",)
+"""Written by ``mode: replay`` (``replay/action_mode.py``), with a run's outputs."""
 
 
 class OutputError(ValueError):

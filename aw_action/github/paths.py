@@ -89,3 +89,18 @@ def visible_path(path: Path, env: Mapping[str, str], workspace: Path) -> str:
         except ValueError:
             pass
     return str(path)
+
+
+def container_path(value: str, env: Mapping[str, str], workspace: Path) -> Path:
+    """``value`` as this process can open it: relative to the workspace, and a host path under
+    the runner temp folder moved to where the runner mounts that folder."""
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        return workspace / path
+    host_temp = host_runner_temp(env)
+    if host_temp is not None and not path.exists():
+        try:
+            return Path(RUNNER_TEMP_MOUNT) / PurePosixPath(path).relative_to(host_temp)
+        except ValueError:
+            pass
+    return path

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +33,7 @@ from aw_action.ai.types import AssistantMessage, Model, Provider, UserMessage
 from aw_action.config.resolve import ResolvedConfig
 from aw_action.exits import HarnessError, InvocationError
 from aw_action.extensions.api import HostServices
-from aw_action.extensions.loader import load_all
+from aw_action.extensions.loader import ExtensionSpec, load_all
 from aw_action.extensions.registry import Registry
 from aw_action.extensions.runner import ExtensionRunner
 from aw_action.harness.guards import RunGuards, guard_run
@@ -230,11 +230,13 @@ async def assemble(
     jsonl: JsonlSink,
     state: RunState | None = None,
     read_only_steps: list[str] | None = None,
+    extensions: Sequence[ExtensionSpec] = (),
 ) -> RunContext:
     """Build the run (see the module docstring) for the resolved ``settings``. ``state`` lets the
     caller record facts (the inputs' provenance) before the extensions load; it must be for
     ``settings.model``. ``read_only_steps``: a workflow's steps with a read-only bash policy
-    (their sandbox must be enforceable, ``harness/sandbox_setup.py``)."""
+    (their sandbox must be enforceable, ``harness/sandbox_setup.py``). ``extensions``: built-ins
+    the invocation adds after the standard ones (``loader.load_all``)."""
     config, model = settings.config, settings.model
     limits = resolve_limits(config)
     usable_output_dir(output_dir)
@@ -269,7 +271,7 @@ async def assemble(
         read_only_steps=read_only_steps,
     )
     services.records = guards.ledger
-    state.record.extensions_loaded = await load_all(services)
+    state.record.extensions_loaded = await load_all(services, extensions)
     provider = provider_for(model, registry)
     guards.wipe(redactor.secrets)  # the SDK clients hold their keys now; tools start later
     transcript_path = output_dir / TRANSCRIPT_FILE

@@ -20,6 +20,7 @@ from typing import IO, Any
 from aw_action.ai.text import one_line
 from aw_action.config import ConfigSources, ResolvedConfig, UnknownModel, resolve_config
 from aw_action.exits import InvocationError
+from aw_action.extensions.loader import ExtensionSpec
 from aw_action.harness.context import RunContext, assemble
 from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
 from aw_action.harness.run_files import start_afresh
@@ -124,6 +125,7 @@ class Harness:
                 jsonl=self.jsonl,
                 state=state,
                 read_only_steps=self.read_only_steps(),
+                extensions=self.extensions(),
             )
         except InvocationError as raised:
             if isinstance(raised, UnknownModel):
@@ -147,6 +149,11 @@ class Harness:
     def read_only_steps(self) -> list[str]:
         """The workflow steps whose bash policy is read-only (none outside a workflow); called
         after ``load_prompt``."""
+        return []
+
+    def extensions(self) -> list[ExtensionSpec]:
+        """Built-in extensions this invocation adds to the standard ones (none; a replay adds the
+        one that plays and checks the recording)."""
         return []
 
     async def drive(self, context: RunContext, imports: list[ResolvedImport], prompt: str) -> None:

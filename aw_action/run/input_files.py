@@ -1,6 +1,7 @@
 """Reading the files a run is given (config.json, prompt.txt, imports) without ever blocking,
 running out of memory or raising anything but a one-line ``InvocationError``; a JSON file also
-nested at most ``MAX_JSON_DEPTH`` deep and holding no ``NaN``/``Infinity`` (``read_json_file``).
+nested at most ``MAX_JSON_DEPTH`` deep and holding no ``NaN``/``Infinity`` (``read_json_file``;
+``parse_json`` for JSON text read otherwise).
 
 A path from a user or a config may be anything: empty, holding a NUL, a directory, a FIFO with no
 writer (a plain ``open`` blocks forever, before the run's deadline exists), ``/dev/zero``
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import stat
 from pathlib import Path
@@ -94,26 +96,43 @@ MAX_JSON_DEPTH = 64
 
 
 def read_json_file(path: Path, what: str) -> Any:
-    """The parsed JSON of ``path`` (a regular file, at most 10 MiB, nested at most
-    ``MAX_JSON_DEPTH`` deep, no ``NaN``/``Infinity``); ``InvocationError`` naming the file."""
+    """The parsed JSON of ``path`` (a regular file, at most 10 MiB, ``parse_json``'s rules);
+    ``InvocationError`` naming the file."""
     text = read_input_text(path, what)
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise InvocationError(
             yaml_hint(text, path, what)
             or f"{what} is not valid JSON: {path}: line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
-    except (RecursionError, ValueError) as exc:
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        raise InvocationError(f"{what} is not usable JSON: {path}: {reason}") from None
+    except ValueError as exc:
+        raise InvocationError(f"{what} is not usable JSON: {path}: {exc}") from None
+
+
+def parse_json(text: str, *, finite: bool = False) -> Any:
+    """``text`` as JSON nested at most ``MAX_JSON_DEPTH`` deep, without ``NaN`` or ``Infinity``;
+    with ``finite``, no number too large for a float either (``1e400``; a config leaves that to
+    its field's validation, which names the field). ``ValueError`` with the reason otherwise
+    (``json.JSONDecodeError``, a ``ValueError``, for text that is not JSON at all)."""
+    try:
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite if finite else float)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
     if _depth_over(data, MAX_JSON_DEPTH):
-        raise InvocationError(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels: {path}")
+        raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
     return data
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"{literal[:40]} is beyond the numbers a float holds")
+    return value
 
 
 def _depth_over(value: Any, limit: int) -> bool:

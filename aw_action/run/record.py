@@ -69,6 +69,10 @@ class RunRecord:
     unprotected); the step summary shows them (``harness/guards.py`` writes them)."""
     phase: str | None = None
     """gh-aw's ``GH_AW_PHASE`` (``agent``, ``detection``) in gh-aw mode (``run/mode.py``), else None."""
+    replay_of: Mapping[str, Any] | None = None
+    """When this run replays a recording (``aw-harness replay``): the recording it replays, as
+    the replay record's ``replay_of`` (``sinks/replay_format.ReplayOf``); set before the session
+    starts."""
 
     @property
     def elapsed_ms(self) -> int:

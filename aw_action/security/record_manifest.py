@@ -65,13 +65,19 @@ def recorded_digest(path: Path) -> str | None:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{manifest} cannot be read: {exc}") from None
+    return parse_manifest(text, str(manifest)).get(path.name)
+
+
+def parse_manifest(text: str, where: str) -> dict[str, str]:
+    """A manifest's digests by name (the first line for a name counts); ``ValueError`` naming
+    ``where`` and the line when one is not ``<sha256>  <name>``."""
+    digests: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         found = _LINE.match(line)
         if found is None:
-            raise ValueError(f"{manifest}:{number}: not a '<sha256>  <name>' line")
-        if found.group(2) == path.name:
-            return found.group(1)
-    return None
+            raise ValueError(f"{where}:{number}: not a '<sha256>  <name>' line")
+        digests.setdefault(found.group(2), found.group(1))
+    return digests
 
 
 def file_problem(path: Path, max_bytes: int) -> str | None:

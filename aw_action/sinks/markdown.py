@@ -72,3 +72,14 @@ def duration(ms: float | int | None) -> str:
     minutes, secs = divmod(int(whole.total_seconds()), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
+
+
+def code_block(text: str, info: str = "") -> str:
+    """A fenced code block that holds ``text`` verbatim: the fence is longer than any backtick
+    run inside it, so nothing in it can close the block, start a heading or render a link."""
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text.rstrip()}\n{fence}"

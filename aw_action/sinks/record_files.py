@@ -16,6 +16,7 @@ from aw_action.run.mode import RunMode
 from aw_action.sinks.agent_session_events import AgentSessionRecorder
 from aw_action.sinks.provenance_file import ProvenanceFile
 from aw_action.sinks.record_writer import RecordWriter
+from aw_action.sinks.replay_record import ReplayRecord
 from aw_action.sinks.token_usage import TokenUsageFile
 from aw_action.sinks.unified_session import UnifiedSession
 
@@ -23,6 +24,7 @@ __all__ = [
     "RECORD_WRITERS",
     "AgentSessionRecorder",
     "ProvenanceFile",
+    "ReplayRecord",
     "TokenUsageFile",
     "UnifiedSession",
     "file_names",
@@ -30,6 +32,7 @@ __all__ = [
 ]
 
 RECORD_WRITERS: tuple[type[RecordWriter], ...] = (
+    ReplayRecord,
     ProvenanceFile,
     TokenUsageFile,
     UnifiedSession,

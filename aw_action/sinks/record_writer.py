@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from aw_action.agent.events import AgentEvent
+from aw_action.ai.types import Model
+from aw_action.run.config import RunConfig
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.mode import RunMode
 from aw_action.run.redact import Redactor
@@ -52,6 +54,14 @@ class SessionInfo:
     configured_model: str
     """``engine.model`` as config.json names it (the state's ``model`` is the resolved one)."""
     env: Mapping[str, str]
+    config: RunConfig
+    """The run's config as resolved (``config/resolve.py``)."""
+    model: Model
+    """The run's model as the catalog resolved it."""
+    config_dir: Path
+    """Where relative paths of the config resolve from."""
+    tmpdir: str | None = None
+    """The tools' private ``TMPDIR`` (``harness/sandbox_setup.py``), when they have one."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from aw_action.github.outputs import APPLY_OUTPUT_NAMES, OUTPUT_NAMES
+from aw_action.github.outputs import APPLY_OUTPUT_NAMES, OUTPUT_NAMES, REPLAY_OUTPUT_NAMES
 from tests.action.launch import FAKE_GITHUB_TOKEN, ActionRun, Paths, action_env, run_action, write_script
 from tests.github.runner_sim import parse_file_command, simulate
 
@@ -76,7 +76,7 @@ def success_run(tmp_path_factory: pytest.TempPathFactory) -> ActionRun:
 def test_success_writes_every_output_and_exit_0(success_run: ActionRun) -> None:
     run = success_run
     assert run.returncode == 0, run.stdout + run.stderr
-    assert set(run.outputs) == set(OUTPUT_NAMES) - set(APPLY_OUTPUT_NAMES)
+    assert set(run.outputs) == set(OUTPUT_NAMES) - set(APPLY_OUTPUT_NAMES) - set(REPLAY_OUTPUT_NAMES)
     assert run.outputs["structured-output"] == "", "no output-schema"
     assert run.outputs["conclusion"] == "success"
     assert run.outputs["stop-reason"] == "completed"

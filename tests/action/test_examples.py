@@ -52,6 +52,7 @@ def test_every_example_has_its_three_files() -> None:
         "matrix-smoke",
         "safe-outputs",
         "workflow-review",
+        "replay",
     }
     for folder in EXAMPLES:
         for name in ("workflow.yml", "config.json", "prompt.txt"):

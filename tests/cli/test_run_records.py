@@ -15,7 +15,14 @@ from tests.action.launch import ActionRun, run_action, write_script
 from tests.conftest import CliRun, base_env, run_cli, write_run_files
 from tests.sinks.support import TOOL_SCRIPT
 
-RECORDS = ("session.jsonl", "token-usage.jsonl", "aw_session.jsonl", "context-provenance.jsonl", "records.sha256")
+RECORDS = (
+    "session.jsonl",
+    "replay.jsonl",
+    "token-usage.jsonl",
+    "aw_session.jsonl",
+    "context-provenance.jsonl",
+    "records.sha256",
+)
 
 
 def _cli_run(tmp_path: Path, out: Path, script: list[dict[str, Any]]) -> CliRun:

@@ -96,6 +96,9 @@ def test_the_example_runs_offline_as_its_readme_says(tmp_path: Path, folder: Pat
     if folder.name == "workflow-review":
         assert [r["conclusion"] for r in results] == ["paused", "success"]
         assert (root / "RELEASE_NOTES.md").read_text().startswith("# v1.1.0")
+    if folder.name == "replay":
+        (report,) = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith('{"replay"')]
+        assert report["replay"] == "same" and report["exit_code"] == 0, report
     if folder.name == "safe-outputs":
         report = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith('{"dry_run"')))
         assert [(i["type"], i["status"]) for i in report["items"]] == [

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.github.outputs import APPLY_OUTPUT_NAMES, OUTPUT_NAMES, heredoc_entry, result_outputs, write_outputs
+from aw_action.github.outputs import (
+    APPLY_OUTPUT_NAMES,
+    OUTPUT_NAMES,
+    REPLAY_OUTPUT_NAMES,
+    heredoc_entry,
+    result_outputs,
+    write_outputs,
+)
 from tests.github.runner_sim import parse_file_command
 
 TRICKY = [
@@ -60,7 +67,7 @@ def test_result_outputs_cover_every_run_output_but_artifact_id() -> None:
         "final_message": "done",
     }
     outputs = result_outputs(result, "out/session.jsonl")
-    assert set(outputs) == set(OUTPUT_NAMES) - {"artifact-id", *APPLY_OUTPUT_NAMES}
+    assert set(outputs) == set(OUTPUT_NAMES) - {"artifact-id", *APPLY_OUTPUT_NAMES, *REPLAY_OUTPUT_NAMES}
     assert outputs["input-tokens"] == "155"
     assert outputs["output-tokens"] == "27"
     assert outputs["effective-tokens"] == "312.5"

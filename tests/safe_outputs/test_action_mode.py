@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from aw_action.apply_outputs.action_mode import container_path
+from aw_action.github.paths import container_path
 from aw_action.safe_outputs.config import CONFIG_FILE
 from aw_action.safe_outputs.records import RECORDS_FILE
 from tests.action.launch import ActionRun, run_action

@@ -1,0 +1,103 @@
+"""The action's ``mode: replay``: a recorded run replayed in the job's workspace, as a regression
+test of the code the agent works on (docs/replay.md).
+
+Inputs: ``replay-records`` (the recorded run's artifact: the folder ``actions/download-artifact``
+made, or its zip; relative to the workspace, or under ``runner.temp`` as the workflow wrote it),
+and as for a run ``output-dir``, ``upload-artifacts`` and ``artifact-name`` for the replay's own
+records. The downloaded artifact must lie outside the workspace (``prepare.check_apart``): a
+replayed ``ls`` would see it and the replayed commands could change it.
+
+The replay runs as ``aw-harness replay`` does (``runner.ReplayHarness``), its output on the
+step log's guard (the records hold the agent's text: none of it may act as a workflow command),
+under the action's stop scheme. Then the report object, the outputs (``replay``,
+``conclusion``, ``exit-code``, and the replay run's usage), the replay's records as an artifact,
+and the exit code: 0 the same, 1 diverged (the step fails: an ``::error::`` names the turn and
+the call, the diff is in the log and the step summary), 2 records or inputs refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import IO, Any, cast
+
+from aw_action.exits import InvocationError
+from aw_action.github.action_inputs import ActionInputError, ActionInputs
+from aw_action.github.log import WorkflowLog
+from aw_action.github.outputs import REPLAY_OUTPUT_NAMES, result_outputs, write_outputs
+from aw_action.github.paths import container_path, keep_out_of_git
+from aw_action.github.plan import output_dir
+from aw_action.github.upload import upload_run_artifacts
+from aw_action.harness.supervisor import supervise
+from aw_action.replay.prepare import prepare
+from aw_action.replay.report import people_lines, report_object
+from aw_action.replay.runner import ReplayHarness
+from aw_action.run.cancel import StopSignals
+from aw_action.security.tool_env import RUNTIME_VARS
+
+TITLE = "aw-harness: replay"
+
+
+def replay_inputs(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> tuple[Path, Path]:
+    """The recording's path and the replay's output folder; ``ActionInputError`` naming the input."""
+    if not inputs.replay_records:
+        raise ActionInputError("replay-records", "required with mode: replay (the recorded run's artifact)")
+    out = output_dir(inputs, env, workspace)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        keep_out_of_git(out, workspace)
+    except OSError as exc:
+        raise ActionInputError("output-dir", f"cannot create {out}: {exc.strerror or exc}") from None
+    return container_path(inputs.replay_records, env, workspace), out
+
+
+def run_replay_mode(
+    inputs: ActionInputs,
+    env: Mapping[str, str],
+    log: WorkflowLog,
+    stops: StopSignals,
+    wind_down_s: float,
+    total_s: float,
+) -> int:
+    """Replay, report, upload; ``ActionInputError`` for a missing or unusable input."""
+    workspace = Path(env.get("GITHUB_WORKSPACE") or Path.cwd())
+    records, out = replay_inputs(inputs, env, workspace)
+    harness_env = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNTIME_VARS}
+    try:
+        recording, options = prepare(records, workspace=workspace, env=harness_env, output_dir=out)
+        harness = ReplayHarness(recording, options, harness_env, stderr=cast(IO[str], log), readable=True)
+    except InvocationError as exc:
+        log.error(str(exc), title=TITLE)
+        return _finish(report_object(None, None, None, None, str(exc)), env, log)
+    with redirect_stdout(log), redirect_stderr(log):
+        result = asyncio.run(supervise(harness, stops, wind_down_s))
+        report = harness.redactor.obj(report_object(harness.verdict, recording, result, out))
+        for line in people_lines(report):
+            log.write(line + "\n")
+        artifact_id = ""
+        if inputs.upload_artifacts:
+            name = inputs.artifact_name or f"aw-harness-replay-{env.get('GITHUB_JOB') or 'run'}"
+            root = harness.context.records_root() if harness.context else out
+            artifact_id = asyncio.run(upload_run_artifacts(env, name, root, log, stops.clock, total_s))
+    if report["exit_code"] != 0:
+        log.error(str(report["message"]), title=f"{TITLE}: {report['replay']}")
+    return _finish(report, env, log, artifact_id)
+
+
+def _finish(report: dict[str, Any], env: Mapping[str, str], log: WorkflowLog, artifact_id: str = "") -> int:
+    log.write(json.dumps(report, ensure_ascii=False) + "\n")
+    code = int(report["exit_code"])
+    outputs = result_outputs(report["run"]) if report["run"] else {}
+    [verdict] = REPLAY_OUTPUT_NAMES
+    conclusion = "success" if code == 0 else "failure"
+    outputs.update({verdict: str(report["replay"]), "conclusion": conclusion, "exit-code": str(code)})
+    outputs["artifact-id"] = artifact_id
+    try:
+        write_outputs(env.get("GITHUB_OUTPUT"), outputs)
+    except OSError as exc:
+        log.warning(f"could not write step outputs: {exc}", title="aw-harness")
+    log.finish()
+    return code

@@ -1,0 +1,74 @@
+"""The limits a replay puts on the config a recording names.
+
+A recording is untrusted input: an artifact anyone's run (or anyone's hand) may have made. So
+nothing it names may write outside the replay's workspace and output folder, or run with more
+privilege than a live run's tool calls:
+
+- the tools' kernel sandbox is at most ``workspace-write``: a recorded ``full`` (named, or implied
+  by no or an unrestricted bash policy) becomes ``workspace-write`` with TCP as the recorded run
+  had it; ``read-only`` and ``workspace-write`` stay as recorded. The sandbox is always required
+  (a recorded ``sandbox-required: false`` is not honoured), and a kernel that cannot enforce it
+  (no Landlock) refuses the replay: a replayed command never runs unconfined;
+- what the harness reads or imports because the config names it stays inside the workspace
+  (symbolic links resolved): ``output-schema`` when it names a file (relative to the recorded
+  ``config_dir``, which may lie outside), and every ``harness.extensions`` file; an extension
+  named otherwise must be an installed entry point of ``aw_harness.extensions``, never a module
+  imported by its name. ``faux-script`` is dropped: the replay provider answers, not the faux one.
+
+``confine`` returns the config as the replay runs it and the folder its relative paths resolve
+from; a refusal is a ``RecordingError`` naming the recording and the field (exit 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from aw_action.exits import InvocationError
+from aw_action.extensions.loader import is_entry_point, is_path_reference
+from aw_action.harness.sandbox_setup import bash_policy_mode, kernel_support, settings_of
+from aw_action.replay.source import RecordingError
+from aw_action.run.config import RunConfig
+
+FLOOR = "workspace-write"
+
+
+def confine(config: RunConfig, config_dir: str, workspace: Path, where: str) -> tuple[RunConfig, Path]:
+    """``config`` within the replay's limits (the module docstring) and its folder."""
+    root = workspace.resolve()
+    folder = (root / config_dir).resolve()
+    harness = config.harness
+    schema = harness.output_schema
+    if isinstance(schema, str):
+        _inside(root, folder / schema, f"{where}: the recorded harness.output-schema {schema[:80]!r}")
+    for ref in harness.extensions:
+        what = f"{where}: the recorded harness.extensions entry {ref[:80]!r}"
+        if is_path_reference(ref):
+            _inside(root, root / ref, what)
+        elif not is_entry_point(ref):
+            raise RecordingError(
+                f"{what}: a replay loads an extension from a file in the workspace or an installed "
+                "aw_harness.extensions entry point, never a module by its name"
+            )
+    mode, tcp = settings_of(config).resolve([bash_policy_mode(config)])
+    update: dict[str, object] = {"sandbox_required": True, "faux_script": None}
+    if mode == "full":
+        update.update(sandbox=FLOOR, sandbox_network=tcp)
+    return config.model_copy(update={"harness": harness.model_copy(update=update)}), folder
+
+
+def check_kernel(env: Mapping[str, str]) -> None:
+    """``InvocationError`` when the kernel cannot confine the replay's tool calls."""
+    kernel = kernel_support(env)
+    if not kernel.landlock_abi:
+        raise InvocationError(
+            "a replay confines the recorded tool calls to the workspace (Landlock), and this kernel cannot: "
+            f"{kernel.note or 'no Landlock'}; replay on Linux 5.13 or later, or in the aw-harness image"
+        )
+
+
+def _inside(root: Path, path: Path, what: str) -> Path:
+    resolved = path.resolve()
+    if not resolved.is_relative_to(root):
+        raise RecordingError(f"{what}: leaves the workspace ({root}); a replay reads nothing outside it")
+    return resolved

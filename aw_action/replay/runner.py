@@ -1,0 +1,150 @@
+"""A replay invocation: the recorded run again, its model replaced by its recording.
+
+``ReplayHarness`` is a ``Harness`` whose config is the recorded one (as its run resolved it)
+and whose model is the recorded model served by the replay provider (``replay/<id>``, priced
+as the recorded model), so budgets, steering, the tools' policies and sandbox, and the records
+are what the recorded run had, within the limits a replay puts on what a recording names
+(``confine.py``: the tools at most in ``workspace-write``, nothing read or imported from outside
+the workspace). What a replay must not repeat is left out: the imports (the
+recorded prompt holds them), the OTLP export and the progress comment. It sends the recorded
+prompt as it was sent, holds the answer to ``output-schema`` as the recorded run did, then judges
+the replay (``verdict.py``) and puts the verdict in the step summary before the run's records
+close. Its records go to its own output folder (``AW_OUTPUT_DIR``) and are marked as a replay
+of the recorded run.
+
+``replay_env`` is what the replay runs with: no credential at all (a replay needs none, and the
+replayed commands get none, whatever the recorded run granted), but the live model's own with
+``--continue``; the workspace and the output folder as given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from aw_action.ai.credentials import is_credential_name, provider_variables
+from aw_action.ai.replay import API
+from aw_action.ai.types import Model
+from aw_action.config import ConfigError, ResolvedConfig
+from aw_action.config.document import validate
+from aw_action.extensions.loader import ExtensionSpec
+from aw_action.harness.context import RunContext
+from aw_action.harness.invocation import Harness
+from aw_action.harness.output_schema import enforce_output_schema
+from aw_action.replay.confine import check_kernel, confine
+from aw_action.replay.recording import Recording
+from aw_action.replay.source import RecordingError
+from aw_action.replay.verdict import Verdict, judge
+from aw_action.replay.watch import ReplayPlan, ReplayWatch
+from aw_action.run.config import HarnessSettings, Observability
+from aw_action.run.mode import MODE_ENV
+from aw_action.run.prompt_files import ResolvedImport
+from aw_action.sinks.markdown import code, code_block
+from aw_action.sinks.replay_format import RecordedModel
+
+CONFIG_NAME = "aw-harness.replay.json"
+"""Stands in for config.json in the recorded config's folder: relative paths resolve from there."""
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    workspace: Path
+    output_dir: Path
+    until: int | None = None
+    live: Model | None = None
+
+
+def replay_model(recorded: RecordedModel) -> Model:
+    """The recorded model, served by the replay provider and priced as the recorded one."""
+    return Model(
+        id=recorded.id,
+        provider=API,
+        api=API,
+        context_window=recorded.context_window,
+        max_output_tokens=recorded.max_output_tokens,
+        reasoning=recorded.reasoning,
+        price_ref=recorded.price_ref or recorded.id,
+        price_provider=recorded.price_provider or recorded.provider,
+    )
+
+
+def replay_config(recording: Recording, workspace: Path) -> ResolvedConfig:
+    """The recorded config as the replay runs it (see the module docstring)."""
+    header = recording.header
+    try:
+        config = validate(header.config, f"{recording.where}: the recorded config")
+    except ConfigError as exc:
+        raise RecordingError(str(exc)) from None
+    config, folder = confine(config, header.config_dir, workspace, recording.where)
+    settings: HarnessSettings = config.harness.model_copy(update={"progress_comment": False})
+    config = config.model_copy(update={"imports": [], "observability": Observability(), "harness": settings})
+    return ResolvedConfig(config, replay_model(header.model), folder / CONFIG_NAME)
+
+
+def replay_env(env: Mapping[str, str], options: ReplayOptions) -> dict[str, str]:
+    keep = set(provider_variables(options.live.provider)) if options.live is not None else set()
+    out = {k: v for k, v in env.items() if (k in keep or not is_credential_name(k)) and k != MODE_ENV}
+    out.update(AW_OUTPUT_DIR=str(options.output_dir), GITHUB_WORKSPACE=str(options.workspace))
+    return out
+
+
+class ReplayHarness(Harness):
+    def __init__(
+        self,
+        recording: Recording,
+        options: ReplayOptions,
+        env: Mapping[str, str],
+        *,
+        stderr: IO[str] | None = None,
+        readable: bool = False,
+    ) -> None:
+        check_kernel(env)
+        resolved = replay_config(recording, options.workspace)
+        super().__init__(resolved, resolved.path, replay_env(env, options), stderr=stderr, readable=readable)
+        self.recording = recording
+        self.options = options
+        self.watch = ReplayWatch(recording, ReplayPlan(options.until, options.live))
+        self.verdict: Verdict | None = None
+
+    def load_prompt(self) -> str:
+        return self.recording.prompt
+
+    def extensions(self) -> list[ExtensionSpec]:
+        return [self.watch.spec()]
+
+    async def drive(self, context: RunContext, imports: list[ResolvedImport], prompt: str) -> None:
+        if self.options.until == 1 and self.options.live is None:
+            await context.start()
+            self.watch.paused = True
+            context.state.record.request_stop("paused")
+        else:
+            await context.prompt(prompt)
+            if self.schema is not None and context.stop_reason is None:
+                await enforce_output_schema(context, self.schema)
+        verdict = self.verdict = judge(
+            self.watch, self.recording, context.stop_reason or "completed", len(context.state.ledger.turns)
+        )
+        context.state.record.summary_sections.append(summary_section(self.recording, verdict))
+
+
+def summary_section(recording: Recording, verdict: Verdict) -> str:
+    """The step summary's account of the replay; what the recording says (ids, names, reasons)
+    only in code spans and the diff's fence, inert whatever it holds."""
+    header = recording.header
+    run = header.run
+    origin = f" of GitHub run {code(run.run_id)} of {code(run.repository)}" if run.run_id and run.repository else ""
+    commit = f" at commit {code(header.workspace.commit)}" if header.workspace.commit else ""
+    lines = [
+        "### Replay of a recorded run",
+        "",
+        f"**{verdict.kind}**: {code(verdict.message)}",
+        "",
+        f"Recorded session {code(header.session_id)}{origin}{commit}, {recording.turns} turns, "
+        f"ended {code(recording.end.stop_reason)}.",
+    ]
+    divergence = verdict.divergence
+    if divergence is not None and divergence.diff:
+        lines += ["", code_block(divergence.diff, "diff")]
+    return "\n".join(lines)

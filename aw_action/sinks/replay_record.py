@@ -1,0 +1,164 @@
+"""``replay.jsonl``: what ``aw-harness replay`` needs that the transcript does not hold
+(docs/replay.md; the lines are ``replay_format``'s).
+
+- at ``session_start`` the header: the recording format and the harness version, the model and
+  the config as the run resolved them, the workspace and its starting commit, the GitHub run,
+  and what varies from one run to the next (the workspace, output dir and temp dir paths, the
+  session and run ids; the patterns of ``replay_format.VARYING_PATTERNS``);
+- at each ``request_end`` the reply, unless the request was aborted (an aborted request has no
+  answer to play back), with its place: request index, turn, prompt, purpose;
+- at the end the ``end`` line (stop reason, turns, requests): a recording without it was cut off.
+
+Every line passes through the redactor, like every record: a replay never needs a recorded
+secret. In a GitHub run that a replay can drive (not gh-aw mode, not a workflow's steps, not
+itself a replay) the step summary gets a section with the three commands that replay it locally.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Mapping
+from dataclasses import asdict
+from pathlib import Path
+
+from aw_action.agent.events import AgentEvent, MessageEnd, RequestEnd
+from aw_action.ai.types import UserMessage
+from aw_action.run.mode import gh_aw_mode
+from aw_action.run.result import RunResult
+from aw_action.security.git_head import head_commit
+from aw_action.sinks.files import JsonlFile
+from aw_action.sinks.record_writer import RecordWriter, SessionInfo, WriterContext
+from aw_action.sinks.replay_format import (
+    FORMAT,
+    REPLAYED_SOURCES,
+    VARYING_PATTERNS,
+    End,
+    Header,
+    RecordedModel,
+    RecordedRun,
+    RecordedWorkspace,
+    ReplayOf,
+    Reply,
+    varying,
+)
+
+FILE_NAME = "replay.jsonl"
+
+
+def harness_version() -> str:
+    """The installed aw-harness's version (``unknown`` from an uninstalled source tree)."""
+    try:
+        return importlib.metadata.version("aw-harness")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def recorded_run(env: Mapping[str, str]) -> RecordedRun:
+    def get(name: str) -> str | None:
+        return env.get(name, "").strip() or None
+
+    return RecordedRun(
+        repository=get("GITHUB_REPOSITORY"),
+        run_id=get("GITHUB_RUN_ID"),
+        run_attempt=get("GITHUB_RUN_ATTEMPT"),
+        sha=get("GITHUB_SHA"),
+        server_url=get("GITHUB_SERVER_URL"),
+        workflow=get("GITHUB_WORKFLOW"),
+        job=get("GITHUB_JOB"),
+    )
+
+
+def config_dir_of(config_dir: Path | None, workspace: Path) -> str:
+    """The config's folder, relative to the workspace when inside it."""
+    if config_dir is None:
+        return "."
+    try:
+        return config_dir.resolve().relative_to(workspace.resolve()).as_posix()
+    except ValueError:
+        return str(config_dir)
+
+
+def replay_hint(run: RecordedRun, commit: str | None) -> str | None:
+    """The step summary's section: the run's artifact downloaded (outside the checkout, which the
+    replayed commands change and a replay refuses to read a recording from) and replayed in the
+    checkout, in three commands."""
+    if not (run.run_id and run.repository):
+        return None
+    checkout = commit or run.sha or "<the run's commit>"
+    return (
+        "### Replay this run locally\n\n"
+        "The artifact holds every model reply; `aw-harness replay` runs the tool calls again on your "
+        "machine and stops at the first result that differs, with no model and no key:\n\n"
+        "```sh\n"
+        f"gh run download {run.run_id} --repo {run.repository} --dir /tmp/aw-run-{run.run_id}\n"
+        f"git checkout {checkout}\n"
+        f"aw-harness replay /tmp/aw-run-{run.run_id}\n"
+        "```\n\n"
+        "`--until TURN` stops before a turn and leaves the workspace as the run had it then; "
+        "`--continue --model MODEL` goes on live from there (aw-harness's docs/replay.md)."
+    )
+
+
+class ReplayRecord(RecordWriter):
+    file_name = FILE_NAME
+    subsystem = "replay-record"
+    modes = frozenset({"standalone", "gh-aw"})
+
+    def __init__(self, ctx: WriterContext) -> None:
+        super().__init__(ctx)
+        self.file = JsonlFile(self.path, ctx.redactor, ctx.records)
+        self.replies = 0
+        self.header: Header | None = None
+        self.env: Mapping[str, str] = {}
+        self.replayable = True
+        """False once a prompt came from where a replay cannot send it from (a workflow's step)."""
+
+    @property
+    def closed(self) -> bool:
+        return self.file.closed
+
+    def start(self, session: SessionInfo) -> None:
+        workspace = Path(session.workspace)
+        self.env = session.env
+        run = recorded_run(session.env)
+        origin = self.state.record.replay_of
+        self.header = Header(
+            format=FORMAT,
+            harness=harness_version(),
+            session_id=session.session_id,
+            model=RecordedModel(**asdict(session.model)),
+            config=session.config.model_dump(mode="json", by_alias=True),
+            config_dir=config_dir_of(session.config_dir, workspace),
+            workspace=RecordedWorkspace(path=session.workspace, commit=head_commit(workspace, session.env)),
+            run=run,
+            varies=varying(session.workspace, str(self.ctx.output_dir), session.tmpdir, session.session_id, run.run_id),
+            patterns=list(VARYING_PATTERNS),
+            replay_of=ReplayOf.model_validate(origin) if origin is not None else None,
+        )
+        self.file.write(self.header.model_dump(mode="json"))
+
+    def on_event(self, event: AgentEvent) -> None:
+        if isinstance(event, MessageEnd) and isinstance(event.message, UserMessage):
+            self.replayable = self.replayable and event.message.source in REPLAYED_SOURCES
+        if not isinstance(event, RequestEnd) or event.message.stop_reason == "aborted":
+            return
+        self.replies += 1
+        reply = Reply(
+            index=self.replies,
+            turn=self.state.ledger.next_turn,
+            prompt=max(self.state.record.current_prompt, 1),
+            purpose=event.purpose,
+            message=event.message,
+        )
+        self.file.write(reply.model_dump(mode="json"))
+
+    def finish(self, result: RunResult) -> None:
+        end = End(stop_reason=result.stop_reason, turns=len(self.state.ledger.turns), requests=self.replies)
+        self.file.write(end.model_dump(mode="json"))
+        self.file.close()
+        header = self.header
+        if header is None or header.replay_of is not None or gh_aw_mode(self.env) or not self.replayable:
+            return
+        hint = replay_hint(header.run, header.workspace.commit)
+        if hint is not None:
+            self.state.record.summary_sections.append(hint)

@@ -1,0 +1,98 @@
+"""The action's ``mode: replay``, through the entrypoint as the runner starts it: a run recorded by
+the action replays in another job's workspace the same (exit 0, ``replay: same``), or stops at
+the changed file (exit 1, an error annotation, the diff in the step summary); the recorded run's
+summary says how to replay it; a missing ``replay-records`` names the input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from tests.action.launch import REPO, ActionRun, run_action, write_script
+
+SCRIPT = [
+    {
+        "text": "Reading.",
+        "tool_calls": [{"name": "bash", "arguments": {"command": "cat notes.txt && echo ok > done.txt"}}],
+    },
+    {"text": "Done."},
+]
+
+
+def workspace(tmp: Path, notes: str = "alpha\n") -> None:
+    ws = tmp / "workspace"
+    ws.mkdir(parents=True)
+    (ws / "notes.txt").write_text(notes)
+    write_script(ws, SCRIPT)
+    (ws / "config.json").write_text(
+        json.dumps({"engine": {"id": "aw", "model": "faux/scripted"}, "harness": {"faux-script": "script.json"}})
+    )
+    (ws / "prompt.txt").write_text("Read the notes.\n")
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> ActionRun:
+    tmp = tmp_path_factory.mktemp("action-record")
+    workspace(tmp)
+    run = run_action(tmp, {"config": "config.json", "prompt-file": "prompt.txt", "upload-artifacts": "false"})
+    assert run.returncode == 0, run.stdout[-3000:]
+    return run
+
+
+def replay(tmp: Path, recorded: ActionRun, notes: str = "alpha\n") -> ActionRun:
+    workspace(tmp, notes)
+    records = recorded.paths.runner_temp / "aw-harness"
+    return run_action(tmp, {"mode": "replay", "replay-records": str(records), "upload-artifacts": "false"})
+
+
+def test_the_recorded_runs_summary_says_how_to_replay_it(recorded: ActionRun) -> None:
+    assert "### Replay this run locally" in recorded.summary
+    assert "gh run download 123456 --repo octo/hello --dir /tmp/aw-run-123456" in recorded.summary
+    assert "aw-harness replay /tmp/aw-run-123456" in recorded.summary
+
+
+def test_a_replay_in_an_unchanged_workspace_is_the_same(recorded: ActionRun, tmp_path: Path) -> None:
+    run = replay(tmp_path, recorded)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert (run.outputs["replay"], run.outputs["conclusion"], run.outputs["exit-code"]) == ("same", "success", "0")
+    assert run.outputs["turns"] == "2"
+    assert (tmp_path / "workspace" / "done.txt").read_text() == "ok\n"
+    assert "of GitHub run `123456` of `octo/hello`" in run.summary and "**same**" in run.summary
+    assert (tmp_path / "runner_temp" / "aw-harness" / "replay.jsonl").is_file(), "the replay's own records"
+
+
+def test_a_changed_workspace_fails_the_step_at_the_turn_with_the_diff(recorded: ActionRun, tmp_path: Path) -> None:
+    run = replay(tmp_path, recorded, notes="beta\n")
+    assert run.returncode == 1, run.stdout[-3000:]
+    assert (run.outputs["replay"], run.outputs["conclusion"], run.outputs["exit-code"]) == ("diverged", "failure", "1")
+    [error] = [e for e in run.runner.named("error") if "replay" in e.properties.get("title", "")]
+    assert "diverged" in error.properties["title"] and "turn 1" in error.data and "bash" in error.data
+    assert "-alpha" in run.summary and "+beta" in run.summary
+
+
+def test_mode_replay_needs_the_records(tmp_path: Path) -> None:
+    workspace(tmp_path)
+    run = run_action(tmp_path, {"mode": "replay", "upload-artifacts": "false"})
+    assert run.returncode == 2
+    [error] = run.runner.named("error")
+    assert "replay-records" in error.properties["title"] and "required with mode: replay" in error.data
+
+
+def test_the_example_records_a_run_and_replays_it(tmp_path: Path) -> None:
+    workflow = YAML(typ="safe").load((REPO / "examples" / "replay" / "workflow.yml").read_text())
+    [record_step] = [s for s in workflow["jobs"]["record"]["steps"] if s.get("id") == "aw"]
+    [replay_step] = [s for s in workflow["jobs"]["replay"]["steps"] if s.get("id") == "aw"]
+    for job in ("record", "replay"):
+        shutil.copytree(REPO / "examples", tmp_path / job / "workspace" / "examples")
+    recorded = run_action(tmp_path / "record", {**record_step["with"], "upload-artifacts": "false"})
+    assert recorded.returncode == 0, recorded.stdout[-3000:]
+    records = str(recorded.paths.runner_temp / "aw-harness")
+    inputs = {**replay_step["with"], "replay-records": records, "upload-artifacts": "false"}
+    assert replay_step["with"]["mode"] == "replay"
+    run = run_action(tmp_path / "replay", inputs)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert run.outputs["replay"] == "same" and run.outputs["turns"] == recorded.outputs["turns"] == "3"
