@@ -267,7 +267,7 @@ class CostTracker:
         return None
 
     def on_tool_end(self, event: Any, ctx: ExtensionContext) -> None:
-        self.ledger.record_tool_end(event.tool_name, event.is_error, event.duration_ms)
+        self.ledger.record_tool_end(event.tool_name, event.is_error, event.duration_ms, event.tool_call_id)
 
     def on_turn_end(self, event: TurnEnd, ctx: ExtensionContext) -> None:
         if not event.completed:  # cut short by an abort: reported, never booked (the run ends)

@@ -89,6 +89,8 @@ class UsageLedger:
     """Tool calls authorised to run (the max-tool-calls gate counts these, before they end)."""
     outlook: dict[str, Outlook] = field(default_factory=dict)
     """Per amount budget, the forecast made at the last turn end."""
+    durations_ms: dict[str, int] = field(default_factory=dict)
+    """Each ended tool call's duration, by its call id (the summary lists the calls)."""
     _turn_start: int = 0
 
     @property
@@ -138,8 +140,15 @@ class UsageLedger:
     def record_tool_call(self) -> None:
         self.tool_calls += 1
 
-    def record_tool_end(self, name: str, is_error: bool, duration_ms: int) -> None:
+    def record_tool_end(self, name: str, is_error: bool, duration_ms: int, call_id: str = "") -> None:
         stats = self.tools.setdefault(name, ToolStats())
         stats.count += 1
         stats.errors += int(is_error)
         stats.duration_ms += duration_ms
+        if call_id:
+            self.durations_ms[call_id] = duration_ms
+
+    @property
+    def failed_tool_calls(self) -> int:
+        """Tool calls that ended in an error (a failed command, a blocked call, a missing file)."""
+        return sum(stats.errors for stats in self.tools.values())
