@@ -263,7 +263,7 @@ class CostTracker:
                 self.stop(ctx, limit, used, "max_tool_calls")
                 reason = f"Blocked: the run's tool-call budget ({limit.limit:g}) is used up"
                 return ToolCallResult(block=True, reason=reason)
-        self.ledger.record_tool_call()
+        self.ledger.record_tool_call(event.tool_call_id)
         return None
 
     def on_tool_end(self, event: Any, ctx: ExtensionContext) -> None:

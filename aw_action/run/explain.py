@@ -132,7 +132,7 @@ def _completed(facts: Facts) -> Explanation:
     state = facts.state
     turns = len(state.ledger.turns) if state else 0
     failed = state.ledger.failed_tool_calls if state else 0
-    calls = state.ledger.tool_calls if state else 0
+    calls = state.ledger.calls_made if state else 0
     did = f"in {human.count(turns, 'turn')}" + (f" and {human.count(calls, 'tool call')}" if calls else "")
     if failed:
         return Explanation(

@@ -24,7 +24,7 @@ ICONS = {"success": "✅", "failure": "❌", "cancelled": "⏹️", "skipped": "
 def run_facts(state: RunState) -> str:
     ledger = state.ledger
     failed = ledger.failed_tool_calls
-    calls = human.count(ledger.tool_calls, "tool call") + (f" ({failed} failed)" if failed else "")
+    calls = human.count(ledger.calls_made, "tool call") + (f" ({failed} failed)" if failed else "")
     parts = [
         f"in {human.duration(state.elapsed_ms / 1000)}",
         human.usd(ledger.cost_usd),
