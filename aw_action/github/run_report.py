@@ -26,7 +26,8 @@ from aw_action.github.outputs import result_outputs, write_outputs
 from aw_action.github.paths import visible_path
 from aw_action.github.upload import Upload, upload_run_artifacts
 from aw_action.run.cancel import CancelClock
-from aw_action.run.explain import explain, plain
+from aw_action.run.explain import explain
+from aw_action.run.explanation import plain
 from aw_action.run.record import Reporting
 from aw_action.run.result import RESULT_FILE, RunResult
 from aw_action.security.record_guard import RecordWrites, write_record

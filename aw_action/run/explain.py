@@ -6,117 +6,30 @@ sentence of why (with the number hit and the limit) and, when something can be c
 action, a config.json key on the command line, a ``GH_AW_*`` variable in gh-aw mode). Every
 reporter reads it: the step summary's header and callout (``sinks/summary.py``), the action's
 closing annotation, the progress comment's last update (``sinks/progress.py``) and the CLI's
-last line (``sinks/closing.py``).
-
-An explanation is data, not text: its sentences are parts (``Name``: a setting, file or value
-typed as written, code in Markdown; ``Verbatim``: text from elsewhere, an error message, made
-inert in Markdown; plain strings: the harness's own words). ``plain()`` gives one line for logs;
-``sinks/markdown.words`` renders the parts for GitHub.
+last line (``sinks/closing.py``). What an explanation is made of: ``run/explanation.py``; a run
+that could not start or whose key was refused: ``run/explain_start.py``.
 
 The table is ``EXPLAINERS``: a stop reason's function, or ``_failed`` for any reason it lacks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
-from aw_action.ai.credentials import action_inputs, provider_variables
-from aw_action.exits import MissingCredentialsError, SdkLoadError, Setting
 from aw_action.run import human
 from aw_action.run.budget_kinds import KINDS_BY_NAME, BudgetKind
+from aw_action.run.explain_start import credentials_refused, invocation
+from aw_action.run.explanation import Explainer, Explanation, Facts, Name, Verbatim, Words, budget_setting
 from aw_action.run.record import Audience
 from aw_action.run.result import RunResult
-from aw_action.run.state import RunState
 from aw_action.run.time_budget import TimeBudget
-
-Level = Literal["notice", "warning", "error"]
-
-
-@dataclass(frozen=True)
-class Name:
-    """A setting, file, command or value as typed: ``code`` in Markdown, itself in plain text."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class Verbatim:
-    """Text the harness did not write (an error message, a provider's words): inert in Markdown."""
-
-    text: str
-
-
-Part = str | Name | Verbatim
-Words = tuple[Part, ...]
-
-
-def plain(words: Words) -> str:
-    """The parts as one line of plain text."""
-    return " ".join("".join(p if isinstance(p, str) else p.text for p in words).split())
-
-
-@dataclass(frozen=True)
-class Explanation:
-    stop_reason: str
-    level: Level
-    """``notice``: the run did what was asked; ``warning``: it did, with something to look at;
-    ``error``: it did not."""
-    title: str
-    """A few words, the harness's own (``Time limit reached``)."""
-    why: Words
-    """One sentence: what happened, with the figures."""
-    fix: Words = ()
-    """One sentence: what to change (empty when nothing can be)."""
-
-    def plain(self) -> str:
-        """``Title: why Fix: fix`` on one line."""
-        fix = f" Fix: {plain(self.fix)}" if self.fix else ""
-        return f"{self.title}: {plain(self.why)}{fix}"
-
-
-@dataclass(frozen=True)
-class Facts:
-    """What an explainer reads: the result, its state (None before any session), the audience."""
-
-    result: RunResult
-    audience: Audience
-
-    @property
-    def state(self) -> RunState | None:
-        return self.result.state
-
-    @property
-    def limits(self) -> Mapping[str, float]:
-        return self.state.record.limits if self.state is not None else {}
-
-
-Explainer = Callable[[Facts], Explanation]
 
 
 def explain(result: RunResult, audience: Audience) -> Explanation:
     """The explanation of how ``result`` ended, for ``audience``."""
     facts = Facts(result, audience)
     return EXPLAINERS.get(result.stop_reason, _failed)(facts)
-
-
-# ---- settings, named for the audience ------------------------------------------------------
-
-
-def budget_setting(kind: BudgetKind, audience: Audience) -> Words:
-    """Where ``audience`` sets ``kind``'s limit."""
-    if audience == "action":
-        return ("the ", Name(kind.action_input), " input")
-    if audience == "gh-aw" and kind.gh_aw_env:
-        return (Name(kind.gh_aw_env), " (the workflow's limit)")
-    where = "config.json" if audience == "cli" else "the engine's config file (AW_HARNESS_CONFIG)"
-    return (Name(kind.config_key), f" in {where}")
-
-
-def setting_words(setting: Setting) -> Words:
-    kinds = {"input": " input", "config": " in the config", "variable": " variable", "file": "", "argument": ""}
-    return ("the " if setting.kind == "input" else "", Name(setting.name), kinds[setting.kind])
 
 
 def _raise(kind: BudgetKind, facts: Facts) -> Words:
@@ -266,108 +179,6 @@ def _error(facts: Facts) -> Explanation:
     )
 
 
-def _credentials_refused(facts: Facts) -> Explanation:
-    error = facts.result.error or "the provider refused the credential"
-    key = _key_words(facts)
-    return Explanation(
-        "credentials_refused",
-        "error",
-        "The provider refused the credentials",
-        ("The model's provider refused the key: ", Verbatim(error.rstrip(".")), "."),
-        ("Replace ", *key, " with a valid key that may use this model (not expired, revoked or out of quota)."),
-    )
-
-
-def _key_words(facts: Facts) -> Words:
-    """The setting that holds the model's key, for the audience."""
-    provider = facts.result.model.split("/", 1)[0]
-    variables = provider_variables(provider)
-    inputs = action_inputs()
-    if facts.audience == "action":
-        named = [inputs[v] for v in variables if v in inputs]
-        if named:
-            return ("the secret behind the ", Name(named[0]), " input")
-    if variables:
-        return ("the key in ", Name(variables[0]))
-    return ("the key",)
-
-
-def _invocation(facts: Facts) -> Explanation:
-    """The run could not start: the error names what is wrong; the fix names what to change."""
-    result = facts.result
-    error = result.error or "the invocation is not valid"
-    setting = result.setting
-    why: Words = (Verbatim(error.rstrip(".")), ".")
-    if setting is not None and setting.kind == "input":
-        return Explanation(
-            result.stop_reason,
-            "error",
-            f"Invalid input '{setting.name}'",
-            why,
-            ("Correct ", *setting_words(setting), " under the step's ", Name("with:"), ", then re-run."),
-        )
-    if isinstance(result.cause, MissingCredentialsError):
-        return _no_key(result.cause, facts.audience)
-    if isinstance(result.cause, SdkLoadError):
-        module = result.cause
-        why = ("The module ", Name(module.module), " could not be imported: ", Verbatim(module.detail.rstrip(".")), ".")
-        fix: Words = (
-            "Rebuild the action image (",
-            Name("docker build --no-cache ."),
-            ") or reinstall the package (",
-            Name("pip install --force-reinstall aw-harness"),
-            "), then re-run.",
-        )
-        return Explanation(result.stop_reason, "error", "The run could not start: a module is missing", why, fix)
-    if result.stop_reason == "extension_error":
-        fix = ("Reinstall the package or rebuild the action image: a built-in extension is broken.",)
-        return Explanation(result.stop_reason, "error", "A built-in extension failed", why, fix)
-    if setting is not None:
-        return Explanation(
-            result.stop_reason, "error", "The run could not start", why, ("Correct ", *setting_words(setting), ".")
-        )
-    return Explanation(result.stop_reason, "error", "The run could not start", why, _what_to_check(facts.audience))
-
-
-def _no_key(cause: MissingCredentialsError, audience: Audience) -> Explanation:
-    hint: Words = ("; ", Verbatim(cause.hint)) if cause.hint else ()
-    why: Words = ("No key for model ", Name(cause.model), " was given", *hint, ".")
-    inputs = action_inputs()
-    named = [v for v in cause.variables if v in inputs]
-    if audience == "action" and named:
-        name, var = inputs[named[0]], named[0]
-        others = [v for v in cause.variables if v not in inputs]
-        rest: Words = (" (or ", Name(others[0]), " in the step's env)") if others else ()
-        example = f"{name}: ${{{{ secrets.{var} }}}}"
-        fix: Words = (
-            "Set the ",
-            Name(name),
-            " input",
-            *rest,
-            ", e.g. ",
-            Name(example),
-            " under the step's ",
-            Name("with:"),
-            ".",
-        )
-    elif cause.variables:
-        names: list[Part] = []
-        for i, variable in enumerate(cause.variables):
-            names += [" or " if i else "", Name(variable)]
-        fix = ("Set ", *names, " in the environment.")
-    else:
-        fix = ("Give the run a credential for this model's provider.",)
-    return Explanation("invocation_error", "error", "No credentials for the model", why, fix)
-
-
-def _what_to_check(audience: Audience) -> Words:
-    if audience == "action":
-        return ("Check the step's inputs (", Name("with:"), ") and the files they name, then re-run.")
-    if audience == "gh-aw":
-        return ("Check the agent step's environment (", Name("GH_AW_*"), ", the engine's model), then re-run.")
-    return ("Check the files ", Name("--config"), " and ", Name("--prompt"), " name, then re-run.")
-
-
 def _paused(facts: Facts) -> Explanation:
     if facts.audience == "action":
         fix: Words = (
@@ -390,7 +201,7 @@ def _skipped(facts: Facts) -> Explanation:
 
 def _failed(facts: Facts) -> Explanation:
     if facts.result.exit_code == 2:
-        return _invocation(facts)
+        return invocation(facts)
     error = facts.result.error
     why: Words = (Verbatim(error.rstrip(".")), ".") if error else (f"The run ended with {facts.result.stop_reason}.",)
     return Explanation(facts.result.stop_reason, "error", "The run failed", why)
@@ -405,10 +216,10 @@ EXPLAINERS: dict[str, Explainer] = {
     "cancelled": _cancelled,
     "invalid_output": _invalid_output,
     "error": _error,
-    "credentials_refused": _credentials_refused,
-    "invocation_error": _invocation,
-    "sdk_load_error": _invocation,
-    "extension_error": _invocation,
+    "credentials_refused": credentials_refused,
+    "invocation_error": invocation,
+    "sdk_load_error": invocation,
+    "extension_error": invocation,
     "paused": _paused,
     "skipped": _skipped,
 }

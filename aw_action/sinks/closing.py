@@ -13,7 +13,8 @@
 from __future__ import annotations
 
 from aw_action.run import human
-from aw_action.run.explain import explain, plain
+from aw_action.run.explain import explain
+from aw_action.run.explanation import plain
 from aw_action.run.record import Audience
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState

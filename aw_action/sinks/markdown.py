@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from datetime import timedelta
 
-from aw_action.run.explain import Name, Verbatim, Words
+from aw_action.run.explanation import Name, Verbatim, Words
 from aw_action.security.sanitize import strip_invisible
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~&!#$])")

@@ -35,7 +35,8 @@ from typing import Any
 
 from aw_action.run import human
 from aw_action.run.budget_kinds import BUDGET_KINDS, Limit
-from aw_action.run.explain import Explanation, explain
+from aw_action.run.explain import explain
+from aw_action.run.explanation import Explanation
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks import markdown as md

@@ -27,7 +27,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from aw_action.agent.events import AnyMessage
-from aw_action.run.explain import Explanation, explain
+from aw_action.run.explain import explain
+from aw_action.run.explanation import Explanation
 from aw_action.run.record import Reporting
 from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult
