@@ -32,7 +32,7 @@ from aw_action.run.record import Reporting
 from aw_action.run.result import RESULT_FILE, RunResult
 from aw_action.security.record_guard import RecordWrites, write_record
 from aw_action.sinks.closing import closing_head
-from aw_action.sinks.summary_links import amend_records_line, not_uploaded_line, uploaded_line
+from aw_action.sinks.summary_links import TRANSCRIPT, amend_records_line, not_uploaded_line, uploaded_line
 
 TITLE = "aw-harness"
 
@@ -90,10 +90,11 @@ async def report_end(
     write_outputs_or_warn(env, {"artifact-id": done.artifact_id}, log)
     summary = env.get("GITHUB_STEP_SUMMARY")
     if summary:
+        session = (folder / TRANSCRIPT).is_file()
         if done.artifact_id and reporting.artifact:
-            line = uploaded_line(reporting, reporting.artifact, done.url)
+            line = uploaded_line(reporting, reporting.artifact, done.url, session)
         else:
-            line = not_uploaded_line(reporting, Path(visible_path(folder, env, workspace)), done.problem)
+            line = not_uploaded_line(reporting, Path(visible_path(folder, env, workspace)), done.problem, session)
         with contextlib.suppress(OSError):
             amend_records_line(Path(summary), reporting, log.redactor.text(line))
     announce(result, log)

@@ -95,4 +95,4 @@ def budget_setting(kind: BudgetKind, audience: Audience) -> Words:
 
 def setting_words(setting: Setting) -> Words:
     kinds = {"input": " input", "config": " in the config", "variable": " variable", "file": "", "argument": ""}
-    return ("the " if setting.kind == "input" else "", Name(setting.name), kinds[setting.kind])
+    return ("the " if setting.kind in ("input", "variable") else "", Name(setting.name), kinds[setting.kind])

@@ -130,7 +130,7 @@ def render_failure_summary(result: RunResult, reporting: Reporting, folder: Path
         heading(result.conclusion, explanation),
         f"{md.code(result.model)} · stop reason {md.code(result.stop_reason)} (exit {result.exit_code}) · "
         "no agent session was created and no model request was made",
-        records_line(reporting, folder) if reporting.artifact else "",
+        records_line(reporting, folder, session=False) if reporting.artifact else "",
         why_block(explanation),
     ]
     return "\n\n".join(p for p in parts if p) + "\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aw_action.run.record import Reporting
+from aw_action.run.result import RESULT_FILE
 from aw_action.sinks import markdown as md
 
 TRANSCRIPT = "session.jsonl"
@@ -22,30 +23,36 @@ def _tag(reporting: Reporting) -> str:
     return f"<!-- aw-harness-records {reporting.marker} -->"
 
 
-def records_line(reporting: Reporting, folder: Path | None) -> str:
+def _holds(session: bool) -> str:
+    """What the records hold: the transcript, or for a run that never had a session its result."""
+    if session:
+        return f"the transcript is {md.code(TRANSCRIPT)} in it"
+    return f"the run could not start: it holds {md.code(RESULT_FILE)}, no transcript"
+
+
+def records_line(reporting: Reporting, folder: Path | None, session: bool = True) -> str:
     """The line as the run writes it: the artifact to come, else the folder on this machine."""
     if reporting.artifact:
-        name, transcript = md.code(reporting.artifact), md.code(TRANSCRIPT)
-        text = f"**Records:** artifact {name} (uploaded when the run ends; the transcript is {transcript} in it)"
+        text = f"**Records:** artifact {md.code(reporting.artifact)} (uploaded when the run ends; {_holds(session)})"
     elif folder is not None:
-        text = f"**Records:** the transcript {md.code(TRANSCRIPT)} and the other records are in {md.code(str(folder))}"
+        what = f"the transcript {md.code(TRANSCRIPT)} and the other records are" if session else "the result is"
+        text = f"**Records:** {what} in {md.code(str(folder))}"
     else:
         return ""
     return f"{text} {_tag(reporting)}"
 
 
-def uploaded_line(reporting: Reporting, name: str, url: str | None) -> str:
+def uploaded_line(reporting: Reporting, name: str, url: str | None, session: bool = True) -> str:
     """The line once the artifact is up (``url`` None: uploaded, but its page is not known)."""
     label = f"artifact {md.code(name)}"
     linked = f"[{label}]({url})" if url else label
-    return f"**Records:** {linked} (the transcript is {md.code(TRANSCRIPT)} in it) {_tag(reporting)}"
+    return f"**Records:** {linked} ({_holds(session)}) {_tag(reporting)}"
 
 
-def not_uploaded_line(reporting: Reporting, folder: Path, why: str) -> str:
-    return (
-        f"**Records:** not uploaded ({md.escape(why)}); the transcript {md.code(TRANSCRIPT)} and the run's other "
-        f"records are in {md.code(str(folder))} on the runner {_tag(reporting)}"
-    )
+def not_uploaded_line(reporting: Reporting, folder: Path, why: str, session: bool = True) -> str:
+    what = f"the transcript {md.code(TRANSCRIPT)} and the run's other records are" if session else "the result is"
+    where = f"in {md.code(str(folder))} on the runner"
+    return f"**Records:** not uploaded ({md.escape(why)}); {what} {where} {_tag(reporting)}"
 
 
 def amend_records_line(path: Path, reporting: Reporting, line: str) -> bool:

@@ -225,7 +225,7 @@ def test_a_paused_workflow_says_how_to_resume() -> None:
             InvocationError("GH_AW_MAX_TURNS: not a whole number: 'x'", Setting("GH_AW_MAX_TURNS", "variable")),
             "gh-aw",
             "❌ Failure · The run could not start",
-            "Correct <code>GH_AW_MAX_TURNS</code> variable",
+            "Correct the <code>GH_AW_MAX_TURNS</code> variable",
         ),
         (
             MissingCredentialsError("no credentials", "anthropic/claude-sonnet-4-6", ("ANTHROPIC_API_KEY",)),
