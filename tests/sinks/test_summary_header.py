@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from aw_action.exits import InvocationError, MissingCredentialsError, Setting
+from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.explain import EXPLAINERS, explain
 from aw_action.run.record import Audience, Reporting
 from aw_action.run.result import RunResult
@@ -252,3 +253,29 @@ def test_every_stop_reason_has_an_explanation_with_a_title_and_a_sentence() -> N
             assert explanation.title and explanation.why, reason
             assert json.dumps(explanation.plain())  # one line of text
             assert "\n" not in explanation.plain()
+
+
+@pytest.mark.parametrize("kind", BUDGET_KINDS, ids=lambda k: k.name)
+@pytest.mark.parametrize("audience", ["action", "cli", "gh-aw"])
+def test_every_budget_kind_says_the_figures_and_where_its_limit_is_set(kind: BudgetKind, audience: Audience) -> None:
+    state = _state(audience=audience)
+    limit = 2.5 if kind.gate == "deadline" else 40.0
+    state.record.publish_limits({kind.name: limit})
+    state.journal.record_budget_stop({"budget": kind.name, "used": limit, "limit": limit})
+    top = header(render_run_summary(RunResult.ended(kind.stop_reason, state.model, state)))
+    title = "Time limit reached" if kind.gate == "deadline" else f"Stopped by the {kind.limit_name}"
+    assert top.heading == f"❌ Failure · {title}"
+    assert top.callout.startswith("[!CAUTION]")
+    if kind.gate == "deadline":
+        assert "of its 2.5 min" in top.callout
+    else:
+        figure = f"{limit:,.{kind.decimals}f}" if kind.decimals else f"{limit:,.0f}"
+        assert f"{figure} of {figure} {kind.label.lower()} used (100%)" in top.callout
+    if audience == "action":
+        named = f"the <code>{kind.action_input}</code> input"
+    elif audience == "gh-aw" and kind.gh_aw_env:
+        named = f"<code>{kind.gh_aw_env}</code> (the workflow's limit)"
+    else:
+        where = "config.json" if audience == "cli" else "the engine's config file (AW_HARNESS_CONFIG)"
+        named = f"<code>{kind.config_key}</code> in {where}"
+    assert f"Raise {named} (now " in top.callout
