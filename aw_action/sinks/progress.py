@@ -20,10 +20,12 @@ Shape while the run goes, then when it ended::
 
 What is model-produced is made inert, since a comment is public and may notify people: a call
 is its command or path as one code span (no mention, link or HTML works in one; invisible
-characters removed), shortened; a tool name the run's registry does not know is shown as
-``(unknown tool)``; the answer goes through the sanitiser (``sinks/answer.py``) and only when
-the workflow asks for it. A turn the run stopped before it sent anything is left out. The list
-keeps the last ``MAX_TURN_LINES`` turns, so the body stays far below GitHub's 65,536 characters.
+characters removed), shortened, and a failure's end as the harness words it (``exit 3``) or the
+first line of its error as another code span; a tool name the run's registry does not know is
+shown as ``(unknown tool)``, without its error (which repeats the name); the answer goes
+through the sanitiser (``sinks/answer.py``) and only when the workflow asks for it. A turn the
+run stopped before it sent anything is left out. The list keeps the last ``MAX_TURN_LINES``
+turns, so the body stays far below GitHub's 65,536 characters.
 """
 
 from __future__ import annotations
