@@ -144,7 +144,7 @@ def _cancelled(facts: Facts) -> Explanation:
         f"The run was cancelled after {human.count(turns, 'turn')} (the workflow run was cancelled, or the "
         "process got a stop signal); what it did so far is kept.",
     )
-    return Explanation("cancelled", "error", "Cancelled", why)
+    return Explanation("cancelled", "error", "Stopped before it finished", why)
 
 
 def _invalid_output(facts: Facts) -> Explanation:

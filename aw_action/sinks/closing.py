@@ -14,12 +14,18 @@ from __future__ import annotations
 
 from aw_action.run import human
 from aw_action.run.explain import explain
-from aw_action.run.explanation import plain
+from aw_action.run.explanation import Level, plain
 from aw_action.run.record import Audience
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 
 ICONS = {"success": "✅", "failure": "❌", "cancelled": "⏹️", "skipped": "⏭️", "paused": "⏸️"}
+
+
+def icon(conclusion: str, level: Level) -> str:
+    """The mark of a run's end, the same in the summary, the comment and the log: the
+    conclusion's, or ⚠️ for a success with something to look at."""
+    return "⚠️" if level == "warning" else ICONS.get(conclusion, "❌")
 
 
 def run_facts(state: RunState) -> str:
@@ -40,8 +46,7 @@ def closing_head(result: RunResult, audience: Audience = "action") -> str:
     the explanation's title too (``❌ failure · Time limit reached · in 30 s · ...``); a run
     that could not start has no figures."""
     explanation = explain(result, audience)
-    icon = "⚠️" if explanation.level == "warning" else ICONS.get(result.conclusion, "❌")
-    parts = [f"aw-harness: {icon} {result.conclusion}"]
+    parts = [f"aw-harness: {icon(result.conclusion, explanation.level)} {result.conclusion}"]
     if explanation.level != "notice" or result.conclusion != "success":
         parts.append(explanation.title)
     if result.state is not None and result.exit_code != 2:

@@ -43,6 +43,7 @@ from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks import markdown as md
 from aw_action.sinks.answer import answer_markdown
+from aw_action.sinks.closing import icon
 from aw_action.sinks.summary_story import fenced, shorten
 
 MARKER = "<!-- aw-harness:progress -->"
@@ -51,7 +52,6 @@ CALLS_PER_TURN = 4
 CALL_CHARS = 80
 ERROR_CHARS = 80
 ANSWER_CHARS = 3_000
-ICONS = {"notice": "✅", "warning": "⚠️", "error": "❌"}
 
 
 @dataclass
@@ -135,7 +135,6 @@ def _head(state: RunState, turns: Sequence[TurnLine], result: RunResult | None) 
         spent = f"{human.duration(state.elapsed_ms / 1000)} · {human.usd(state.ledger.cost_usd)} so far"
         return f"**aw-harness** · ⏳ {where} · {spent} · {model}"
     explanation = explain(result, state.record.reporting.audience)
-    icon = ICONS[explanation.level] if result.conclusion in ("success", "failure") else "⏹️"
     ledger = state.ledger
     facts = [
         f"in {human.duration(state.elapsed_ms / 1000)}",
@@ -143,7 +142,8 @@ def _head(state: RunState, turns: Sequence[TurnLine], result: RunResult | None) 
         human.count(len(ledger.turns), "turn"),
     ]
     title = md.escape(explanation.title)
-    return f"**aw-harness** · {icon} {result.conclusion.capitalize()} · {title} · {' · '.join(facts)} · {model}"
+    ended = f"{icon(result.conclusion, explanation.level)} {result.conclusion.capitalize()}"
+    return f"**aw-harness** · {ended} · {title} · {' · '.join(facts)} · {model}"
 
 
 def _callout(explanation: Explanation) -> str:

@@ -34,7 +34,7 @@ from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks import markdown as md
-from aw_action.sinks.closing import run_facts
+from aw_action.sinks.closing import icon, run_facts
 from aw_action.sinks.summary_details import details_sections
 from aw_action.sinks.summary_links import TRANSCRIPT, records_line
 from aw_action.sinks.summary_story import (
@@ -49,13 +49,11 @@ from aw_action.sinks.summary_story import (
 STEP_SUMMARY_LIMIT = 1024 * 1024
 """GitHub rejects a step summary file larger than 1 MiB."""
 ROW_STEPS: tuple[int | None, ...] = (None, 200, 50, 10, 2)
-ICONS = {"notice": "✅", "warning": "⚠️", "error": "❌"}
 CALLOUTS = {"warning": "warning", "error": "caution"}
 
 
 def heading(conclusion: str, explanation: Explanation) -> str:
-    icon = "⏸️" if conclusion == "paused" else "⏭️" if conclusion == "skipped" else ICONS[explanation.level]
-    return f"## {icon} {conclusion.capitalize()} · {md.escape(explanation.title)}"
+    return f"## {icon(conclusion, explanation.level)} {conclusion.capitalize()} · {md.escape(explanation.title)}"
 
 
 def stats_line(state: RunState, result: RunResult) -> str:

@@ -209,7 +209,7 @@ def test_a_file_the_fork_added_is_refused_with_exit_2(tmp_path: Path, inputs: di
     run, mark = fork_run(tmp_path, **inputs)
     assert run.returncode == 2
     (error,) = run.runner.named("error")
-    assert error.properties["title"] == f"aw-harness: invalid input '{named}'"
+    assert error.properties["title"] == f"aw-harness: Invalid input '{named}'"
     assert ".aw/added.py: not on the base branch" in error.data and "forker/repo" in error.data
     assert not os.path.exists(f"{mark}.head")
 

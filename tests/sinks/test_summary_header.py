@@ -176,7 +176,7 @@ def _state(model: str = "anthropic/claude-sonnet-4-5", audience: Audience = "cli
 
 def test_a_cancelled_run_says_so_and_keeps_what_it_did() -> None:
     top = header(render_run_summary(RunResult.ended("cancelled", "m", _state())))
-    assert top.heading == "❌ Cancelled · Cancelled"
+    assert top.heading == "⏹️ Cancelled · Stopped before it finished"
     assert "The run was cancelled after 0 turns" in top.callout and "Fix" not in top.callout
 
 
