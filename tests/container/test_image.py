@@ -82,7 +82,7 @@ def test_invalid_input_exits_2_naming_it(image: str, tmp_path: Path) -> None:
     assert run.returncode == 2, run.log[-4000:]
     assert (run.outputs["stop-reason"], run.outputs["exit-code"]) == ("invocation_error", "2")
     errors = simulate(run.log).named("error")
-    assert [e.properties.get("title") for e in errors] == ["aw-harness: invalid input 'max-turns'"], run.log
+    assert [e.properties.get("title") for e in errors] == ["aw-harness: Invalid input 'max-turns'"], run.log
 
 
 def _start_slow_run(image: str, tmp_path: Path) -> tuple[subprocess.Popen[str], RunnerHost, str]:
