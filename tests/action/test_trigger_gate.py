@@ -64,7 +64,7 @@ def assert_skipped(run: ActionRun, model: WireServer, why: str) -> None:
     assert run.result["conclusion"] == "skipped" and why in run.result["error"]
     notices = [c.data for c in run.runner.named("notice")]
     assert len(notices) == 1 and why in notices[0]
-    assert "Not started" in run.summary and why in run.summary
+    assert run.summary.startswith("## ⏭️ Skipped · Not started\n") and why in run.summary
     shown = [line for line in (run.stdout + run.stderr).splitlines() if not line.startswith("::add-mask::")]
     assert not any(KEY in line for line in shown)
 
