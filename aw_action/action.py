@@ -8,9 +8,14 @@ Order matters and is the contract:
    the outputs with conclusion ``skipped``, exit 0, and no model request; on a fork's pull
    request the config, extensions, imports and prompt file come from the base commit;
 3. run the Harness with all of its output on one guarded stream (``WorkflowLog``): model-produced
-   text can never issue a workflow command, each turn is a ``::group::``, steering and budget
-   records become ``::warning::`` annotations;
-4. write the step outputs, then upload the output folder as an artifact (success or failure);
+   text can never issue a workflow command, the log reads as text (the JSONL records folded into
+   groups, or with ``log-format: file`` into ``events.jsonl``), each turn is a ``::group::``,
+   steering and warning records become ``::warning::`` annotations;
+4. report the end (``github/run_report.py``): the result into the records and ``result.json``,
+   the step outputs, the artifact upload (success or failure), the summary's records line with
+   the artifact's link, one annotation explaining the end, the log's closing line. A run that
+   could not start (a bad input, an unknown model, a malformed ``GH_AW_*`` limit) is reported
+   the same way, with its failure summary;
 5. exit with the run's code (0/1/2). An upload problem is a warning, never a different code.
 
 With input ``mode: apply`` the step applies a run's safe outputs instead of running an agent
@@ -33,28 +38,32 @@ from pathlib import Path
 from typing import IO, cast
 
 from aw_action.apply_outputs.action_mode import run_apply_mode
-from aw_action.exits import InvocationError
+from aw_action.exits import InvocationError, Setting
 from aw_action.github import credential_help
 from aw_action.github.action_help import action_help
-from aw_action.github.action_inputs import ActionInputError, ActionInputs, secret_values
+from aw_action.github.action_inputs import ActionInputError, ActionInputs, raw_input, secret_values
 from aw_action.github.action_manifest import ManifestError, action_inputs, unknown_inputs
 from aw_action.github.event import TriggerEvent
 from aw_action.github.log import WorkflowLog
-from aw_action.github.outputs import result_outputs, write_outputs
+from aw_action.github.outputs import result_outputs
 from aw_action.github.paths import visible_path
-from aw_action.github.plan import RunPlan, build_plan
+from aw_action.github.plan import RunPlan, build_plan, fallback_records
+from aw_action.github.run_report import report_end, uploader, write_outputs_or_warn
 from aw_action.github.trigger_gate import event_appendix, skipped_result, skipped_summary, trigger_decision
 from aw_action.github.trigger_guard import TriggerDecision
-from aw_action.github.upload import upload_run_artifacts
 from aw_action.harness.context import TRANSCRIPT_FILE
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
+from aw_action.harness.run_files import start_afresh
 from aw_action.harness.supervisor import exit_soon, stuck_result, supervise
 from aw_action.harness.workflow import WorkflowHarness
 from aw_action.replay.action_mode import run_replay_mode
 from aw_action.run.cancel import CancelClock, StopSignals
+from aw_action.run.record import Reporting
 from aw_action.run.redact import run_redactor
 from aw_action.run.result import RunResult
+from aw_action.sinks.invocation_failure import report_invocation_error
+from aw_action.sinks.jsonl import EVENTS_FILE, JsonlSink
 
 CANCEL_RUN_S = 3.0
 """After the first signal, the run has this long to wind down before it is abandoned."""
@@ -74,10 +83,10 @@ def main(argv: list[str]) -> int:
     for secret in secret_values(env):
         log.mask(secret)
     _warn_unknown_inputs(env, log)
+    stops = StopSignals(CancelClock(), CANCEL_HARD_S)
     if argv:  # a workflow's `with: args:` reaches the container as arguments
         message = f"the action takes no arguments (inputs come from INPUT_* variables), got {argv}"
-        return _invalid_input(ActionInputError("args", message), env, log)
-    stops = StopSignals(CancelClock(), CANCEL_HARD_S)
+        return asyncio.run(_invalid(InvocationError(message, Setting("args", "input")), env, log, stops))
     stops.install()
     try:
         inputs = ActionInputs.from_env()
@@ -91,9 +100,11 @@ def main(argv: list[str]) -> int:
             return _skipped(decision, inputs, event, env, log)
         plan = build_plan(inputs, env, Path.cwd(), event)
     except ActionInputError as exc:
-        return _invalid_input(exc, env, log)
+        return asyncio.run(_invalid(exc.invocation_error(), env, log, stops))
     except InvocationError as exc:  # the environment's part of the config (GH_AW_* limits)
-        return _invalid_input(exc, env, log)
+        return asyncio.run(_invalid(exc, env, log, stops))
+    if inputs.log_format == "file":
+        log.use_records_file(plan.output_dir / EVENTS_FILE)
     return asyncio.run(_run(plan, env, log, stops, event_appendix(inputs, plan.event)))
 
 
@@ -124,7 +135,7 @@ def _skipped(
     log.notice(decision.reason, title="aw-harness: skipped")
     result = log.redactor.obj(skipped_result(decision, inputs.model).to_json())
     log.write(json.dumps(result, ensure_ascii=False) + "\n")
-    _outputs(env, {**result_outputs(result), "artifact-id": ""}, log)
+    write_outputs_or_warn(env, {**result_outputs(result), "artifact-id": ""}, log)
     summary = env.get("GITHUB_STEP_SUMMARY")
     if summary:
         with contextlib.suppress(OSError), open(summary, "a", encoding="utf-8") as fh:
@@ -133,14 +144,34 @@ def _skipped(
     return 0
 
 
-def _invalid_input(exc: ActionInputError | InvocationError, env: dict[str, str], log: WorkflowLog) -> int:
-    if isinstance(exc, ActionInputError):
-        log.error(exc.message, title=f"aw-harness: invalid input '{exc.input}'")
-    else:
-        log.error(str(exc), title="aw-harness")
-    result = RunResult.invocation_error(InvocationError(str(exc)), "unknown").to_json()
-    log.write(json.dumps(result, ensure_ascii=False) + "\n")
-    _outputs(env, {**result_outputs(result), "artifact-id": ""}, log)
+async def _invalid(exc: InvocationError, env: dict[str, str], log: WorkflowLog, stops: StopSignals) -> int:
+    """A run that could not start: its records, failure summary, outputs and artifact, and one
+    annotation that says what to change (``github/run_report.py``)."""
+    workspace = Path(env.get("GITHUB_WORKSPACE") or Path.cwd())
+    records = fallback_records(env, workspace)
+    if records.log_format == "file":
+        log.use_records_file(records.folder / EVENTS_FILE)
+    reporting = Reporting("action", artifact=records.artifact if records.upload else None)
+    result = RunResult.invocation_error(exc, raw_input(env, "model") or "unknown")
+    with contextlib.suppress(InvocationError, OSError):
+        start_afresh(records.folder, env)
+        records.folder.mkdir(parents=True, exist_ok=True)
+    report_invocation_error(result, reporting, env, JsonlSink(log.redactor, cast(IO[str], log)), log.redactor)
+    upload = (
+        uploader(env, records.artifact, records.folder, log, stops.clock, CANCEL_TOTAL_S) if records.upload else None
+    )
+    payload = log.redactor.obj(result.to_json())
+    await report_end(
+        result,
+        payload,
+        env=env,
+        log=log,
+        reporting=reporting,
+        folder=records.folder,
+        workspace=workspace,
+        records=None,
+        upload=upload,
+    )
     log.finish()
     return 2
 
@@ -157,6 +188,7 @@ async def _run(
         harness = Harness(plan.resolved, plan.prompt_path, plan.env, stderr=stream, readable=True)
     harness.appendix = appendix
     harness.explain = lambda exc: credential_help.explain(exc, plan.env, action=True)
+    harness.reporting = Reporting("action", artifact=plan.artifact_name if plan.upload else None)
     # Lines that bypass the harness's sinks (an extension's print) are redacted with the same
     # secrets: credentials set on the step's env:, not only those passed as inputs.
     log.redactor.add(*run_redactor(plan.env, plan.config.observability.otlp.headers).secrets)
@@ -165,7 +197,7 @@ async def _run(
     def last_words() -> None:
         if not written:
             stuck = log.redactor.obj(stuck_result(harness, stops.reason).to_json())
-            _outputs(env, {**result_outputs(stuck), "artifact-id": ""}, log)
+            write_outputs_or_warn(env, {**result_outputs(stuck), "artifact-id": ""}, log)
         log.error(f"the run did not stop within {CANCEL_HARD_S} s of the stop; exiting", title="aw-harness")
         log.finish()
 
@@ -173,19 +205,23 @@ async def _run(
     with redirect_stdout(log), redirect_stderr(log):
         result = await supervise(harness, stops, CANCEL_RUN_S)
         log.redactor.add(*harness.redactor.secrets)  # and any an extension registered while running
-        payload = log.redactor.obj(result.to_json())
-        log.write(json.dumps(payload, ensure_ascii=False) + "\n")
-        _outputs(env, result_outputs(payload, _session_file(harness, plan, env, result)), log)
-        written.append(True)
-        artifact_id = ""
-        if plan.upload:  # the records the run wrote, even if the agent swapped the folder's path
-            name, root = plan.artifact_name, harness.context.records_root() if harness.context else plan.output_dir
-            artifact_id = await upload_run_artifacts(env, name, root, log, clock, CANCEL_TOTAL_S)
-        _outputs(env, {"artifact-id": artifact_id}, log)
-    if result.exit_code != 0:
-        error = payload.get("error")
-        detail = f": {error}" if error and error != result.stop_reason else ""
-        log.error(f"run ended {result.conclusion} (stop reason {result.stop_reason}){detail}", title="aw-harness")
+        context = harness.context
+        root = context.records_root() if context is not None else plan.output_dir
+        ledger = context.guards.ledger if context is not None and context.guards is not None else None
+        upload = uploader(env, plan.artifact_name, root, log, clock, CANCEL_TOTAL_S) if plan.upload else None
+        await report_end(
+            result,
+            log.redactor.obj(result.to_json()),
+            env=env,
+            log=log,
+            reporting=harness.reporting,
+            folder=root,
+            workspace=plan.workspace,
+            records=ledger,
+            upload=upload,
+            session_file=_session_file(harness, plan, env, result),
+            on_outputs=lambda: written.append(True),
+        )
     log.finish()
     exit_soon(result.exit_code)  # the container's process: nothing left behind may keep it alive
     return result.exit_code
@@ -196,10 +232,3 @@ def _session_file(harness: Harness, plan: RunPlan, env: dict[str, str], result: 
     wrote one (never an earlier run's)."""
     path = harness.output_dir / TRANSCRIPT_FILE
     return visible_path(path, env, plan.workspace) if str(path) in result.files and path.is_file() else ""
-
-
-def _outputs(env: dict[str, str], outputs: dict[str, str], log: WorkflowLog) -> None:
-    try:
-        write_outputs(env.get("GITHUB_OUTPUT"), outputs)
-    except OSError as exc:
-        log.warning(f"could not write step outputs: {exc}", title="aw-harness")

@@ -6,6 +6,21 @@ One place (``harness.run`` / ``cli.main``) maps these to the process exit code:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
+SettingKind = Literal["input", "config", "variable", "file", "argument"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What a person changes to fix an invocation error, as they write it: an action input
+    (``max-turns``), a config.json key (``harness.budget.max-turns``), an environment variable
+    (``GH_AW_MAX_TURNS``), a file or a command-line argument."""
+
+    name: str
+    kind: SettingKind
+
 
 class HarnessError(Exception):
     exit_code = 1
@@ -18,15 +33,22 @@ class InvocationError(HarnessError):
     exit_code = 2
     stop_reason = "invocation_error"
 
+    def __init__(self, message: str = "", setting: Setting | None = None) -> None:
+        super().__init__(message)
+        self.setting = setting
+        """The input, key, variable or file at fault, when one is (``run/explain.py`` names it)."""
+
 
 class MissingCredentialsError(InvocationError):
     """No credential for the run's model. ``variables`` are where the catalog looks for one, so
     an entry point can say how its users set them (the action names its inputs)."""
 
-    def __init__(self, message: str, model: str, variables: tuple[str, ...]) -> None:
+    def __init__(self, message: str, model: str, variables: tuple[str, ...], hint: str | None = None) -> None:
         super().__init__(message)
         self.model = model
         self.variables = variables
+        self.hint = hint
+        """Why the credential may be missing (a fork's pull request gets no secrets), if known."""
 
 
 class SdkLoadError(InvocationError):

@@ -29,11 +29,11 @@ from aw_action.apply_outputs.github_api import RetryPolicy, connect, describe
 from aw_action.apply_outputs.github_writer import GitHubWriter, apply_item
 from aw_action.apply_outputs.plan import Refused, plan_records
 from aw_action.apply_outputs.report import OK_STATUSES, publish
-from aw_action.apply_outputs.sanitize import allowed_domains
 from aw_action.run.redact import Redactor, secrets_from_env
 from aw_action.safe_outputs.config import CONFIG_FILE, SafeOutputsConfig, SafeOutputsConfigError, load_config_file
 from aw_action.safe_outputs.kinds.apply_api import ApplyError, PlannedItem
 from aw_action.safe_outputs.records import RECORDS_FILE, read_records
+from aw_action.security.public_text import allowed_domains
 
 PROG = "aw-harness apply-safe-outputs"
 MAX_RECORDS_BYTES = 64 * 1024 * 1024

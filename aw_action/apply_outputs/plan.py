@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from aw_action.apply_outputs.context import ApplyContext
-from aw_action.apply_outputs.sanitize import sanitize_body, sanitize_title
 from aw_action.safe_outputs import fields
 from aw_action.safe_outputs.config import SafeOutputsConfig
 from aw_action.safe_outputs.kinds.apply_api import Attachment, PlannedItem
 from aw_action.safe_outputs.kinds.base import RequestError
 from aw_action.safe_outputs.records import RecordLine
 from aw_action.safe_outputs.validate import kind_config, validate_record
+from aw_action.security.public_text import sanitize_body, sanitize_title
 
 GITHUB_BODY_MAX_CHARS = 65_536
 MARKER_PREFIX = "<!-- aw-harness-safe-output:"

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from aw_action.exits import InvocationError
+from aw_action.exits import InvocationError, Setting, SettingKind
 from aw_action.run.config import RunConfig
 from aw_action.run.input_files import read_json_file
 
@@ -29,10 +29,19 @@ class ConfigError(InvocationError):
     the override that set it (an action input, ``--model``), when one did."""
 
     def __init__(self, where: str, reason: str, field: tuple[str, ...] = (), source: str | None = None) -> None:
-        super().__init__(f"{where}: {reason}" if where else reason)
+        super().__init__(f"{where}: {reason}" if where else reason, _setting(field, source))
         self.reason = reason
         self.field = field
         self.source = source
+
+
+def _setting(field: tuple[str, ...], source: str | None) -> Setting | None:
+    """The override that set the field (an input, ``--model``, ``AW_HARNESS_MODEL``), else the
+    config key."""
+    if source:
+        kind: SettingKind = "argument" if source.startswith("-") else "variable" if source.isupper() else "input"
+        return Setting(source, kind)
+    return Setting(".".join(field), "config") if field else None
 
 
 def read_document(path: Path, where: str) -> dict[str, Any]:

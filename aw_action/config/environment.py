@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 from aw_action.ai.catalog import provider_hint, qualify_model
 from aw_action.config.gh_aw_limits import GhAwEnvError, read_limits, stricter
-from aw_action.exits import InvocationError
+from aw_action.exits import InvocationError, Setting
 from aw_action.run.budget_kinds import BUDGET_KINDS
 from aw_action.run.config import RunConfig
 from aw_action.run.mode import gh_aw_mode
@@ -45,7 +45,9 @@ def _tighten_to_gh_aw(config: RunConfig, env: Mapping[str, str], now_ms: int) ->
         limits = read_limits(env)
         found = [(kind, limits.limit(kind.gh_aw_env, now_ms)) for kind in BUDGET_KINDS if kind.gh_aw_env]
     except GhAwEnvError as exc:
-        raise InvocationError(str(exc)) from None
+        variable = str(exc).split(":", 1)[0]
+        setting = Setting(variable, "variable") if variable.startswith("GH_AW_") else None
+        raise InvocationError(str(exc), setting) from None
     for kind, limit in found:
         if limit is not None:
             kind.set_limit(config, stricter(kind.configured(config), limit))
@@ -65,8 +67,10 @@ def env_limit(name: str, raw: str | None, integer: bool = False) -> float | None
     try:
         value = float(raw.strip())
     except ValueError:
-        raise InvocationError(f"{name}: expected a positive number, got {raw.strip()[:40]!r}") from None
+        raise InvocationError(
+            f"{name}: expected a positive number, got {raw.strip()[:40]!r}", Setting(name, "variable")
+        ) from None
     if not math.isfinite(value) or value <= 0 or (integer and not value.is_integer()):
         what = "a positive whole number" if integer else "a positive finite number"
-        raise InvocationError(f"{name}: expected {what}, got {raw.strip()[:40]!r}")
+        raise InvocationError(f"{name}: expected {what}, got {raw.strip()[:40]!r}", Setting(name, "variable"))
     return value

@@ -263,11 +263,11 @@ class CostTracker:
                 self.stop(ctx, limit, used, "max_tool_calls")
                 reason = f"Blocked: the run's tool-call budget ({limit.limit:g}) is used up"
                 return ToolCallResult(block=True, reason=reason)
-        self.ledger.record_tool_call()
+        self.ledger.record_tool_call(event.tool_call_id)
         return None
 
     def on_tool_end(self, event: Any, ctx: ExtensionContext) -> None:
-        self.ledger.record_tool_end(event.tool_name, event.is_error, event.duration_ms)
+        self.ledger.record_tool_end(event.tool_name, event.is_error, event.duration_ms, event.tool_call_id)
 
     def on_turn_end(self, event: TurnEnd, ctx: ExtensionContext) -> None:
         if not event.completed:  # cut short by an abort: reported, never booked (the run ends)

@@ -180,7 +180,7 @@ class Observability:
         summary = self.api.env.get("GITHUB_STEP_SUMMARY")
         if summary:
             messages, redactor = ctx.session.messages, self.api.services.redactor
-            self.guard("step-summary", lambda: write_run_summary(Path(summary), self.state, result, messages, redactor))
+            self.guard("step-summary", lambda: write_run_summary(Path(summary), result, messages, redactor))
         self.stream.finish(result)
         for writer in self.writers:
             if writer.path.exists():

@@ -2,8 +2,10 @@
 ``progress-comment`` input).
 
 One comment on the triggering issue or pull request (``github_comment.py``), created when the
-session starts, edited as turns start and end (a checklist of turns with the tools they used,
-usage against the budgets: ``sinks/progress.py``), and finished with the result at shutdown.
+session starts, edited as turns and tool calls go (a checklist of turns with the command or path
+of each call and how it ended, time and cost against the budgets: ``sinks/progress.py``), and
+finished with the result at shutdown: how the run ended and why, what to change, and with
+``harness.progress-comment-answer`` the answer (sanitised) or the structured output.
 
 Rate-limit friendly: changes are coalesced; one request at a time, each at least
 ``MIN_INTERVAL_S`` seconds after the previous one ended (and none while GitHub says to wait);
@@ -30,7 +32,9 @@ from aw_action.agent.events import ToolExecutionEnd, ToolExecutionStart, TurnEnd
 from aw_action.extensions.api import ExtensionAPI
 from aw_action.extensions.github_comment import DEFAULT_API_URL, CommentTarget, IssueComments, comment_target, failure
 from aw_action.run.result import RunResult
-from aw_action.sinks.progress import Ending, TurnLine, render_progress
+from aw_action.sinks.progress import CallLine, Links, TurnLine, render_progress
+from aw_action.sinks.readable import failure_of
+from aw_action.sinks.summary_story import describe
 
 MIN_INTERVAL_S = 10.0
 UNKNOWN_TOOL = "(unknown tool)"
@@ -71,6 +75,7 @@ class ProgressComment:
         self.comments = comments
         self.interval_s = MIN_INTERVAL_S
         self.turns: list[TurnLine] = []
+        self.calls: dict[str, CallLine] = {}
         self.disabled = False
         self.warned = False
         self._dirty = asyncio.Event()
@@ -81,7 +86,7 @@ class ProgressComment:
         env = api.env
         run = env.get("GITHUB_RUN_ID", "").strip()
         server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
-        self.run_url = f"{server}/{target.repository}/actions/runs/{run}" if run else None
+        self.links = Links(f"{server}/{target.repository}/actions/runs/{run}" if run else None)
 
     def on_start(self, event: Any, ctx: Any) -> None:
         self._worker = asyncio.get_running_loop().create_task(self._work())
@@ -93,20 +98,28 @@ class ProgressComment:
             self.turns.append(TurnLine(state.ledger.next_turn, prompt=state.record.current_prompt or 1))
         elif isinstance(event, ToolExecutionStart) and self.turns:
             known = event.tool_name in self.api.services.registry.tools  # a made-up name is the model's text
-            self.turns[-1].tools.append(event.tool_name if known else UNKNOWN_TOOL)
-        elif isinstance(event, ToolExecutionEnd) and self.turns and event.is_error:
-            self.turns[-1].failed += 1
+            call = CallLine(describe(event.tool_name, event.args) if known else UNKNOWN_TOOL)
+            self.calls[event.tool_call_id] = call
+            self.turns[-1].calls.append(call)
+        elif isinstance(event, ToolExecutionEnd) and event.tool_call_id in self.calls:
+            call = self.calls[event.tool_call_id]
+            call.ok = not event.is_error
+            if event.is_error and call.what != UNKNOWN_TOOL:  # its error repeats the made-up name
+                call.status, call.error = failure_of(event.result.text)
         elif isinstance(event, TurnEnd) and self.turns:
-            self.turns[-1].done = True
+            self.turns[-1].done = event.stop_reason is None
+            self.turns[-1].stopped = event.stop_reason
         else:
             return
-        if isinstance(event, TurnStart | TurnEnd):
-            self._dirty.set()
+        self._dirty.set()
 
-    def body(self, ending: Ending | None = None) -> str:
+    def body(self, result: RunResult | None = None) -> str:
         now = datetime.now(UTC).strftime("%H:%M:%S UTC")
         state, limits = self.api.state, self.api.services.limits
-        text = render_progress(state, limits, self.turns, ending=ending, run_url=self.run_url, updated=now)
+        answer = self.api.config.harness.progress_comment_answer
+        text = render_progress(
+            state, limits, self.turns, result=result, show_answer=answer, links=self.links, updated=now
+        )
         return self.api.services.redactor.text(text)
 
     async def _work(self) -> None:
@@ -159,8 +172,7 @@ class ProgressComment:
             return
         if hold > 0:
             await asyncio.sleep(hold)
-        ending = Ending(result.conclusion, result.stop_reason)
-        final = asyncio.get_running_loop().create_task(self._send(self.body(ending)))
+        final = asyncio.get_running_loop().create_task(self._send(self.body(result)))
         await asyncio.wait({final}, timeout=max(deadline - time.monotonic(), 0.1))
 
 

@@ -11,6 +11,7 @@ action.yml.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, Self
 from urllib.parse import unquote
 
@@ -18,6 +19,7 @@ from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, creat
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from aw_action.ai.credentials import action_inputs
+from aw_action.exits import InvocationError, Setting
 from aw_action.github.trigger_guard import parse_roles
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.redact import MIN_SECRET_LENGTH, header_values
@@ -38,6 +40,10 @@ class ActionInputError(ValueError):
         super().__init__(f"Input '{input_name}': {message}")
         self.input = input_name
         self.message = message
+
+    def invocation_error(self) -> InvocationError:
+        """The same error as the harness's invocation errors, naming the input to correct."""
+        return InvocationError(str(self), Setting(self.input, "input"))
 
 
 def env_name(input_name: str) -> str:
@@ -104,6 +110,8 @@ class _Inputs(BaseSettings):
     allowed_bots: str | None = _input("allowed-bots")
     event_context: bool = _input("event-context", False)
     progress_comment: bool | None = _input("progress-comment")
+    progress_comment_answer: bool | None = _input("progress-comment-answer")
+    log_format: Literal["grouped", "file"] = _input("log-format", "grouped")
     sandbox: Literal["read-only", "workspace-write", "full"] | None = _input("sandbox")
     sandbox_network: bool | None = _input("sandbox-network")
     sandbox_required: bool | None = _input("sandbox-required")
@@ -123,6 +131,7 @@ class _Inputs(BaseSettings):
         "dry_run",
         "event_context",
         "progress_comment",
+        "progress_comment_answer",
         "sandbox_network",
         "sandbox_required",
         mode="before",
@@ -200,10 +209,18 @@ def _input_error(exc: ValidationError) -> ActionInputError:
     loc = str(first["loc"][0]) if first["loc"] else ""
     name = loc.removeprefix("input_") if loc.startswith("input_") else _FIELD_TO_INPUT.get(loc, loc)
     message = str(first["msg"]).removeprefix("Value error, ")
+    if message.startswith("Input should"):  # pydantic's subject is the input: name it once
+        message = message.removeprefix("Input ")
     got = first.get("input")
     if isinstance(got, str) and name not in SECRET_INPUTS:
         message += f" (got {got!r})"
     return ActionInputError(name, message)
+
+
+def raw_input(env: Mapping[str, str], name: str) -> str:
+    """An input's value as the runner passed it, unchecked (for reporting a run whose inputs
+    could not be read: where its records go, whether to upload them)."""
+    return (env.get(env_name(name)) or "").strip()
 
 
 def secret_values(env: dict[str, str]) -> list[str]:

@@ -61,4 +61,4 @@ def explain(exc: InvocationError, env: Mapping[str, str], *, action: bool) -> In
     hint = fork_hint(env)
     if hint:
         message = f"{message}; {hint}"
-    return MissingCredentialsError(message, exc.model, exc.variables)
+    return MissingCredentialsError(message, exc.model, exc.variables, hint)

@@ -26,7 +26,14 @@ from typing import Any
 
 from aw_action.ai.credentials import action_inputs
 from aw_action.config import ConfigError, ConfigSources, Override, ResolvedConfig, resolve_config
-from aw_action.github.action_inputs import ActionInputError, ActionInputs, parse_headers, split_list
+from aw_action.github.action_inputs import (
+    INVALID_ARTIFACT_CHARS,
+    ActionInputError,
+    ActionInputs,
+    parse_headers,
+    raw_input,
+    split_list,
+)
 from aw_action.github.event import TriggerEvent
 from aw_action.github.fork_files import ForkFiles
 from aw_action.github.paths import default_output_dir, keep_out_of_git
@@ -85,6 +92,7 @@ def input_overrides(inputs: ActionInputs, workspace: Path, fork: ForkFiles | Non
         ("otlp-headers", ("observability", "otlp", "headers"), parse_headers(inputs.otlp_headers) or None),
         ("output-schema", ("harness", "output-schema"), _output_schema(inputs.output_schema, workspace, fork)),
         ("progress-comment", ("harness", "progress-comment"), inputs.progress_comment),
+        ("progress-comment-answer", ("harness", "progress-comment-answer"), inputs.progress_comment_answer),
         ("sandbox", ("harness", "sandbox"), inputs.sandbox),
         ("sandbox-network", ("harness", "sandbox-network"), inputs.sandbox_network),
         ("sandbox-required", ("harness", "sandbox-required"), inputs.sandbox_required),
@@ -165,6 +173,31 @@ def output_dir(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) ->
     if inputs.output_dir:
         return _resolve(workspace, inputs.output_dir)
     return default_output_dir(env, workspace) or Path(env.get("AW_OUTPUT_DIR") or DEFAULT_OUTPUT_DIR)
+
+
+@dataclass(frozen=True)
+class FallbackRecords:
+    """Where a run that could not start puts its records, read from the raw inputs (they may be
+    the invalid ones): the ``output-dir`` input, else the default folder; ``upload-artifacts``
+    unless it says false; the ``artifact-name`` input when it is a valid name."""
+
+    folder: Path
+    upload: bool
+    artifact: str
+    log_format: str
+
+
+def fallback_records(env: Mapping[str, str], workspace: Path) -> FallbackRecords:
+    folder_input = raw_input(env, "output-dir")
+    default = default_output_dir(env, workspace) or Path(env.get("AW_OUTPUT_DIR") or DEFAULT_OUTPUT_DIR)
+    name = raw_input(env, "artifact-name")
+    valid = bool(name) and not INVALID_ARTIFACT_CHARS & set(name)
+    return FallbackRecords(
+        folder=_resolve(workspace, folder_input) if folder_input else default,
+        upload=raw_input(env, "upload-artifacts") not in ("false", "False", "FALSE"),
+        artifact=name if valid else f"aw-harness-{env.get('GITHUB_JOB') or 'run'}",
+        log_format=raw_input(env, "log-format") or "grouped",
+    )
 
 
 def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, workspace: Path) -> dict[str, str]:

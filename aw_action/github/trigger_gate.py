@@ -38,7 +38,7 @@ def skipped_result(decision: TriggerDecision, model: str | None) -> RunResult:
 
 def skipped_summary(decision: TriggerDecision, event: TriggerEvent) -> str:
     return (
-        "## AW Harness Run — skipped\n\n"
+        "## ⏭️ Skipped · Not started\n\n"
         f"> [!NOTE]\n> **Not started.** The `{event.name}` event's actor may not start a paid run: "
         f"{' '.join(decision.reason.split())}. No model request was made. Allow them with the "
         "`allowed-actor-roles` or `allowed-bots` input.\n"

@@ -1,10 +1,13 @@
 """Turns the run's JSONL lines into log structure: one ``::group::`` per turn, annotations for
-steering, budget and warning records.
+steering and warning records.
 
 Reads only the redacted lines the harness writes (``{"event": ..., ...}`` records and the human
-per-turn line), so it needs no hook into the harness. Layout it produces::
+per-turn line), so it needs no hook into the harness. Layout it produces (with the records the
+log folds away outside turns, ``github/log.py``)::
 
-    {"event": "session_start", ...}          (setup and run-level lines: visible)
+    ::group::Records (JSONL)                  (setup records: folded)
+    {"event": "session_start", ...}
+    ::endgroup::
     ::group::Turn 1                           (opened by the turn_start record)
     {"event": "turn_start", "turn": 1, ...}
       I'll list the files first.              (the readable log, sinks/readable.py: the
@@ -14,7 +17,10 @@ per-turn line), so it needs no hook into the harness. Layout it produces::
       ← [1] bash: ok, 12 ms, 3 lines
     {"event": "turn_end", "turn": 1, ...}
     ::endgroup::                              (closed after the turn_end record)
-    > **Turn 1**: 765 in / 46 out raw tokens, ...  (the human line and notices stay visible)
+    Turn 1: bash | 765 in / 46 out raw tokens, ...  (the turn line and notices stay visible)
+
+A budget stop gets no annotation here: the action's closing annotation explains the stop, with
+its figures and its fix (``run/explain.py``).
 """
 
 from __future__ import annotations
@@ -30,7 +36,9 @@ TEXT_WARNING_PREFIX = "aw-harness: warning: "
 
 class Annotator(Protocol):
     @property
-    def in_group(self) -> bool: ...
+    def in_turn(self) -> bool:
+        """A turn's group is open (not the log's own records group)."""
+        ...
 
     def group(self, title: str) -> None: ...
 
@@ -56,8 +64,8 @@ class TurnTracker:
             if line.startswith(TEXT_WARNING_PREFIX):
                 self._log.warning(line[len(TEXT_WARNING_PREFIX) :], title="aw-harness: warning")
             return
-        if record["event"] in ("turn_end", "agent_end", "session_end"):
+        if record["event"] in ("turn_end", "agent_end", "session_end") and self._log.in_turn:
             self._log.end_group()
-        note = annotation_for(record)
+        note = annotation_for(record) if record["event"] != "budget_exceeded" else None
         if note is not None:
             self._log.warning(note[1], title=note[0])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from aw_action.github.log import WorkflowLog
@@ -21,6 +22,16 @@ stops answering costs the step five minutes at worst (the toolkit's stall timeou
 
 SAFE_OUTPUTS_VAR = "GH_AW_SAFE_OUTPUTS"
 """gh-aw's agent-side safe-outputs file (``${RUNNER_TEMP}/gh-aw/safeoutputs/outputs.jsonl``)."""
+
+
+@dataclass(frozen=True)
+class Upload:
+    """What became of the upload: the artifact's id and page, or why there is none."""
+
+    artifact_id: str = ""
+    url: str | None = None
+    problem: str = ""
+    """Empty when uploaded; otherwise the reason in a few words (also the log's warning)."""
 
 
 def has_files(root: Path) -> bool:
@@ -46,9 +57,9 @@ async def upload_run_artifacts(
     clock: CancelClock,
     budget_s: float,
     limit_s: float = UPLOAD_LIMIT_S,
-) -> str:
-    """Returns the artifact id, or "" when nothing was uploaded (with a warning saying why).
-    Every file goes through the log's redactor on its way into the zip."""
+) -> Upload:
+    """The artifact's id and page, or why nothing was uploaded (then also a warning). Every file
+    goes through the log's redactor on its way into the zip."""
     # Imported here: only runs that upload pay for the HTTP client.
     import httpx
 
@@ -56,15 +67,13 @@ async def upload_run_artifacts(
 
     token, results_url = env.get("ACTIONS_RUNTIME_TOKEN"), env.get("ACTIONS_RESULTS_URL")
     if not token or not results_url:
-        log.warning("skipped: ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL is not set", title=TITLE)
-        return ""
+        return _skipped(log, "ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL is not set")
     if is_ghes(env.get("GITHUB_SERVER_URL", "")):
-        log.warning("skipped: artifact v4 is not available on GitHub Enterprise Server", title=TITLE)
-        return ""
+        return _skipped(log, "artifact v4 is not available on GitHub Enterprise Server")
     extra = extra_files(env, root)
     if not has_files(root) and not extra:
         log.write(f"aw-harness: no files in {root} to upload\n")
-        return ""
+        return Upload(problem="no files to upload")
     try:
         async with httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0)) as client:
             uploader = ArtifactClient(results_url, token, client, on_secret=log.mask, scrub=log.redactor.text)
@@ -73,15 +82,20 @@ async def upload_run_artifacts(
                 late = f"not finished within {limit_s:g} s"
                 why = "the step was cancelled before the upload finished" if clock.cancelled else late
                 log.warning(f"abandoned: {why}", title=TITLE)
-                return ""
+                return Upload(problem=f"upload abandoned: {why}")
             result = task.result()
     except Exception as exc:  # any failure is a warning, never a changed exit code
         detail = str(exc) if isinstance(exc, ArtifactError) else f"{type(exc).__name__}: {exc}"
         log.warning(f"failed: {detail}", title=TITLE)
-        return ""
+        return Upload(problem="upload failed (see the log)")
     url = artifact_url(env, result.artifact_id)
     log.write(
         f"aw-harness: uploaded artifact {result.name!r} (id {result.artifact_id}, {result.files} files, "
         f"{result.size} bytes, sha256:{result.sha256}){': ' + url if url else ''}\n"
     )
-    return result.artifact_id
+    return Upload(result.artifact_id, url)
+
+
+def _skipped(log: WorkflowLog, why: str) -> Upload:
+    log.warning(f"skipped: {why}", title=TITLE)
+    return Upload(problem=f"upload skipped: {why}")

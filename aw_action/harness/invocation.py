@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from aw_action.ai.text import one_line
 from aw_action.config import ConfigSources, ResolvedConfig, UnknownModel, resolve_config
 from aw_action.exits import InvocationError
 from aw_action.extensions.loader import ExtensionSpec
@@ -25,9 +24,10 @@ from aw_action.harness.context import RunContext, assemble
 from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
 from aw_action.harness.run_files import start_afresh
 from aw_action.run.config import RunConfig
-from aw_action.run.mode import gh_aw_phase
+from aw_action.run.mode import gh_aw_mode, gh_aw_phase
 from aw_action.run.prompt_files import ResolvedImport, assemble_prompt, load_prompt, resolve_imports
 from aw_action.run.provenance import record_appendix, record_inputs
+from aw_action.run.record import Reporting
 from aw_action.run.redact import Redactor, run_redactor
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
@@ -75,6 +75,8 @@ class Harness:
         event context)."""
         self.explain: Callable[[InvocationError], InvocationError] | None = None
         """Rewords an invocation error for this entry point's users (the action names its inputs)."""
+        self.reporting = Reporting("gh-aw" if gh_aw_mode(self.env) else "cli")
+        """Who reads the run's reports and where its records go (the action sets its own)."""
 
     def cancel(self, reason: str = "cancelled") -> None:
         """Stop the run as soon as possible; the outcome is ``reason`` (exit 1)."""
@@ -82,16 +84,13 @@ class Harness:
         if self.context is not None:
             self.context.cancel(reason)
 
-    def error_line(self, message: str) -> None:
-        self.jsonl.line(f"aw-harness: error: {one_line(message)}")
-
     def refuse(self, exc: InvocationError, model: str) -> RunResult:
-        """The invocation cannot run: its one error line, its records (the JSONL ``error``, the
-        failure summary) and its result (exit 2). Entry points that fail before ``run()`` use
-        it too."""
-        self.error_line(str(exc))
-        report_invocation_error(exc, model, self.env, self.jsonl, self.redactor)
-        return RunResult.invocation_error(exc, model, self.state)
+        """The invocation cannot run: its records (the JSONL ``error``, the failure summary) and
+        its result (exit 2), whose closing line says what is wrong once (``sinks/closing.py``).
+        Entry points that fail before ``run()`` use it too."""
+        result = RunResult.invocation_error(exc, model, self.state)
+        report_invocation_error(result, self.reporting, self.env, self.jsonl, self.redactor)
+        return result
 
     async def run(self) -> RunResult:
         model_name = "unknown"
@@ -112,6 +111,7 @@ class Harness:
             for warning in resolved.warnings:
                 self.jsonl.line(f"aw-harness: warning: {warning}")
             state = self.state = RunState.for_model(model_name)
+            state.record.reporting = self.reporting
             state.record.phase = gh_aw_phase(self.env)
             record_inputs(state, imports, prompt)
             if self.appendix is not None:

@@ -80,12 +80,10 @@ async def enforce_output_schema(context: RunContext, schema: Mapping[str, Any]) 
             except OSError as exc:  # the value still reaches the result and the outputs
                 detail = f"{STRUCTURED_OUTPUT_FILE} could not be written: {exc.strerror or exc}"
                 context.state.journal.degrade("structured-output", detail, FILE_HINT)
-            record.summary_sections.append(_section(True, corrections))
             return
         problems = "; ".join(check.errors)
         record.structured_output = StructuredOutput(False, corrections=corrections)
         if corrections == MAX_CORRECTIONS:
-            record.summary_sections.append(_section(False, corrections))
             context.fail(
                 STOP_REASON,
                 f"the final answer does not match output-schema after {MAX_CORRECTIONS} corrective prompts: {problems}",
@@ -96,13 +94,3 @@ async def enforce_output_schema(context: RunContext, schema: Mapping[str, Any]) 
             f"{corrections + 1} of {MAX_CORRECTIONS}"
         )
         await context.prompt(check.corrective_message(), source=SOURCE)
-
-
-def _section(valid: bool, corrections: int) -> str:
-    after = f"after {corrections} corrective prompt{'s' if corrections != 1 else ''}"
-    if valid:
-        when = "at the first answer" if not corrections else after
-        line = f"The final answer matched `output-schema` {when}; it is saved as `{STRUCTURED_OUTPUT_FILE}`."
-    else:
-        line = f"The final answer did not match `output-schema` {after}: stop reason `{STOP_REASON}`."
-    return f"### Structured Output\n\n{line}"

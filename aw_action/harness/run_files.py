@@ -19,10 +19,12 @@ from pathlib import Path
 from aw_action.exits import InvocationError
 from aw_action.harness.context import TRANSCRIPT_FILE
 from aw_action.run.mode import gh_aw_mode
+from aw_action.run.result import RESULT_FILE
 from aw_action.safe_outputs.config import CONFIG_FILE as SAFE_OUTPUTS_CONFIG_FILE
 from aw_action.safe_outputs.records import RECORDS_FILE as SAFE_OUTPUTS_FILE
 from aw_action.security.record_manifest import MANIFEST_FILE
 from aw_action.sinks import record_files
+from aw_action.sinks.jsonl import EVENTS_FILE
 from aw_action.sinks.previous_run import RunFiles, move_aside
 from aw_action.structured.final_answer import STRUCTURED_OUTPUT_FILE
 
@@ -31,6 +33,8 @@ RECORD_FILES: tuple[str, ...] = (
     *record_files.file_names(),
     STRUCTURED_OUTPUT_FILE,
     MANIFEST_FILE,
+    EVENTS_FILE,
+    RESULT_FILE,
 )
 """The run's records, at the paths the docs (and gh-aw) name. (The workflow checkpoint stays:
 a resumed run reads it where it is, checked against the ``records.sha256`` beside it, before

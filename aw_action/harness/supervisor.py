@@ -29,6 +29,7 @@ from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.run.time_budget import TimeBudget, run_start
 from aw_action.security.stdout_guard import reserved_stdout
+from aw_action.sinks.closing import closing_line
 from aw_action.sinks.summary import append_step_summary, render_run_summary
 from aw_action.tools.processes import kill_all_agent_processes
 
@@ -95,9 +96,7 @@ def _last_summary(harness: Harness, state: RunState, result: RunResult) -> None:
     if not summary or state.record.summary_written:
         return
     state.record.summary_written = True
-    limits = state.record.limits
-    render = lambda rows: render_run_summary(state, result.outcome, limits, rows)  # noqa: E731
-    append_step_summary(Path(summary), render, harness.redactor)
+    append_step_summary(Path(summary), lambda rows: render_run_summary(result, rows), harness.redactor)
 
 
 def exit_soon(code: int, within_s: float = EXIT_GRACE_S) -> None:
@@ -108,8 +107,10 @@ def exit_soon(code: int, within_s: float = EXIT_GRACE_S) -> None:
 
 
 class ResultPrinter:
-    """Prints the result object on stdout once: from the run, or from the watchdog's last words.
-    ``stream`` is the reserved handle on the real stdout (``stdout_guard``), else ``sys.stdout``."""
+    """Prints the result object on stdout once: from the run, or from the watchdog's last words;
+    then the run's closing line on stderr (``sinks/closing.py``: how it ended and why, the last
+    line people read). ``stream`` is the reserved handle on the real stdout (``stdout_guard``),
+    else ``sys.stdout``."""
 
     def __init__(self, harness: Harness, stream: TextIO | None = None) -> None:
         self.harness = harness
@@ -126,6 +127,7 @@ class ResultPrinter:
             stream = self.stream or sys.stdout
             stream.write(json.dumps(payload, ensure_ascii=False) + "\n")
             stream.flush()
+            self.harness.jsonl.line(closing_line(result, self.harness.reporting.audience))
 
 
 def stop_signals() -> StopSignals:

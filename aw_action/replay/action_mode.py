@@ -81,7 +81,7 @@ def run_replay_mode(
         if inputs.upload_artifacts:
             name = inputs.artifact_name or f"aw-harness-replay-{env.get('GITHUB_JOB') or 'run'}"
             root = harness.context.records_root() if harness.context else out
-            artifact_id = asyncio.run(upload_run_artifacts(env, name, root, log, stops.clock, total_s))
+            artifact_id = asyncio.run(upload_run_artifacts(env, name, root, log, stops.clock, total_s)).artifact_id
     if report["exit_code"] != 0:
         log.error(str(report["message"]), title=f"{TITLE}: {report['replay']}")
     return _finish(report, env, log, artifact_id)

@@ -57,6 +57,8 @@ class BudgetKind:
     always_shown: bool = False
     """The step summary shows a row even without a limit (what was used still matters)."""
     decimals: int = 0
+    limit_name: str = ""
+    """The limit in a sentence (``the effective-token limit``), for explanations (``run/explain.py``)."""
 
     @property
     def config_key(self) -> str:
@@ -94,6 +96,7 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
         stop_reason="budget_exceeded",
         steering="token",
         always_shown=True,
+        limit_name="effective-token limit",
     ),
     BudgetKind(
         name="ai_credits",
@@ -108,6 +111,7 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
         gh_aw_env="GH_AW_MAX_AI_CREDITS",
         always_shown=True,
         decimals=2,
+        limit_name="AI-credit limit",
     ),
     BudgetKind(
         name="turns",
@@ -120,6 +124,7 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
         steering=None,
         integer=True,
         gh_aw_env="GH_AW_MAX_TURNS",
+        limit_name="turn limit",
     ),
     BudgetKind(
         name="tool_calls",
@@ -132,6 +137,7 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
         steering=None,
         integer=True,
         gh_aw_env="GH_AW_MAX_TOOL_CALLS",
+        limit_name="tool-call limit",
     ),
     BudgetKind(
         name="minutes",
@@ -144,6 +150,7 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
         steering="timeout",
         gh_aw_env="GH_AW_TIMEOUT_MINUTES",
         decimals=2,
+        limit_name="time limit",
     ),
 )
 KINDS_BY_NAME: dict[str, BudgetKind] = {kind.name: kind for kind in BUDGET_KINDS}

@@ -98,6 +98,8 @@ class HarnessSettings(_Strict):
     (checked when the run is assembled: ``harness/output_schema.py``)."""
     progress_comment: bool = False
     """Keep one comment on the triggering issue or PR up to date (``extensions/progress_comment.py``)."""
+    progress_comment_answer: bool = False
+    """The finished progress comment also shows the answer, sanitised (``sinks/progress.py``)."""
     sandbox: Literal["read-only", "workspace-write", "full"] | None = None
     """The kernel sandbox of the agent's commands and file tools (``security/sandbox.py``);
     unset: the mode each bash policy implies."""

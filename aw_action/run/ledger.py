@@ -89,6 +89,12 @@ class UsageLedger:
     """Tool calls authorised to run (the max-tool-calls gate counts these, before they end)."""
     outlook: dict[str, Outlook] = field(default_factory=dict)
     """Per amount budget, the forecast made at the last turn end."""
+    durations_ms: dict[str, int] = field(default_factory=dict)
+    """Each ended tool call's duration, by its call id (the summary lists the calls)."""
+    refused_tool_calls: int = 0
+    """Calls that ended without being authorised to run (an unknown tool, arguments that do not
+    fit its schema, a call the tool-call budget blocked): failed calls ``tool_calls`` leaves out."""
+    _authorised: set[str] = field(default_factory=set)
     _turn_start: int = 0
 
     @property
@@ -135,11 +141,27 @@ class UsageLedger:
             prompt=prompt,
         )
 
-    def record_tool_call(self) -> None:
+    def record_tool_call(self, call_id: str = "") -> None:
         self.tool_calls += 1
+        self._authorised.add(call_id)
 
-    def record_tool_end(self, name: str, is_error: bool, duration_ms: int) -> None:
+    def record_tool_end(self, name: str, is_error: bool, duration_ms: int, call_id: str = "") -> None:
+        if call_id and call_id not in self._authorised:
+            self.refused_tool_calls += 1
         stats = self.tools.setdefault(name, ToolStats())
         stats.count += 1
         stats.errors += int(is_error)
         stats.duration_ms += duration_ms
+        if call_id:
+            self.durations_ms[call_id] = duration_ms
+
+    @property
+    def calls_made(self) -> int:
+        """Every tool call the model asked for that was authorised or ended: what people count
+        (``failed_tool_calls`` is never more)."""
+        return self.tool_calls + self.refused_tool_calls
+
+    @property
+    def failed_tool_calls(self) -> int:
+        """Tool calls that ended in an error (a failed command, a blocked call, a missing file)."""
+        return sum(stats.errors for stats in self.tools.values())

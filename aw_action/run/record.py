@@ -7,15 +7,33 @@ any writer of a file the run leaves behind registers it with ``add_file``.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 from aw_action.timestamps import utc_now
+
+Audience = Literal["action", "cli", "gh-aw"]
+"""Who started the run, so who reads its reports: the action (its inputs), the command line
+(config.json) or gh-aw's agent step (its ``GH_AW_*`` variables)."""
+
+
+@dataclass(frozen=True)
+class Reporting:
+    """How the run's end is told (the entry point sets it): to whom, and where its records go."""
+
+    audience: Audience = "cli"
+    artifact: str | None = None
+    """The artifact the action uploads the records as; the summary's records line names it, and
+    the action adds the link once the upload is done (``sinks/summary_links.py``)."""
+    marker: str = field(default_factory=lambda: secrets.token_hex(8))
+    """Marks the summary's records line, so the action amends that line and no other (a random
+    token: no text in the summary can forge it)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +85,10 @@ class RunRecord:
     security_notes: list[str] = field(default_factory=list)
     """What the agent could reach that a reader must know (GitHub access granted, tools left
     unprotected); the step summary shows them (``harness/guards.py`` writes them)."""
+    reporting: Reporting = field(default_factory=Reporting)
+    last_answer: str = ""
+    """The agent's last text however the run ended (``final_message`` is kept only on success;
+    the summary shows this one when the answer failed ``output-schema``)."""
     phase: str | None = None
     """gh-aw's ``GH_AW_PHASE`` (``agent``, ``detection``) in gh-aw mode (``run/mode.py``), else None."""
     replay_of: Mapping[str, Any] | None = None
@@ -100,4 +122,5 @@ class RunRecord:
         (budget, time, error, cancel) the last text was a step on the way, not an answer, so
         the record keeps none and ``stop_reason`` says why."""
         self.stop_reason = stop_reason
+        self.last_answer = final_message
         self.final_message = final_message if stop_reason == "completed" else ""

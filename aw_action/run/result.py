@@ -16,10 +16,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from aw_action.exits import InvocationError
+from aw_action.exits import InvocationError, Setting
 from aw_action.run.record import StructuredOutput
 from aw_action.run.state import RunState
 
+RESULT_FILE = "result.json"
+"""The result object in the output folder (the action writes it: ``github/run_report.py``)."""
 INVOCATION_STOP_REASONS = frozenset({"invocation_error", "sdk_load_error", "extension_error", "credentials_refused"})
 ERROR_KIND_STOP_REASONS: dict[str, str] = {"auth": "credentials_refused"}
 """A run whose last request failed with this ``error_kind`` ends with this stop reason rather than
@@ -101,6 +103,8 @@ class RunResult:
     state: RunState | None = None
     error: str | None = None
     files: list[str] = field(default_factory=list)
+    cause: InvocationError | None = None
+    """The invocation error a run that could not start ended with (``run/explain.py`` reads it)."""
 
     @classmethod
     def ended(cls, stop_reason: str, model: str, state: RunState | None, error: str | None = None) -> RunResult:
@@ -108,7 +112,12 @@ class RunResult:
 
     @classmethod
     def invocation_error(cls, exc: InvocationError, model: str, state: RunState | None = None) -> RunResult:
-        return cls(Outcome("failure", exc.stop_reason, exc.exit_code), model, state, str(exc))
+        return cls(Outcome("failure", exc.stop_reason, exc.exit_code), model, state, str(exc), cause=exc)
+
+    @property
+    def setting(self) -> Setting | None:
+        """What to change to fix the invocation error, when the error names it."""
+        return self.cause.setting if self.cause is not None else None
 
     @property
     def exit_code(self) -> int:

@@ -14,6 +14,9 @@ from typing import IO, Any
 from aw_action.run.redact import Redactor
 from aw_action.timestamps import utc_iso
 
+EVENTS_FILE = "events.jsonl"
+"""The JSONL stream in the output folder, when the action's ``log-format`` is ``file``."""
+
 
 class JsonlSink:
     def __init__(self, redactor: Redactor, stream: IO[str] | None = None, *, readable: bool = False) -> None:

@@ -12,11 +12,13 @@ each capped (``GH_AW_*_CHARS``; the transcript holds them whole) and redacted by
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import AssistantMessage
+from aw_action.run import human
 from aw_action.run.ledger import RequestRecord, TurnRecord
 from aw_action.run.result import ResultRecord
 
@@ -31,16 +33,28 @@ def human_turn_line(
     effective: float = 0.0,
     cumulative_effective: float = 0.0,
     effective_limit: float | None = None,
+    tools: Sequence[tuple[str, bool]] = (),
 ) -> str:
-    """``> **Turn N**: X in / Y out raw tokens, E effective | cumulative Z raw, F effective
-    tokens (of L) | $C`` (a GFM blockquote). Raw counts are what the API reported; effective
-    tokens are the weighted count the budget uses (gh-aw's weights x the model's multiplier)."""
-    cost_text = "cost unknown" if cost is None else f"${cost:.4f}"
+    """``Turn N: bash ×2 (1 failed) | X in / Y out raw tokens, E effective | cumulative Z raw,
+    F effective tokens (of L) | $C``, plain text. ``tools``: the turn's calls as ``(name,
+    failed)``. Raw counts are what the API reported; effective tokens are the weighted count the
+    budget uses (gh-aw's weights x the model's multiplier)."""
     of = f" (of {effective_limit:,.0f})" if effective_limit else ""
     return (
-        f"> **Turn {turn}**: {input_tokens:,} in / {output_tokens:,} out raw tokens, {effective:,.0f} effective | "
-        f"cumulative {cumulative:,} raw, {cumulative_effective:,.0f} effective tokens{of} | {cost_text}"
+        f"Turn {turn}: {tool_counts(tools)} | {input_tokens:,} in / {output_tokens:,} out raw tokens, "
+        f"{effective:,.0f} effective | cumulative {cumulative:,} raw, {cumulative_effective:,.0f} effective "
+        f"tokens{of} | {human.usd(cost)}"
     )
+
+
+def tool_counts(tools: Sequence[tuple[str, bool]]) -> str:
+    """``bash ×2, read (1 failed)``, or ``no tool call``."""
+    if not tools:
+        return "no tool call"
+    counts = Counter(name for name, _ in tools)
+    names = ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in counts.items())
+    failed = sum(1 for _, bad in tools if bad)
+    return names + (f" ({failed} failed)" if failed else "")
 
 
 def turn_end(t: TurnRecord, model: str, stop_reason: str | None = None) -> dict[str, Any]:

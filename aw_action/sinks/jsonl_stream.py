@@ -89,8 +89,14 @@ class EventStream:
             effective=t.effective_tokens,
             cumulative_effective=t.cumulative_effective_tokens,
             effective_limit=self.state.record.limits.get("effective_tokens"),
+            tools=[(r.tool_name, r.is_error) for r in event.tool_results],
         )
-        self.sink.line(line if event.completed else f"{line} | cut short: {event.stop_reason}")
+        if event.completed:
+            self.sink.line(line)
+        elif t.usage.total == 0 and not event.tool_results:
+            self.sink.line(f"Turn {t.turn}: not started (the run stopped: {event.stop_reason})")
+        else:
+            self.sink.line(f"{line} | cut short: {event.stop_reason}")
 
     def finish(self, result: RunResult) -> None:
         """The run's error, when it failed with one, then ``session_end`` (the stream's last line)."""

@@ -8,8 +8,14 @@ backticks in their content, and alerts are blockquotes that render even where Gi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import timedelta
+
+from aw_action.run.explanation import Name, Verbatim, Words
+from aw_action.security.sanitize import strip_invisible
+
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&!#$])")
 
 
 def cell(value: object) -> str:
@@ -29,6 +35,26 @@ def code(text: str) -> str:
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def escape(text: str) -> str:
+    """``text`` as literal inline text: one line, every character Markdown or HTML could act on
+    backslash-escaped, invisible characters removed. (An ``https://`` URL in it may still be
+    autolinked: GitHub links bare URLs whatever the escapes.)"""
+    return _SPECIAL.sub(r"\\\1", strip_invisible(" ".join(text.split()))[0])
+
+
+def words(parts: Words) -> str:
+    """An explanation's sentence (``run/explain.py``): names as code, quoted text escaped."""
+    out = []
+    for part in parts:
+        if isinstance(part, Name):
+            out.append(code(strip_invisible(part.text)[0]))
+        elif isinstance(part, Verbatim):
+            out.append(escape(part.text))
+        else:
+            out.append(part)
+    return " ".join("".join(out).split())
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[object]], align: str = "") -> str:

@@ -10,6 +10,13 @@ from collections.abc import Sequence
 
 MAX_POINTS = 60
 """More points than this are thinned (first and last kept) so the chart stays legible."""
+ON_SCALE = 0.25
+"""The budget line is drawn only when usage reaches this share of it: a far-off budget would
+flatten the usage line against the axis."""
+
+
+def limit_on_scale(cumulative: Sequence[float], limit: float | None) -> bool:
+    return bool(limit) and bool(cumulative) and max(cumulative) >= ON_SCALE * float(limit or 0)
 
 
 def _thin(points: list[tuple[int, float]]) -> list[tuple[int, float]]:
@@ -21,10 +28,13 @@ def _thin(points: list[tuple[int, float]]) -> list[tuple[int, float]]:
 
 
 def token_chart(cumulative: Sequence[float], limit: float | None) -> str:
-    """The fenced block, or "" when there is no completed turn to plot."""
+    """The fenced block, or "" when there is no completed turn to plot; the budget's line only
+    when it is on the usage's scale (``limit_on_scale``)."""
     if not cumulative:
         return ""
     points = _thin([(i + 1, float(v)) for i, v in enumerate(cumulative)])
+    if not limit_on_scale(cumulative, limit):
+        limit = None
     top = max([v for _, v in points] + ([limit] if limit else []))
     y_max = max(1, round(top * 1.1))
     turns = ", ".join(f'"{t}"' for t, _ in points)

@@ -16,14 +16,26 @@ from __future__ import annotations
 from typing import Any, Literal, TextIO
 
 from aw_action.sinks.line_stream import LineStream
-from aw_action.sinks.record_text import annotation_for, describe, number, parse_record
+from aw_action.sinks.record_text import annotation_for, describe, parse_record
 
 Format = Literal["auto", "pretty", "jsonl"]
 FORMATS: tuple[str, ...] = ("auto", "pretty", "jsonl")
 QUIET_EVENTS = frozenset(
-    {"agent_start", "agent_end", "message_start", "message_end", "request_end", "tool_start", "tool_end", "turn_end"}
+    {
+        "agent_start",
+        "agent_end",
+        "message_start",
+        "message_end",
+        "request_end",
+        "tool_start",
+        "tool_end",
+        "turn_end",
+        "session_end",
+        "error",
+    }
 )
-"""Records the pretty mode leaves out: the readable log and the per-turn line say it better."""
+"""Records the pretty mode leaves out: the readable log and the per-turn line say it better, and
+the run's closing line (``sinks/closing.py``) says how it ended, and why, once."""
 
 
 def wants_pretty(fmt: str, stream: TextIO) -> bool:
@@ -48,39 +60,14 @@ def render(record: dict[str, Any]) -> str | None:
         return f"aw-harness: session {session} started · model {record.get('model', '?')}"
     if event == "turn_start":
         return f"── Turn {record.get('turn', '?')} " + "─" * 40
-    if event == "session_end":
-        return _ending(record)
     note = annotation_for(record)
     if note is not None:
         return f"{note[0]}: {note[1]}"
     return f"aw-harness: {event}: {describe(record)}"
 
 
-def _ending(record: dict[str, Any]) -> str:
-    turns = record.get("turns", 0)
-    parts = [
-        f"{record.get('conclusion', '?')} ({record.get('stop_reason', '?')})",
-        f"{turns} turn{'s' if turns != 1 else ''}",
-        f"{_int(record.get('tokens'))} tokens ({_int(record.get('effective_tokens'))} effective)",
-    ]
-    cost = record.get("cost_usd")
-    parts.append("cost unknown" if cost is None else f"${float(cost):.4f}")
-    elapsed = record.get("elapsed_ms")
-    if isinstance(elapsed, int | float):
-        parts.append(f"{elapsed / 1000:.1f} s")
-    return "── aw-harness: " + " · ".join(parts)
-
-
-def _int(value: Any) -> str:
-    return f"{round(value):,}" if isinstance(value, int | float) else number(value)
-
-
 class PrettyStream(LineStream):
     """A text stream that turns JSONL records into ``render``'s lines on the way to ``out``."""
-
-    def __init__(self, out: TextIO) -> None:
-        super().__init__(out)
-        self._last_error_line = ""
 
     def isatty(self) -> bool:
         try:
@@ -91,12 +78,8 @@ class PrettyStream(LineStream):
     def _line(self, line: str) -> None:
         record = parse_record(line)
         if record is None:
-            if line.startswith("aw-harness: error: "):
-                self._last_error_line = line.removeprefix("aw-harness: error: ")
             self._emit(line)
             return
-        if record["event"] == "error" and record.get("message") == self._last_error_line:
-            return  # the one-line error said it already
         text = render(record)
         if text is not None:
             self._emit(text)

@@ -113,13 +113,38 @@ def call_line(index: int, name: str, args: Mapping[str, Any]) -> str:
     return f"{CALL}[{index}] {shorten(name, 60)}: {describe_call(name, args)}"
 
 
+_STATUS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"Command exited with code (-?\d+)\s*$"), "exit {0}"),
+    (re.compile(r"Command timed out after ([\d.]+) seconds\s*$"), "timed out after {0} s"),
+    (re.compile(r"Command was killed by signal (\w+)\s*$"), "killed by {0}"),
+    (re.compile(r"Command aborted\s*$"), "aborted"),
+)
+"""The last line of a failed bash call (``tools/bash.py``), in the harness's own words."""
+
+
+def failure_of(text: str) -> tuple[str, str]:
+    """``(status, error)`` of a failed call's result text: a command's end in the harness's
+    words (``exit 3``, ``timed out after 10 s``) and no error, or no status and the first line
+    of the error (a tool's own words: ``File not found: x``)."""
+    lines = [line for line in text.strip().split("\n") if line.strip()]
+    if not lines:
+        return "", "failed"
+    for pattern, words in _STATUS:
+        found = pattern.search(lines[-1])
+        if found:
+            return words.format(*found.groups()), ""
+    return "", lines[0]
+
+
 def result_lines(index: int, name: str, text: str, is_error: bool, duration_ms: int) -> list[str]:
-    """The call's end, then a head and a tail of its output."""
+    """The call's end, then a head and a tail of its output (all of it when only one line would
+    be left out)."""
     lines = clean(text).rstrip("\n").split("\n") if text.strip() else []
-    status = "failed" if is_error else "ok"
+    how = failure_of(text)[0] if is_error else ""
+    status = ("failed" + (f" ({how})" if how else "")) if is_error else "ok"
     count = f"{len(lines):,} line{'s' if len(lines) != 1 else ''}" if lines else "no output"
     out = [f"{DONE}[{index}] {shorten(name, 60)}: {status}, {duration_ms:,} ms, {count}"]
-    if len(lines) > HEAD_LINES + TAIL_LINES:
+    if len(lines) > HEAD_LINES + TAIL_LINES + 1:
         hidden = len(lines) - HEAD_LINES - TAIL_LINES
         lines = [*lines[:HEAD_LINES], f"… {hidden:,} lines not shown …", *lines[-TAIL_LINES:]]
     out += [OUTPUT + _cut(line) for line in lines]

@@ -27,9 +27,9 @@ def annotation_for(record: dict[str, Any]) -> tuple[str, str] | None:
     if event == "budget_exceeded":
         what = str(record.get("budget", "budget")).replace("_", " ")
         used, limit = record.get("used"), record.get("limit")
-        amount = f": {number(used)} of {number(limit)}" if used is not None and limit is not None else ""
-        forced = "the run was stopped" if record.get("forced_termination", True) else "the run continues"
-        return "aw-harness: budget exceeded", f"{what} budget exceeded{amount}; {forced}"
+        amount = f": {_figure(used)} of {_figure(limit)} used" if used is not None and limit is not None else ""
+        forced = "the run stops" if record.get("forced_termination", True) else "the run continues"
+        return "aw-harness: budget stop", f"stopped by the {what} limit{amount}; {forced}"
     if event == "steering" or event.endswith("_steering"):
         kind, threshold = record.get("type", "resource"), record.get("threshold")
         at = f" at {threshold}%" if threshold is not None else ""
@@ -37,6 +37,16 @@ def annotation_for(record: dict[str, Any]) -> tuple[str, str] | None:
     if event in ("warning", "degraded"):
         return f"aw-harness: {event}", describe(record)
     return None
+
+
+def _figure(value: Any) -> str:
+    return (
+        f"{value:,.2f}".rstrip("0").rstrip(".")
+        if isinstance(value, float)
+        else f"{value:,}"
+        if isinstance(value, int)
+        else str(value)
+    )
 
 
 def number(value: Any) -> str:

@@ -105,7 +105,7 @@ def test_a_hung_trace_endpoint_does_not_cost_the_summary_on_cancel(tmp_path: Pat
     assert elapsed < EXIT_BUDGET_S, f"exit took {elapsed:.1f}s"
     assert run.returncode == 1 and run.outputs["conclusion"] == "cancelled"
     assert "did not stop in time" not in stdout, "the run wound down on its own"
-    assert "## AW Harness Run" in run.summary and "`cancelled`" in run.summary
+    assert "## ⏹️ Cancelled · Stopped before it finished" in run.summary and "`cancelled`" in run.summary
     lines = (paths.runner_temp / "aw-harness" / "aw_session.jsonl").read_text().splitlines()
     assert json.loads(lines[-1])["type"] == "session.collection"
 

@@ -21,6 +21,7 @@ FORK_EVENT = {
     # pull_request_target passes the trigger guard only for an allowed actor: a bot the inputs name
     "sender": {"login": "renovate[bot]", "type": "Bot"},
 }
+NO_KEY_TITLE = "aw-harness: No credentials for the model"
 SAME_REPO_EVENT = {
     "pull_request": {
         "number": 8,
@@ -44,22 +45,24 @@ def _action(tmp_path: Path, event: dict[str, object] | None, name: str = "pull_r
     run = run_action(tmp_path, inputs, _event(tmp_path, event, name))
     assert run.returncode == 2, run.stdout + run.stderr
     assert run.outputs["stop-reason"] == "invocation_error" and run.outputs["exit-code"] == "2"
-    [error] = [c.data for c in run.runner.named("error") if "no credentials" in (c.data or "")]
+    [error] = [c.data for c in run.runner.named("error") if c.properties.get("title") == NO_KEY_TITLE]
     return error, run.summary
 
 
 def test_the_action_names_its_input(tmp_path: Path) -> None:
     error, summary = _action(tmp_path, None)
-    assert "no credentials for model anthropic/claude-sonnet-4-6: set the `anthropic-api-key` input" in error
-    assert "`anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}` under the step's `with:`" in error
-    assert "or ANTHROPIC_AUTH_TOKEN in the step's env" in error  # the bearer variable has no input
+    assert error.startswith(
+        "No key for model anthropic/claude-sonnet-4-6 was given. Fix: Set the anthropic-api-key input"
+    )
+    assert "e.g. anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }} under the step's with:" in error
+    assert "(or ANTHROPIC_AUTH_TOKEN in the step's env)" in error  # the bearer variable has no input
     assert "fork" not in error
-    assert "set the `anthropic-api-key` input" in summary
+    assert "**Fix:** Set the `anthropic-api-key` input" in summary
 
 
 def test_the_action_on_a_forks_pull_request_says_secrets_are_not_passed(tmp_path: Path) -> None:
     error, summary = _action(tmp_path, FORK_EVENT)
-    assert "set the `anthropic-api-key` input" in error
+    assert "Fix: Set the anthropic-api-key input" in error
     assert "this run is for a pull request from stranger/hello, and GitHub passes no secrets" in error
     assert "(pull_request event)" in error and "pull_request_target" in error
     assert "GitHub passes no secrets" in summary
@@ -68,7 +71,7 @@ def test_the_action_on_a_forks_pull_request_says_secrets_are_not_passed(tmp_path
 @pytest.mark.parametrize(("event", "name"), [(SAME_REPO_EVENT, "pull_request"), (FORK_EVENT, "pull_request_target")])
 def test_no_fork_hint_where_secrets_are_passed(tmp_path: Path, event: dict[str, object], name: str) -> None:
     error, _ = _action(tmp_path, event, name)
-    assert "set the `anthropic-api-key` input" in error and "passes no secrets" not in error
+    assert "Fix: Set the anthropic-api-key input" in error and "passes no secrets" not in error
 
 
 def test_the_cli_names_the_variables_and_gives_the_fork_hint_too(tmp_path: Path) -> None:

@@ -120,7 +120,11 @@ def test_model_text_can_never_issue_a_workflow_command(success_run: ActionRun) -
 def test_each_turn_is_a_group(success_run: ActionRun) -> None:
     run = success_run
     groups = [(c.name, c.data) for c in run.runner.processed if c.name in ("group", "endgroup")]
-    assert groups == [("group", "Turn 1"), ("endgroup", ""), ("group", "Turn 2"), ("endgroup", "")]
+    assert all(kind == "group" for kind, _ in groups[0::2]), "groups never nest"
+    assert groups[1::2] == [("endgroup", "")] * (len(groups) // 2) and len(groups) % 2 == 0
+    opened = [name for kind, name in groups if kind == "group"]
+    assert [name for name in opened if name != "Records (JSONL)"] == ["Turn 1", "Turn 2"]
+    assert "Records (JSONL)" in opened, "records outside a turn are folded away too"
 
 
 def test_inline_prompt_and_inputs_without_a_config(tmp_path: Path) -> None:
@@ -147,10 +151,11 @@ def test_budget_exceeded_is_a_warning_an_error_and_exit_1(tmp_path: Path) -> Non
     # the agent said "working" on every turn it had: a step, not an answer, so no final message
     assert int(run.outputs["turns"]) >= 1 and run.outputs["final-message"] == ""
     assert run.result["final_message"] == "" and run.result["stop_reason"] == "budget_exceeded"
-    titles = [c.properties.get("title") for c in run.runner.named("warning")]
-    assert "aw-harness: budget exceeded" in titles
     errors = run.runner.named("error")
-    assert len(errors) == 1 and "budget_exceeded" in errors[0].data
+    assert len(errors) == 1, "one annotation explains the stop"
+    assert errors[0].properties["title"] == "aw-harness: Stopped by the effective-token limit"
+    assert " of 6,000 effective tokens used (" in errors[0].data
+    assert errors[0].data.endswith("Fix: Raise the max-effective-tokens input (now 6,000) or narrow the task.")
 
 
 def test_invalid_input_is_an_error_naming_it_and_exit_2(tmp_path: Path) -> None:
@@ -158,7 +163,7 @@ def test_invalid_input_is_an_error_naming_it_and_exit_2(tmp_path: Path) -> None:
     assert run.returncode == 2
     errors = run.runner.named("error")
     assert len(errors) == 1
-    assert errors[0].properties["title"] == "aw-harness: invalid input 'max-turns'"
+    assert errors[0].properties["title"] == "aw-harness: Invalid input 'max-turns'"
     assert run.outputs["exit-code"] == "2"
     assert run.outputs["stop-reason"] == "invocation_error"
     masked = {c.data for c in run.runner.named("add-mask")}
@@ -187,6 +192,6 @@ def test_arguments_are_an_invalid_input_reported_after_the_masks(tmp_path: Path)
     assert proc.returncode == 2
     assert proc.stdout.startswith(f"::add-mask::{FAKE_GITHUB_TOKEN}\n")
     errors = simulate(proc.stdout).named("error")
-    assert [e.properties["title"] for e in errors] == ["aw-harness: invalid input 'args'"]
+    assert [e.properties["title"] for e in errors] == ["aw-harness: Invalid input 'args'"]
     outputs = parse_file_command(paths.output_file.read_text())
     assert (outputs["exit-code"], outputs["stop-reason"]) == ("2", "invocation_error")

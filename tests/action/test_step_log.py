@@ -5,6 +5,7 @@ model writes can act as a workflow command, a record or a group; a turn's share 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -45,16 +46,30 @@ def _groups(stdout: str) -> dict[str, list[str]]:
     return groups
 
 
-def _run(tmp_path: Path, turns: list[dict[str, Any]]) -> ActionRun:
+def _run(tmp_path: Path, turns: list[dict[str, Any]], **inputs: str) -> ActionRun:
     ws = tmp_path / "workspace"
     ws.mkdir()
     (ws / "notes.txt").write_text("alpha\nbeta\n")
     script = write_script(ws, turns)
     return run_action(
         tmp_path,
-        {"model": "faux/scripted", "prompt": "Do the task.", "upload-artifacts": "false"},
+        {"model": "faux/scripted", "prompt": "Do the task.", "upload-artifacts": "false", **inputs},
         {"AW_FAUX_SCRIPT": str(script)},
     )
+
+
+def _outside_groups(stdout: str) -> list[str]:
+    """The lines a reader sees with every group collapsed (workflow commands left out)."""
+    seen: list[str] = []
+    inside = False
+    for line in stdout.split("\n"):
+        if line.startswith("::group::"):
+            inside = True
+        elif line == "::endgroup::":
+            inside = False
+        elif not inside and line.strip() and not line.startswith("::"):
+            seen.append(line)
+    return seen
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +81,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> ActionRun:
 
 def test_each_turn_group_shows_the_text_the_call_and_a_head_and_tail_of_the_output(run: ActionRun) -> None:
     groups = _groups(run.stdout)
-    assert list(groups) == ["Turn 1", "Turn 2", "Turn 3"]
+    assert list(groups) == ["Records (JSONL)", "Turn 1", "Turn 2", "Turn 3"]
     first = groups["Turn 1"]
     assert "  I'll count first." in first
     assert "  → [1] bash: $ seq 1 40" in first
@@ -90,7 +105,13 @@ def test_the_readable_lines_follow_the_records_they_explain(run: ActionRun) -> N
 
 def test_model_text_forges_no_command_record_group_or_annotation(run: ActionRun) -> None:
     runner = run.runner
-    assert [c.name for c in runner.processed if c.name in ("group", "endgroup")] == ["group", "endgroup"] * 3
+    groups = [(c.name, c.data) for c in runner.processed if c.name in ("group", "endgroup")]
+    assert [name for name, _ in groups] == ["group", "endgroup"] * (len(groups) // 2)
+    assert [title for name, title in groups if name == "group" and title.startswith("Turn")] == [
+        "Turn 1",
+        "Turn 2",
+        "Turn 3",
+    ], "the model's ::endgroup:: closed no group and opened none"
     assert not [c for c in runner.processed if "pwned" in c.data or "forged" in c.data]
     assert not [c for c in runner.processed if c.name == "warning" and "budget" in c.data]
     assert "  ::warning::pwned via turn text" in runner.lines_while_stopped
@@ -117,3 +138,23 @@ def test_a_turn_that_prints_a_lot_is_capped(tmp_path: Path) -> None:
     assert "  … the rest of this turn is not shown; see session.jsonl" in text
     assert len([line for line in first if line.startswith('{"event": "tool_end"')]) == 12, "records are not capped"
     assert "  Done." in _groups(run.stdout)["Turn 2"]
+
+
+def test_with_the_groups_collapsed_the_log_reads_as_text_and_ends_with_a_closing_line(run: ActionRun) -> None:
+    seen = _outside_groups(run.stdout)
+    assert seen and not [line for line in seen if line.startswith("{")], "no record or result outside a group"
+    assert re.fullmatch(r"aw-harness: ✅ success · in [\d.]+ s · \$0\.00 · 3 turns · 2 tool calls", seen[-1])
+
+
+def test_with_log_format_file_the_log_is_text_and_the_records_are_in_events_jsonl(tmp_path: Path) -> None:
+    run = _run(tmp_path, TURNS, **{"log-format": "file"})
+    assert run.returncode == 0, run.stdout
+    assert not [line for line in run.stdout.splitlines() if line.startswith('{"event"')], "no record in the log"
+    assert "  → [1] bash: $ seq 1 40" in _groups(run.stdout)["Turn 1"], "the readable lines stay"
+    events = run.paths.runner_temp / "aw-harness" / "events.jsonl"
+    *records, result = [json.loads(line) for line in events.read_text().splitlines()]
+    assert records[0]["event"] == "session_start" and records[-1]["event"] == "session_end"
+    assert result["conclusion"] == "success", "the result object follows the records"
+    validator = event_validator()
+    assert not [r for r in records if list(validator.iter_errors(r))]
+    assert _outside_groups(run.stdout)[-1].startswith("aw-harness: ✅ success · in ")

@@ -64,7 +64,7 @@ def assert_skipped(run: ActionRun, model: WireServer, why: str) -> None:
     assert run.result["conclusion"] == "skipped" and why in run.result["error"]
     notices = [c.data for c in run.runner.named("notice")]
     assert len(notices) == 1 and why in notices[0]
-    assert "Not started" in run.summary and why in run.summary
+    assert run.summary.startswith("## ⏭️ Skipped · Not started\n") and why in run.summary
     shown = [line for line in (run.stdout + run.stderr).splitlines() if not line.startswith("::add-mask::")]
     assert not any(KEY in line for line in shown)
 
@@ -209,7 +209,7 @@ def test_a_file_the_fork_added_is_refused_with_exit_2(tmp_path: Path, inputs: di
     run, mark = fork_run(tmp_path, **inputs)
     assert run.returncode == 2
     (error,) = run.runner.named("error")
-    assert error.properties["title"] == f"aw-harness: invalid input '{named}'"
+    assert error.properties["title"] == f"aw-harness: Invalid input '{named}'"
     assert ".aw/added.py: not on the base branch" in error.data and "forker/repo" in error.data
     assert not os.path.exists(f"{mark}.head")
 

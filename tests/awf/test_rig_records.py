@@ -82,7 +82,7 @@ def test_the_phase_labels_the_detection_run(recorded: Recorded) -> None:
     assert recorded.events[-1]["type"] == "harness.run" and recorded.events[-1]["data"]["phase"] == "detection"
     assert recorded.run.events_named("session_start")[0]["phase"] == "detection"
     summary = (recorded.run.step.gh_aw / "agent-step-summary.md").read_text()
-    assert "**gh-aw phase:** `detection`" in summary
+    assert "gh-aw phase `detection`" in summary.splitlines()[2], "on the first screen, with the figures"
 
 
 def test_spans_are_parented_on_the_steps_traceparent(recorded: Recorded) -> None:

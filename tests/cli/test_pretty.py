@@ -41,8 +41,10 @@ def test_pretty_shows_turns_text_calls_output_and_the_end_and_no_jsonl(tmp_path:
     done = lines.index(next(line for line in lines if line.startswith("  ← [1] bash: ok, ")))
     assert lines[done + 1 : done + 3] == ["      │ a", "      │ b"]
     assert "  → [1] bash: $ exit 3" in lines
-    assert any(line.startswith("  ← [1] bash: failed, ") for line in lines)
-    assert lines[-1].startswith("── aw-harness: success (completed) · 3 turns · ")
+    assert any(line.startswith("  ← [1] bash: failed (exit 3), ") for line in lines)
+    assert lines[-1].startswith("aw-harness: ⚠️ success · 1 of 2 tool calls failed · in "), "the closing line ends it"
+    assert lines[-1].endswith("Fix: Check that the answer accounts for the failed call.")
+    assert not [line for line in lines if "session_end" in line and "?[31m" not in line], "said once, by the last line"
     assert "\x1b" not in run.stderr
     assert run.result["conclusion"] == "success", "stdout still holds the one result object"
 
@@ -98,7 +100,7 @@ def test_an_unknown_format_is_an_invocation_error(tmp_path: Path) -> None:
 def test_records_read_as_words() -> None:
     assert render({"event": "tool_end", "tool": "bash"}) is None
     assert render({"event": "budget_exceeded", "budget": "effective_tokens", "used": 5000.0, "limit": 5000}) == (
-        "aw-harness: budget exceeded: effective tokens budget exceeded: 5000 of 5000; the run was stopped"
+        "aw-harness: budget stop: stopped by the effective tokens limit: 5,000 of 5,000 used; the run stops"
     )
     retry = render({"event": "retry", "attempt": 2, "delay_ms": 1000, "message": "overloaded"})
     assert retry == "aw-harness: retry: overloaded (attempt=2, delay_ms=1000)"
@@ -106,9 +108,7 @@ def test_records_read_as_words() -> None:
         {"event": "session_end", "conclusion": "failure", "stop_reason": "max_turns", "turns": 1, "tokens": 1234,
          "effective_tokens": 2345.5, "cost_usd": None, "elapsed_ms": 1500}
     )  # fmt: skip
-    assert (
-        ending == "── aw-harness: failure (max_turns) · 1 turn · 1,234 tokens (2,346 effective) · cost unknown · 1.5 s"
-    )
+    assert ending is None, "the closing line (sinks/closing.py) says how the run ended"
 
 
 def test_the_one_line_error_is_not_repeated_by_its_record() -> None:

@@ -49,8 +49,8 @@ def test_demo_exits_0_with_outputs_and_summary(image: str, tmp_path: Path) -> No
     assert run.outputs["conclusion"] == "success" and run.outputs["exit-code"] == "0"
     assert run.outputs["stop-reason"] == "completed" and int(run.outputs["turns"]) >= 1
     assert run.outputs["final-message"]
-    assert run.summary.startswith("## AW Harness Run"), run.summary[:500]
-    assert "**Conclusion:** success" in run.summary and "### Token Consumption" in run.summary
+    assert run.summary.startswith("## ✅ Success · "), run.summary[:500]
+    assert "<summary>Tokens, budgets and cost</summary>" in run.summary
     assert run.outputs["session-file"].startswith(str(run.host.temp / "aw-harness"))
     assert_paths_open_from_the_host(run)
     assert (run.host.workspace / "aw-demo-report.md").is_file(), "the agent's file lands in the host workspace"
@@ -82,7 +82,7 @@ def test_invalid_input_exits_2_naming_it(image: str, tmp_path: Path) -> None:
     assert run.returncode == 2, run.log[-4000:]
     assert (run.outputs["stop-reason"], run.outputs["exit-code"]) == ("invocation_error", "2")
     errors = simulate(run.log).named("error")
-    assert [e.properties.get("title") for e in errors] == ["aw-harness: invalid input 'max-turns'"], run.log
+    assert [e.properties.get("title") for e in errors] == ["aw-harness: Invalid input 'max-turns'"], run.log
 
 
 def _start_slow_run(image: str, tmp_path: Path) -> tuple[subprocess.Popen[str], RunnerHost, str]:

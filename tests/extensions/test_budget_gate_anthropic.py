@@ -47,4 +47,4 @@ def test_budget_gate_with_the_anthropic_sdk_lowers_max_tokens_and_refuses_the_ne
     assert result.result["stop_reason"] == "budget_exceeded"
     assert (tmp_path / "ws" / "written.txt").exists()  # the answer's turn completed
     assert "sk-ant-test-0123456789" not in result.stderr + result.stdout
-    assert "Budget exhausted" in (tmp_path / "summary.md").read_text()
+    assert "## ❌ Failure · Stopped by the effective-token limit" in (tmp_path / "summary.md").read_text()

@@ -79,7 +79,8 @@ def test_t_aw_003_budget_gate_aborts_with_budget_exceeded(tmp_path: Path) -> Non
     assert result.events_named("request_end") == []  # no request was sent
     assert result.events_named("session_end")
     summary = (tmp_path / "summary.md").read_text()
-    assert "Budget exhausted" in summary and "1,000" in summary
+    assert "## ❌ Failure · Stopped by the effective-token limit" in summary
+    assert "of 1,000 effective tokens used" in summary
 
 
 def test_t_aw_007_crashing_extension_is_isolated(tmp_path: Path) -> None:

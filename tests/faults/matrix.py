@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -251,7 +252,7 @@ def check_contract(run: FaultRun, exit_code: int, stop_reason: str | None = None
         assert "Traceback" not in run.stderr, run.stderr[-3000:]
         parse_all_jsonl(run)
         assert run.summary.startswith(EARLIER_STEP), "what an earlier step wrote to the summary is kept"
-        assert "## AW Harness Run" in run.summary, "the step summary records this run"
+        assert re.search(r"^## (✅|⚠️|❌|⏹️) \w+ · ", run.summary, re.M), "the step summary records this run"
         assert (run.output_dir / "context-provenance.jsonl").exists(), "provenance written"
     finally:
         left = wait_no_leftovers(run.case)

@@ -180,7 +180,7 @@ async def test_an_upload_that_never_finishes_is_abandoned_at_its_limit(tmp_path:
     with SilentServer() as url:
         env = {"ACTIONS_RUNTIME_TOKEN": runtime_token(), "ACTIONS_RESULTS_URL": url}
         task = upload_run_artifacts(env, "aw-run", _output_dir(tmp_path), log, CancelClock(), 5.5, limit_s=0.5)
-        artifact_id = await asyncio.wait_for(task, timeout=30)
+        upload = await asyncio.wait_for(task, timeout=30)
     log.finish()
-    assert artifact_id == ""
+    assert upload.artifact_id == "" and upload.problem == "upload abandoned: not finished within 0.5 s"
     assert [w.data for w in simulate(out.getvalue()).named("warning")] == ["abandoned: not finished within 0.5 s"]

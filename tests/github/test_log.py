@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 from aw_action.github.log import WorkflowLog
 from aw_action.run.redact import Redactor
@@ -68,18 +69,63 @@ def test_each_turn_is_a_group_and_the_turn_line_stays_outside() -> None:
         log.write(_record("turn_start", turn=turn))
         log.write(_record("tool_end", tool="bash"))
         log.write(_record("turn_end", turn=turn))
-        log.write(f"> **Turn {turn}**: 1 in / 1 out\n")
+        log.write(f"Turn {turn}: bash | 1 in / 1 out\n")
     log.write(_record("session_end"))
+    log.write('{"conclusion": "success", "stop_reason": "completed"}\n')
+    log.write("aw-harness: ✅ success\n")
     log.finish()
     runner = simulate(out.getvalue())
     assert [(c.name, c.data) for c in runner.processed] == [
+        ("group", "Records (JSONL)"),
+        ("endgroup", ""),
         ("group", "Turn 1"),
         ("endgroup", ""),
         ("group", "Turn 2"),
         ("endgroup", ""),
+        ("group", "Records (JSONL)"),
+        ("endgroup", ""),
     ]
     text = out.getvalue()
-    assert text.index("::endgroup::") < text.index("> **Turn 1**") < text.index("::group::Turn 2")
+    assert text.index("::group::Turn 1") < text.index("::endgroup::\n", text.index("::group::Turn 1"))
+    assert text.index("Turn 1: bash") < text.index("::group::Turn 2")
+    visible = _outside_groups(text)
+    assert visible == ["Turn 1: bash | 1 in / 1 out", "Turn 2: bash | 1 in / 1 out", "aw-harness: ✅ success"]
+
+
+def _outside_groups(text: str) -> list[str]:
+    """The lines a reader sees with every group folded (workflow commands left out)."""
+    shown, depth = [], 0
+    for line in text.splitlines():
+        if line.startswith("::group::"):
+            depth += 1
+        elif line == "::endgroup::":
+            depth -= 1
+        elif depth == 0 and not line.startswith("::"):
+            shown.append(line)
+    return shown
+
+
+def test_with_log_format_file_the_records_go_to_a_file_and_the_log_is_text(tmp_path: Path) -> None:
+    out = io.StringIO()
+    log = WorkflowLog(out, Redactor(["sk-ant-123456789"]))
+    log.use_records_file(tmp_path / "events.jsonl")
+    log.write(_record("session_start", model="m"))
+    log.write(_record("turn_start", turn=1))
+    log.write("  → [1] bash: $ echo sk-ant-123456789\n")
+    log.write(_record("turn_end", turn=1))
+    log.write("Turn 1: bash | 1 in / 1 out\n")
+    log.write(_record("warning", message="careful"))
+    log.finish()
+    assert "{" not in out.getvalue(), "no record in the log"
+    runner = simulate(out.getvalue())
+    assert [(c.name, c.data) for c in runner.processed if c.name != "warning"] == [
+        ("group", "Turn 1"),
+        ("endgroup", ""),
+    ]
+    assert [c.data for c in runner.named("warning")] == ["careful"]
+    records = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert [r["event"] for r in records] == ["session_start", "turn_start", "turn_end", "warning"]
+    assert "  → [1] bash: $ echo ***" in out.getvalue()
 
 
 def test_an_interrupted_turn_closes_its_group_at_agent_end() -> None:
@@ -87,13 +133,14 @@ def test_an_interrupted_turn_closes_its_group_at_agent_end() -> None:
     log = WorkflowLog(out)
     log.write(_record("turn_start", turn=1))
     log.write(_record("agent_end"))
+    log.write("Turn 1: not started (the run stopped: cancelled)\n")
     log.write(_record("session_end"))
     log.finish()
-    names = [c.name for c in simulate(out.getvalue()).processed]
-    assert names == ["group", "endgroup"]
+    processed = [(c.name, c.data) for c in simulate(out.getvalue()).processed]
+    assert processed == [("group", "Turn 1"), ("endgroup", ""), ("group", "Records (JSONL)"), ("endgroup", "")]
 
 
-def test_steering_and_budget_records_become_warnings() -> None:
+def test_steering_and_warning_records_become_warnings() -> None:
     out = io.StringIO()
     log = WorkflowLog(out)
     log.write(_record("steering", type="token", threshold=80, kind="budget", message="Wrap up soon."))
@@ -105,13 +152,11 @@ def test_steering_and_budget_records_become_warnings() -> None:
     warnings = simulate(out.getvalue()).named("warning")
     assert [w.properties["title"] for w in warnings] == [
         "aw-harness: steering",
-        "aw-harness: budget exceeded",
         "aw-harness: warning",
         "aw-harness: warning",
-    ]
+    ], "a budget stop is explained once, by the closing annotation"
     assert warnings[0].data == "token steering notice at 80% sent to the agent: Wrap up soon."
-    assert warnings[1].data == "effective tokens budget exceeded: 1200 of 1000; the run was stopped"
-    assert warnings[3].data == "cli-proxy: false is not supported"
+    assert warnings[2].data == "cli-proxy: false is not supported"
 
 
 def test_annotations_stay_within_the_per_step_cap() -> None:

@@ -118,9 +118,11 @@ def test_max_tool_calls_stops_the_run_before_the_extra_call(tmp_path: Path) -> N
     assert results[:2] == ["step-1", "step-2"]
     assert results[2:] == ["Blocked: the run's tool-call budget (2) is used up"]  # the third call never ran
     html = gfm((tmp_path / "summary.md").read_text())
-    budget = html.split("<h3>Budget</h3>", 1)[1].split("</table>", 1)[0]
+    budget = html.split("<h4>Budget</h4>", 1)[1].split("</table>", 1)[0]
     assert "<td>Tool calls</td>" in budget and '<td align="right">2</td>' in budget
-    assert "stopped by its tool calls budget" in html
+    assert "<h2>❌ Failure · Stopped by the tool-call limit</h2>" in html
+    assert "2 of 2 tool calls used (100%); the next tool call was blocked before it ran." in html
+    assert "3 tool calls (1 failed)" in html, "the blocked call is counted and marked failed"
     run_record = jsonl(run.output_dir / "aw_session.jsonl")[-2]
     assert run_record["type"] == "harness.run" and run_record["data"]["stopReason"] == "max_tool_calls"
     assert run_record["data"]["limits"]["tool_calls"] == 2

@@ -80,7 +80,7 @@ def test_a_missing_artifact_path_is_an_input_error(tmp_path: Path) -> None:
     run = run_action(tmp_path, {"mode": "apply"})
     assert run.returncode == 2
     [error] = run.runner.named("error")
-    assert error.properties.get("title") == "aw-harness: invalid input 'safe-outputs-path'"
+    assert error.properties.get("title") == "aw-harness: Invalid input 'safe-outputs-path'"
     absent = run_action(tmp_path / "again", {"mode": "apply", "safe-outputs-path": "nowhere"})
     assert absent.returncode == 2 and "no records file" in absent.stdout
     assert absent.outputs["exit-code"] == "2"
@@ -89,7 +89,7 @@ def test_a_missing_artifact_path_is_an_input_error(tmp_path: Path) -> None:
 def test_apply_inputs_are_refused_in_run_mode(tmp_path: Path) -> None:
     run = run_action(tmp_path, {"model": "faux/scripted", "prompt": "hi", "dry-run": "true"})
     assert run.returncode == 2
-    assert run.runner.named("error")[0].properties.get("title") == "aw-harness: invalid input 'dry-run'"
+    assert run.runner.named("error")[0].properties.get("title") == "aw-harness: Invalid input 'dry-run'"
 
 
 def test_a_runner_temp_host_path_is_read_at_the_containers_mount(tmp_path: Path) -> None:

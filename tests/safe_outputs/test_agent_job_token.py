@@ -75,5 +75,5 @@ def test_a_bad_output_schema_input_is_named(tmp_path: Path) -> None:
     run = run_action(tmp_path, {"model": "faux/scripted", "prompt": "hi", "output-schema": '{"type": 5}'})
     assert run.returncode == 2
     [error] = run.runner.named("error")
-    assert error.properties.get("title") == "aw-harness: invalid input 'output-schema'"
+    assert error.properties.get("title") == "aw-harness: Invalid input 'output-schema'"
     assert "not a valid JSON Schema at /type" in error.data

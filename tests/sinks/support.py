@@ -9,14 +9,18 @@ from typing import Any
 
 import cmarkgfm
 import jsonschema
+from cmarkgfm.cmark import Options as cmarkgfmOptions
 
 from aw_action.schemas import load_schema
 from tests.conftest import CliRun, base_env, run_cli, write_run_files
 
 HUMAN_LINE = re.compile(
-    r"^> \*\*Turn (\d+)\*\*: ([\d,]+) in / ([\d,]+) out raw tokens, ([\d,]+) effective \| "
+    r"^Turn (\d+): (?:.+?) \| ([\d,]+) in / ([\d,]+) out raw tokens, ([\d,]+) effective \| "
     r"cumulative ([\d,]+) raw, ([\d,]+) effective tokens(?: \(of ([\d,]+)\))? \| (.+)$"
 )
+
+NOT_STARTED = re.compile(r"^Turn (\d+): not started \(the run stopped: \w+\)$")
+"""The turn line of a turn the run stopped before its request was sent."""
 
 TOOL_SCRIPT: list[dict[str, Any]] = [
     {
@@ -72,7 +76,7 @@ def split_stderr(stderr: str) -> tuple[list[dict[str, Any]], list[str], list[str
     for line in stderr.splitlines():
         if line.startswith("{"):
             events.append(json.loads(line))
-        elif HUMAN_LINE.match(line):
+        elif HUMAN_LINE.match(line) or NOT_STARTED.match(line):
             human.append(line)
         elif line.startswith("aw-harness: "):
             diagnostics.append(line)
@@ -84,6 +88,13 @@ def split_stderr(stderr: str) -> tuple[list[dict[str, Any]], list[str], list[str
 def gfm(markdown: str) -> str:
     """Render with cmark-gfm, GitHub's own Markdown engine (tables, strikethrough, autolinks...)."""
     html: str = cmarkgfm.github_flavored_markdown_to_html(markdown)
+    return html
+
+
+def gfm_page(markdown: str) -> str:
+    """As GitHub renders a step summary: raw HTML such as ``<details>`` kept (GitHub then allows
+    only a safe list of tags, ``details`` and ``summary`` among them)."""
+    html: str = cmarkgfm.github_flavored_markdown_to_html(markdown, options=cmarkgfmOptions.CMARK_OPT_UNSAFE)
     return html
 
 

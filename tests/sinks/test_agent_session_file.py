@@ -83,7 +83,7 @@ def test_the_phase_labels_a_detection_run_everywhere(tmp_path: Path) -> None:
     [start] = run.events_named("session_start")
     assert start["phase"] == "detection"
     assert jsonl(run.output_dir / FILE_NAME)[-1]["data"]["phase"] == "detection"
-    assert "**gh-aw phase:** `detection`" in (tmp_path / "summary.md").read_text()
+    assert "gh-aw phase `detection`" in (tmp_path / "summary.md").read_text()
     events, _, _ = split_stderr(run.stderr)
     for event in events:
         assert not list(event_validator().iter_errors(event)), event

@@ -14,7 +14,7 @@ from aw_action.extensions import builtins
 from aw_action.extensions.api import ExtensionAPI
 from aw_action.harness import Harness
 from tests.conftest import base_env, run_cli, write_run_files
-from tests.sinks.support import TOOL_SCRIPT, gfm, jsonl, scripted_run, split_stderr
+from tests.sinks.support import TOOL_SCRIPT, gfm, gfm_page, jsonl, scripted_run, split_stderr
 
 
 def test_t_aw_001_invocation_contract(tmp_path: Path) -> None:
@@ -24,8 +24,9 @@ def test_t_aw_001_invocation_contract(tmp_path: Path) -> None:
     assert [e["event"] for e in events].count("session_start") == 1
     assert [e["event"] for e in events].count("session_end") == 1
     assert run.result["conclusion"] == "success" and run.result["exit_code"] == 0
-    html = gfm((tmp_path / "summary.md").read_text())
-    assert "<h2>AW Harness Run — <code>faux/scripted</code></h2>" in html
+    html = gfm_page((tmp_path / "summary.md").read_text())
+    assert "<h2>⚠️ Success · 1 of 2 tool calls failed</h2>" in html
+    assert "<code>faux/scripted</code>" in html.split("</p>", 1)[0]
     assert html.count("<table>") >= 3
 
 
@@ -38,8 +39,8 @@ def test_t_aw_005_session_termination_writes_provenance_end_event_and_turn_table
     end = run.events_named("session_end")[0]
     assert end["stop_reason"] == "completed" and end["turns"] == 3
     assert end["tokens"] == run.result["tokens"]["total"]
-    html = gfm((tmp_path / "summary.md").read_text())
-    table = html.split("<h3>Token Consumption</h3>")[1].split("</table>")[0]
+    html = gfm_page((tmp_path / "summary.md").read_text())
+    table = html.split("<h4>Tokens per turn</h4>")[1].split("</table>")[0]
     header = '<th align="right">Turn</th>\n<th align="right">Input Tokens</th>'
     assert header in table
     assert table.count("<tr>") == 1 + 3 + 1  # header, three turns, totals

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aw_action.run import human as units
 from tests.sinks.support import (
     BUDGET_SCRIPT,
     HUMAN_LINE,
@@ -84,7 +85,12 @@ def test_turn_end_carries_the_spec_fields_and_the_human_line_agrees(tmp_path: Pa
         assert int(total.replace(",", "")) == event["cumulative_tokens"]
         assert int(total_effective.replace(",", "")) == round(event["cumulative_effective_tokens"])
         assert int(effective.replace(",", "")) > 0 and limit is None  # no effective-token budget set
-        assert cost == f"${event['cumulative_cost_usd']:.4f}"
+        assert cost == units.usd(event["cumulative_cost_usd"])
+    assert [line.split(" | ", 1)[0] for line in human] == [
+        "Turn 1: bash",
+        "Turn 2: bash (1 failed)",
+        "Turn 3: no tool call",
+    ]
     # cache tokens count as input, reasoning as output (turn 1: 1000 + 400 + 100 in, 50 out)
     assert (turn_ends[0]["input_tokens"], turn_ends[0]["output_tokens"]) == (1500, 50)
     assert (turn_ends[1]["input_tokens"], turn_ends[1]["output_tokens"]) == (1600, 80)

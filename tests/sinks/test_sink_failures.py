@@ -29,8 +29,9 @@ def test_unwritable_record_files_warn_and_mark_the_summary_degraded(tmp_path: Pa
     end = events[-1]
     assert end["event"] == "session_end" and {"token-usage", "unified-session"} <= set(end["degraded"])
     html = gfm((tmp_path / "summary.md").read_text())
-    notice = html.split("<blockquote>", 1)[1].split("</blockquote>", 1)[0]
-    assert "Degraded mode" in notice and "token-usage" in notice and "unified-session" in notice
+    [notice] = [q for q in html.split("<blockquote>")[1:] if "Degraded mode" in q]
+    notice = notice.split("</blockquote>", 1)[0]
+    assert "token-usage" in notice and "unified-session" in notice
     assert "AW_OUTPUT_DIR" in notice  # the remediation hint
     assert (out / "context-provenance.jsonl").is_file()  # the other sinks kept working
 

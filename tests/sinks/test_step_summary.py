@@ -10,16 +10,19 @@ from pathlib import Path
 from aw_action.ai.types import Usage
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.redact import Redactor
-from aw_action.run.result import Outcome
+from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks.summary import STEP_SUMMARY_LIMIT, append_step_summary, render_run_summary
 from aw_action.timestamps import utc_iso
-from tests.sinks.support import BUDGET_SCRIPT, TOOL_SCRIPT, gfm, scripted_run
+from tests.sinks.support import BUDGET_SCRIPT, TOOL_SCRIPT, scripted_run
+from tests.sinks.support import gfm_page as gfm
 
 
 def _rows(html: str, section: str) -> list[list[str]]:
-    """Cells of the first table after the ``<h3>`` named ``section``."""
-    table = html.split(f"<h3>{section}</h3>", 1)[1].split("</table>", 1)[0]
+    """Cells of the first table after the heading named ``section`` (or a ``<summary>``)."""
+    heading = rf"<h[34]>{re.escape(section)}</h[34]>|<summary>{re.escape(section)}[^<]*</summary>"
+    parts = re.split(heading, html, maxsplit=1)
+    table = parts[1].split("</table>", 1)[0]
     rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
     return [re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S) for row in rows]
 
@@ -36,11 +39,15 @@ def _state(turns: int, model: str = "anthropic/claude-sonnet-4-5") -> RunState:
     return state
 
 
+def _success(state: RunState) -> RunResult:
+    return RunResult.ended("completed", state.model, state)
+
+
 def test_run_summary_renders_every_section_as_gfm(tmp_path: Path) -> None:
     run = scripted_run(tmp_path, TOOL_SCRIPT, {"harness": {"budget": {"max-effective-tokens": 100000}}})
     html = gfm((tmp_path / "summary.md").read_text())
-    assert "<h2>AW Harness Run — <code>faux/scripted</code></h2>" in html
-    turns = _rows(html, "Token Consumption")
+    assert "<h2>⚠️ Success · 1 of 2 tool calls failed</h2>" in html
+    turns = _rows(html, "Tokens per turn")
     assert turns[0] == [
         "Turn",
         "Input Tokens",
@@ -63,12 +70,13 @@ def test_run_summary_renders_every_section_as_gfm(tmp_path: Path) -> None:
     budget = {row[0]: row[1:] for row in _rows(html, "Budget")[1:]}
     effective = run.result["tokens"]["effective"]
     assert budget["Effective tokens"] == [f"{round(effective):,}", "100,000", f"{100 * effective / 100000:.1f}%"]
-    assert _rows(html, "Context Provenance")[1][:3] == ["prompt", "<em>(prompt.txt)</em>", "3"]
+    assert _rows(html, "Context provenance")[1][:3] == ["prompt", "<em>(prompt.txt)</em>", "3"]
     assert '<pre lang="mermaid"><code>xychart-beta' in html
     chart = html.split('<pre lang="mermaid">')[1].split("</pre>")[0]
-    assert "line [100000, 100000, 100000]" in chart
+    assert "line [100000" not in chart, "a budget far above the usage is left off the scale"
+    assert "the budget (100,000) is " in html and "× the usage, so it is left off the scale" in html
     assert "No steering notice was delivered" in html
-    assert "Degraded" not in html and "Budget exhausted" not in html
+    assert "Degraded" not in html and "CAUTION" not in html
 
 
 def test_budget_exhaustion_notice_and_delivered_notices(tmp_path: Path) -> None:
@@ -77,12 +85,13 @@ def test_budget_exhaustion_notice_and_delivered_notices(tmp_path: Path) -> None:
     html = gfm((tmp_path / "summary.md").read_text())
     notice = html.split("<blockquote>", 1)[1].split("</blockquote>", 1)[0]
     exceeded = run.events_named("budget_exceeded")[0]
-    assert "Budget exhausted" in notice
-    assert f"{round(exceeded['used']):,} used of {round(exceeded['limit']):,}" in notice
+    assert "<h2>❌ Failure · Stopped by the effective-token limit</h2>" in html
+    assert f"{round(exceeded['used']):,} of {round(exceeded['limit']):,} effective tokens used" in notice
+    assert "<code>harness.budget.max-effective-tokens</code> in config.json (now 4,000)" in notice
     steering = run.events_named("steering")[0]
-    rows = _rows(html, "Steering Notices")
+    rows = _rows(html, "Steering notices")
     assert rows[1][1:4] == [steering["type"], f"{steering['threshold']}%", f"<code>{steering['request_id']}</code>"]
-    assert len(_rows(html, "Token Consumption")) == 1 + run.result["turns"] + 1
+    assert len(_rows(html, "Tokens per turn")) == 1 + run.result["turns"] + 1
 
 
 def test_table_cells_survive_pipes_and_backticks() -> None:
@@ -90,11 +99,12 @@ def test_table_cells_survive_pipes_and_backticks() -> None:
     state.record.provenance.append(
         {"source": "import", "path": "docs/a|b`c.md", "tokens": 5, "cumulative_tokens": 5, "role": "user"}
     )
-    html = gfm(render_run_summary(state, Outcome("success", "completed", 0), {"effective_tokens": 10000.0}))
+    state.record.publish_limits({"effective_tokens": 10000.0})
+    html = gfm(render_run_summary(_success(state)))
     assert "<code>odd|model`name</code>" in html
-    provenance = _rows(html, "Context Provenance")
+    provenance = _rows(html, "Context provenance")
     assert len(provenance[1]) == 4 and provenance[1][1] == "<code>docs/a|b`c.md</code>"
-    assert all(len(row) == 7 for row in _rows(html, "Token Consumption"))
+    assert all(len(row) == 7 for row in _rows(html, "Tokens per turn"))
 
 
 def test_summary_appends_and_stays_under_one_mebibyte(tmp_path: Path) -> None:
@@ -102,15 +112,15 @@ def test_summary_appends_and_stays_under_one_mebibyte(tmp_path: Path) -> None:
     existing = "# Earlier step\n\n" + ("x" * 99 + "\n") * ((STEP_SUMMARY_LIMIT - 200_000) // 100)
     path.write_text(existing)
     state = _state(5000)
-    outcome = Outcome("success", "completed", 0)
-    written = append_step_summary(path, lambda rows: render_run_summary(state, outcome, {}, rows), Redactor())
+    result = _success(state)
+    written = append_step_summary(path, lambda rows: render_run_summary(result, rows), Redactor())
     data = path.read_bytes()
     assert written > 0 and len(data) <= STEP_SUMMARY_LIMIT
     assert data.startswith(existing.encode())
     added = data[len(existing) :].decode()
     html = gfm(added)
-    assert "AW Harness Run" in html and "rows omitted" in html
-    assert _rows(html, "Token Consumption")[-1][3] == f"<strong>{state.ledger.totals.total:,}</strong>"
+    assert "<h2>✅ Success · Finished</h2>" in html and "rows omitted" in html
+    assert _rows(html, "Tokens per turn")[-1][3] == f"<strong>{state.ledger.totals.total:,}</strong>"
 
 
 def test_summary_is_redacted(tmp_path: Path) -> None:
@@ -118,7 +128,7 @@ def test_summary_is_redacted(tmp_path: Path) -> None:
     path = tmp_path / "summary.md"
     append_step_summary(
         path,
-        lambda rows: render_run_summary(state, Outcome("success", "completed", 0), {}, rows),
+        lambda rows: render_run_summary(_success(state), rows),
         Redactor(["SECRET-VALUE-123"]),
     )
     assert "SECRET-VALUE-123" not in path.read_text() and "model-with-***" in path.read_text()
@@ -129,14 +139,14 @@ def test_elapsed_column_reads_turn_end_times() -> None:
     state.record.started_at = datetime.now(UTC) - timedelta(seconds=90)
     turns = state.ledger.turns
     turns[1] = replace(turns[1], ended_at=utc_iso(state.record.started_at + timedelta(seconds=75)))
-    html = gfm(render_run_summary(state, Outcome("success", "completed", 0), {}))
-    assert _rows(html, "Token Consumption")[2][6] == "1m 15s"
+    html = gfm(render_run_summary(_success(state)))
+    assert _rows(html, "Tokens per turn")[2][6] == "1 min 15 s"
 
 
 def test_summary_labels_raw_and_weighted_counts_and_shows_the_multiplier() -> None:
     state = _state(2)  # claude-sonnet-4-5 records: 1830 effective tokens of a 1000/300/200 usage
-    html = gfm(render_run_summary(state, Outcome("success", "completed", 0), {}))
-    rows = _rows(html, "Token Consumption")
+    html = gfm(render_run_summary(_success(state)))
+    rows = _rows(html, "Tokens per turn")
     assert rows[1][4] == "1,830" and rows[2][4] == "3,660"
     assert "Effective tokens (weighted): <strong>3,660</strong> · Raw tokens: <strong>3,000</strong>" in html
     assert "raw token counts as the API reported them" in html
@@ -149,7 +159,8 @@ def test_a_credit_budget_stop_reads_in_credits_to_two_places() -> None:
         {"budget": "ai_credits", "used": 9.719999999999999, "limit": 10.0, "trigger": "critical_percent",
          "critical_percent": 90}
     )  # fmt: skip
-    html = gfm(render_run_summary(state, Outcome("failure", "budget_exceeded", 1), {"ai_credits": 10.0}))
+    state.record.publish_limits({"ai_credits": 10.0})
+    html = gfm(render_run_summary(RunResult.ended("budget_exceeded", state.model, state)))
     notice = html.split("<blockquote>", 1)[1].split("</blockquote>", 1)[0]
-    assert "9.72 used of 10.00 (97.2%)" in notice and "9.719999" not in html
-    assert "No request starts once 90% of the limit is used" in notice
+    assert "9.72 of 10.00 ai credits used (97%)" in notice and "9.719999" not in html
+    assert "no request starts once 90% of the limit is used" in notice

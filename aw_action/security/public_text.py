@@ -25,7 +25,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlparse
 
-from aw_action.apply_outputs.links import redact_urls
+from aw_action.security.links import redact_urls
 from aw_action.security.sanitize import strip_invisible, strip_reference_definitions
 
 DEFAULT_ALLOWED_DOMAINS = ("github.com", "github.io", "githubusercontent.com", "githubassets.com", "github.dev")
@@ -87,14 +87,14 @@ def remove_comments(text: str) -> str:
     return text
 
 
-def convert_tags(text: str) -> str:
+def convert_tags(text: str, allowed: frozenset[str] = ALLOWED_TAGS) -> str:
     text = _CDATA.sub(
         lambda m: "(![CDATA[" + re.sub(r"<(/?[A-Za-z][A-Za-z0-9]*(?:[^>]*?))>", r"(\1)", m.group(1)) + "]])", text
     )
 
     def tag(match: re.Match[str]) -> str:
         name = _TAG_NAME.match(match.group(1))
-        if name and name.group(1).lower() in ALLOWED_TAGS:
+        if name and name.group(1).lower() in allowed:
             return match.group(0)
         return f"({match.group(1)})"
 
@@ -127,12 +127,19 @@ def allowed_domains(env: Mapping[str, str]) -> list[str]:
     return out
 
 
-def sanitize_body(text: str, max_chars: int, domains: Iterable[str] = DEFAULT_ALLOWED_DOMAINS) -> str:
-    """The whole pipeline; the result is at most ``max_chars`` characters."""
+def sanitize_body(
+    text: str,
+    max_chars: int,
+    domains: Iterable[str] = DEFAULT_ALLOWED_DOMAINS,
+    allowed_tags: frozenset[str] = ALLOWED_TAGS,
+) -> str:
+    """The whole pipeline; the result is at most ``max_chars`` characters. ``allowed_tags``: the
+    HTML tags kept (the step summary and the progress comment keep none, so no tag the agent
+    wrote can leave an element open around what follows it)."""
     text = strip_controls(harden_unicode(text))
     text = remove_comments(text).replace("<!--", "(!--")  # an unclosed one would hide what follows
     text = strip_reference_definitions(text)[0]
-    text = convert_tags(redact_urls(text, domains))
+    text = convert_tags(redact_urls(text, domains), allowed_tags)
     text = neutralize_mentions(neutralize_triggers(text))
     return truncate(text.strip(), max_chars)
 
