@@ -194,3 +194,30 @@ def test_a_read_only_run_cannot_write_or_connect_in_the_container(image: str, tm
         "Sandbox: bash read-only (no network sockets), file tools read-only (harness.sandbox: read-only)" in run.summary
     )
     assert "UDP/raw socket filter: yes" in run.summary
+
+
+def test_mode_replay_in_the_image_replays_a_recorded_run_and_catches_a_change(image: str, tmp_path: Path) -> None:
+    """Issue 24's mode, as the runner runs the image: a run recorded by one step is replayed by a
+    later one with no model and no key (exit 0, ``replay: same``); after the workspace changes, the
+    replay stops at the differing result (exit 1, ``diverged``) and the log shows the diff."""
+    host = runner_host(tmp_path)
+    repository(host)
+    recorded = start(image, host, {}, [bash("cat README.md")], **{"output-dir": "/github/runner_temp/recorded"})
+    assert recorded.returncode == 0, recorded.log[-4000:]
+
+    def replay(output: str) -> ContainerRun:
+        inputs = {"mode": "replay", "replay-records": "/github/runner_temp/recorded", "output-dir": output}
+        return run_container(image, host, {**inputs, "upload-artifacts": "false"}, dict(RUNTIME))
+
+    same = replay("/github/runner_temp/replay-1")
+    assert same.returncode == 0 and same.outputs["replay"] == "same", same.log[-4000:]
+    (host.workspace / "README.md").write_text("# changed on the pull request\n")
+    changed = replay("/github/runner_temp/replay-2")
+    assert changed.returncode == 1 and changed.outputs["replay"] == "diverged", changed.log[-4000:]
+    assert "+# changed on the pull request" in changed.log
+    files = everything(host)
+    assert {
+        path: [s for s in ALL_SECRETS if s in text]
+        for path, text in files.items()
+        if any(s in text for s in ALL_SECRETS)
+    } == {}
