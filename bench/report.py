@@ -11,11 +11,14 @@ import sys
 from pathlib import Path
 
 from bench.measure import (
+    STALL_LIMIT_S,
     RunRecord,
     bytes_sent,
     cache_marked_share,
     full_output_on_disk,
+    held_p90_s,
     median,
+    server_gap_s,
     stable_prefix_share,
 )
 from bench.subjects import pi_version
@@ -23,6 +26,10 @@ from bench.subjects import pi_version
 Records = dict[str, dict[str, list[RunRecord]]]
 START_BUDGET_S = 0.150
 """aw-harness's start to first request may exceed the SDK's own import time by this much."""
+TURN_TARGET = 0.7
+"""aw-harness's per-turn overhead, at most this share of Pi's (issue 25)."""
+START_TARGET = 1.0
+"""aw-harness's start to first request, at most Pi's."""
 
 
 def load_average() -> str:
@@ -63,11 +70,10 @@ def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> 
         values = [getattr(r, field) for r in side[scenario]]
         return median([float(v) for v in values if v is not None])
 
-    def overhead(side: dict[str, list[RunRecord]]) -> float:
-        return median([(r.wall_s - (r.first_request_s or 0.0)) / 200 for r in side["turns"]])
-
     def per_run(side: dict[str, list[RunRecord]], scenario: str, fn) -> float:  # type: ignore[no-untyped-def]
         return median([float(fn(r.requests)) for r in side[scenario]])
+
+    held_aw, held_pi = (max(held_p90_s(r.replies) for s in side.values() for r in s) for side in (aw, pi))
 
     lines = [
         f"### {wire} wire format (medians of {runs} runs)",
@@ -75,10 +81,14 @@ def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> 
         "| metric | aw-harness | Pi | aw / Pi | target | met |",
         "| --- | --: | --: | --: | --: | :-: |",
         _row("start to first request", med(aw, "start", "first_request_s"), med(pi, "start", "first_request_s"),
-             "s", None),
+             "s", START_TARGET),
         _row("wall time, 1 request", med(aw, "start", "wall_s"), med(pi, "start", "wall_s"), "s", None),
         _row("wall time, 200 tool turns", med(aw, "turns", "wall_s"), med(pi, "turns", "wall_s"), "s", None),
-        _row("per-turn overhead (200 turns)", overhead(aw), overhead(pi), "ms", 1.0, 1000),
+        _row("per-turn overhead (200 turns)", overhead(aw), overhead(pi), "ms", TURN_TARGET, 1000),
+        _row("server: reply on the wire to next request, median", gap(aw), gap(pi), "ms", None, 1000),
+        f"| stall check: replies held in the server's send queue, worst run's 90th pct | {held_aw * 1000:.1f} ms "
+        f"| {held_pi * 1000:.1f} ms | | ≤ {STALL_LIMIT_S * 1000:g} ms "
+        f"| {'yes' if max(held_aw, held_pi) <= STALL_LIMIT_S else '**no**'} |",
         _row("peak RSS, 200 tool turns", med(aw, "turns", "peak_rss_kb"), med(pi, "turns", "peak_rss_kb"),
              "MB", 0.7, 1 / 1024),
         _row("peak RSS, 20 turns of 1.3 MB", med(aw, "big", "peak_rss_kb"), med(pi, "big", "peak_rss_kb"),
@@ -111,6 +121,32 @@ def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> 
         img = med(records["image"], "start", "first_request_s")
         lines.append(f"| image: `docker run` to first request | {img:.3f} s | | | | |")
     return [*lines, ""]
+
+
+def overhead(side: dict[str, list[RunRecord]]) -> float:
+    """Per-turn overhead: (exit - first request) / 200, median over the runs."""
+    return median([(r.wall_s - (r.first_request_s or 0.0)) / 200 for r in side["turns"]])
+
+
+def gap(side: dict[str, list[RunRecord]]) -> float:
+    """The server's view of a turn (``measure.server_gap_s``), median over the runs."""
+    return median([server_gap_s(r.replies) for r in side["turns"]])
+
+
+def quick(results: dict[str, tuple[Records, list[float]]], scenarios: list[str]) -> str:
+    """A few lines for a subset of the scenarios (a quick look while working, never RESULTS.md)."""
+    lines = []
+    for wire, (records, _) in results.items():
+        aw, pi = records["aw"], records["pi"]
+        if "start" in scenarios:
+            a, p = (median([r.first_request_s or 0.0 for r in side["start"]]) for side in (aw, pi))
+            lines.append(f"{wire}: start to first request aw {a:.3f} s, Pi {p:.3f} s: {_ratio(a, p)}")
+        if "turns" in scenarios:
+            a, p = overhead(aw), overhead(pi)
+            lines.append(f"{wire}: per turn aw {a * 1000:.1f} ms, Pi {p * 1000:.1f} ms: {_ratio(a, p)}")
+            a, p = gap(aw), gap(pi)
+            lines.append(f"{wire}: server gap aw {a * 1000:.1f} ms, Pi {p * 1000:.1f} ms: {_ratio(a, p)}")
+    return "\n".join(lines)
 
 
 def _yes(values: list[bool | None]) -> str:
