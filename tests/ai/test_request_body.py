@@ -66,3 +66,34 @@ def _assistant(model: str, call: ToolCall) -> AssistantMessage:
     return AssistantMessage(
         provider=resolved.provider, model=resolved.id, api=resolved.api, content=[call], stop_reason="toolUse"
     )
+
+
+@pytest.mark.parametrize("case", ["anthropic", "openai-chat"])
+async def test_a_growing_history_is_sent_as_a_fresh_conversion_would_send_it(server: WireServer, case: str) -> None:
+    """Each message's wire form is kept from one request to the next (``ai/message_memo.py``):
+    every request still carries the whole history as converted anew, and the cache marks of one
+    request never stay on the blocks of the next."""
+    model, provider, reply = CASES[case]
+    sdk = provider(server)
+    history: list[Any] = [UserMessage.of("start")]
+    for turn in range(4):
+        server.script(reply())
+        await collect(sdk, request(model, list(history)))
+        call = ToolCall(id=f"call_{turn}", name="bash", arguments={"command": f"echo {turn}"})
+        history.append(_assistant(model, call))
+        history.append(ToolResultMessage(tool_call_id=call.id, tool_name="bash", content=[TextContent(text=str(turn))]))
+    server.script(reply())
+    await collect(sdk, request(model, history))
+    fresh = provider(server)
+    server.script(reply())
+    await collect(fresh, request(model, history))
+
+    *growing, last, anew = server.requests
+    assert last.body == anew.body
+    for earlier, later in zip(growing, [*growing[1:], last], strict=True):
+        old, new = earlier.json["messages"], later.json["messages"]
+        assert len(new) > len(old)
+    if case == "anthropic":
+        marked = [i for i, m in enumerate(last.json["messages"]) if "cache_control" in m["content"][-1]]
+        users = [i for i, m in enumerate(last.json["messages"]) if m["role"] == "user"]
+        assert marked == users[-2:]
