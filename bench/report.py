@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.cloud_imports import CloudImports
+from bench.cloud_imports import table as cloud_table
 from bench.measure import (
     STALL_LIMIT_S,
     RunRecord,
@@ -157,7 +159,14 @@ def _yes(values: list[bool | None]) -> str:
     return "no" if not any(values) else "partly"
 
 
-def render(results: dict[str, tuple[Records, list[float]]], runs: int, tag: str | None, before: str, after: str) -> str:
+def render(
+    results: dict[str, tuple[Records, list[float]]],
+    runs: int,
+    tag: str | None,
+    before: str,
+    after: str,
+    clouds: CloudImports | None = None,
+) -> str:
     lines = [
         "# aw-harness vs Pi",
         "",
@@ -171,6 +180,8 @@ def render(results: dict[str, tuple[Records, list[float]]], runs: int, tag: str 
     ]
     for wire, (records, imports) in results.items():
         lines += wire_table(wire, records, imports, runs)
+    if clouds is not None:
+        lines += cloud_table(clouds)
     lines += NOTES
     return "\n".join(lines)
 
@@ -179,10 +190,17 @@ NOTES = [
     "### Reading these numbers",
     "",
     "- Medians of interleaved runs (aw, Pi, then the probes, round by round) on a machine shared with",
-    "  other work: start-up rows move by tens of milliseconds from one bench run to the next, so a",
-    "  start-up margin smaller than that is not a reliable pass.",
+    "  other work (the load average is above): the ratios are what count; start-up rows move by tens",
+    "  of milliseconds from one bench run to the next, so a start-up margin smaller than that is not a",
+    "  reliable pass.",
+    "- Pi runs as installed by bench/install-pi.sh, in print mode, writing its session file as it does",
+    "  by default; aw-harness writes its records (the output dir) as it does by default.",
     "- Per-turn overhead is (exit - first request) / 200 in one run: the harness's own work per turn,",
-    "  the bash tool included (`echo ok`), with a model that answers at once.",
+    "  the bash tool included (`echo ok`), with a model that answers at once. The server row is the",
+    "  client's share alone: from a reply's last byte on the wire to the next request, as the server saw it.",
+    "- The stall check: the server sends with `TCP_NODELAY` and times how long its kernel held each",
+    "  reply's last bytes back; a run where the 90th percentile exceeds the limit fails the bench",
+    "  (Nagle's algorithm against a client's delayed ACK once cost one client ~40 ms a turn).",
     "- Peak RSS is the largest process of the harness's tree, measured through a fresh launcher",
     "  (bench/rss_launcher.py) so the bench's own memory does not leak into it.",
     "- Bytes: every request body of the session summed; each turn's tool prints a different 1.33 MB",
@@ -191,7 +209,8 @@ NOTES = [
     "  within 10 KiB.",
     "- Prefix byte-stable: each request repeats the previous one's system prompt, tools and messages",
     "  unchanged (cache marks aside); this is what lets the provider's prompt cache hit.",
-    "- The SDK import is the target's reference; the bare SDK script (import, client, one message) is",
-    "  the least any Python harness on that SDK does before its first request.",
+    "- The SDK import is the reference of the start-up budget; the bare SDK script (import, client, one",
+    "  message) is the least any Python harness on that SDK does before its first request.",
+    "- Where the per-turn time goes, and what was done about it: bench/PROFILE.md.",
     "",
 ]

@@ -14,6 +14,8 @@ noise falls on both; figures are medians:
 - Anthropic wire: share of requests with ``cache_control`` and of requests whose prefix repeats the
   previous request unchanged (over all requests of ``turns`` and ``big``).
 - ``--image TAG``: ``docker run`` of the action image to its first request (Anthropic wire).
+- the clouds' SDKs: whether an anthropic run imports boto3, google-auth or azure-identity
+  (``bench/cloud_imports.py``: one start under ``python -X importtime``).
 - the SDK's own import (a process that imports ``anthropic``/``openai``, from spawn to the moment it
   says it is done), the reference of the start-up target; and the floor of any Python harness on
   that SDK: a script that imports it, makes a client and sends one message (spawn to request).
@@ -37,7 +39,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import report
+from bench import cloud_imports, report
 from bench.measure import RunRecord, run_once, stalls
 from bench.model_server import BenchServer, Script
 from bench.subjects import BENCH, PI_BIN, Launch, aw_harness, image, pi, sdk_floor
@@ -132,8 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         if scenarios != list(SCRIPTS):
             print(report.quick(results, scenarios))
             return 0
+        clouds = cloud_imports.probe(Path(tmp) / "cloud-imports") if "anthropic" in wires else None
         # inside: the saved tool outputs the report checks are in these folders
-        text = report.render(results, args.runs, args.image, load_before, report.load_average())
+        text = report.render(results, args.runs, args.image, load_before, report.load_average(), clouds)
     print(text)
     if args.write:
         (BENCH / "RESULTS.md").write_text(text)

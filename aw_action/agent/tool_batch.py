@@ -187,7 +187,7 @@ class ToolBatch:
         settled = False
 
         async def on_update(partial: ToolResult) -> None:
-            if not settled:
+            if not settled and host.hooks.listens("tool_execution_update"):
                 text = clean_text("".join(c.text for c in partial.content))
                 await host.hooks.emit(ToolExecutionUpdate(call.id, call.name, ready.args, text))
 

@@ -91,8 +91,11 @@ class ExtensionRunner:
 
     async def _dispatch(self, event: AgentEvent) -> None:
         name = event.type
-        for reg in self._handlers(name) + self._handlers("*"):
+        for reg in self._s.registry.listeners(name):
             await self._call(reg, name, event)
+
+    def listens(self, event_type: str) -> bool:
+        return bool(self._s.registry.listeners(event_type))
 
     async def flush(self) -> None:
         """Dispatch queued harness records (and any records those handlers post)."""
