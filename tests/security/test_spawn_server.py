@@ -219,3 +219,19 @@ def test_a_pid_that_is_not_the_servers_child_is_never_killed_and_nonsense_closes
     finally:
         server.close("test over")
         theirs.close()
+
+
+@pytest.mark.skipif(not landlock.socket_filter_supported(), reason="needs seccomp on x86_64 or aarch64")
+def test_a_served_command_keeps_the_socket_filter(tmp_path: Path) -> None:
+    """The seccomp filter the wrapper installs with the network off is the server's too, so each
+    command it forks inherits it: no UDP or TCP socket, Unix ones kept."""
+    command = (
+        "python3 -c 'import socket\n"
+        "for f, k in ((socket.AF_INET, socket.SOCK_DGRAM), (socket.AF_INET, socket.SOCK_STREAM), "
+        "(socket.AF_UNIX, socket.SOCK_STREAM)):\n"
+        '    try: socket.socket(f, k).close(); print("open")\n'
+        "    except OSError as e: print(e.errno)'"
+    )
+    confinement = Confinement("full", tcp=False, abi=0, socket_filter=True)
+    code, out = asyncio.run(_run(command, _launch(tmp_path, confinement)))
+    assert (code, out.split()) == (0, ["13", "13", "open"]), out
