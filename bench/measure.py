@@ -18,6 +18,7 @@ from typing import Any
 
 from bench.model_server import BenchServer, Script, Seen
 from bench.subjects import Launch
+from tests.servers.wire import ReplyTiming
 
 
 @dataclass
@@ -27,6 +28,7 @@ class RunRecord:
     first_request_s: float | None
     peak_rss_kb: int
     requests: list[Seen]
+    replies: list[ReplyTiming]
 
 
 LAUNCHER = Path(__file__).with_name("rss_launcher.py")
@@ -56,7 +58,35 @@ def run_once(
     seen = list(server.seen)
     first = seen[0].at - started if seen else None
     peak = int(rss_file.read_text()) if rss and rss_file.is_file() else 0
-    return RunRecord(proc.returncode, wall, first, peak, seen)
+    return RunRecord(proc.returncode, wall, first, peak, seen, server.take_replies())
+
+
+STALL_LIMIT_S = 0.010
+"""A reply whose last bytes the server's kernel held back longer than this was stalled (Nagle's
+algorithm waiting for a delayed ACK holds them ~40 ms); loopback with ``TCP_NODELAY`` holds none."""
+
+
+def held_p90_s(replies: list[ReplyTiming]) -> float:
+    """The 90th percentile of how long the server's kernel held a reply's last bytes back."""
+    held = sorted(r.held_s for r in replies)
+    return held[max(0, int(len(held) * 0.9) - 1)] if held else 0.0
+
+
+def stalls(runs: dict[str, list[RunRecord]]) -> list[str]:
+    """One line per run (harness: its runs) whose replies the server held back (the stall check)."""
+    return [
+        f"{name} run {i}: 90% of replies held up to {held_p90_s(run.replies) * 1000:.1f} ms in the server's send queue"
+        for name, records in runs.items()
+        for i, run in enumerate(records)
+        if held_p90_s(run.replies) > STALL_LIMIT_S
+    ]
+
+
+def server_gap_s(replies: list[ReplyTiming]) -> float:
+    """Median time, as the server saw it, from a reply's last byte on the wire to the next request
+    read: the client's own time per turn, the server's time excluded."""
+    gaps = [b.received_at - a.on_wire_at for a, b in itertools.pairwise(replies)]
+    return statistics.median(gaps) if gaps else float("nan")
 
 
 def median(values: list[float]) -> float:

@@ -4,7 +4,10 @@ Completions wire formats (the reply builders of tests/servers), answering both h
 A ``Script`` says how many tool turns a run has and which bash command each turn asks for; the
 server answers statelessly from the request itself (the number of tool results already in it is
 the turn number), so two harnesses that send different bodies still get the same conversation.
-Every request is recorded with its arrival time, raw body and parsed JSON for the metrics.
+Every request is recorded with its arrival time, raw body and parsed JSON for the metrics, and
+every reply with its timing (``ReplyTiming``: when it was written and when its last byte left
+the send queue), from which the bench checks that the server held no reply back
+(``measure.stall_check``).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.servers import anthropic, openai
-from tests.servers.wire import ReceivedRequest, Reply, WireServer
+from tests.servers.wire import ReceivedRequest, Reply, ReplyTiming, WireServer
 
 USAGE_INPUT_TOKENS = 10
 """Reported per request whatever was sent: neither harness compacts, so both send what they keep."""
@@ -60,7 +63,7 @@ class BenchServer:
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self._server = WireServer(default=self._answer)
+        self._server = WireServer(default=self._answer, time_replies=True)
 
     @property
     def base_url(self) -> str:
@@ -78,6 +81,11 @@ class BenchServer:
         with self._lock:
             self.script = script
             self.seen = []
+        self._server.take_replies()
+
+    def take_replies(self) -> list[ReplyTiming]:
+        """Every reply sent since the last ``reset``."""
+        return self._server.take_replies()
 
     def _answer(self, request: ReceivedRequest) -> Reply:
         at = time.monotonic()

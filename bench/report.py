@@ -10,12 +10,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.cloud_imports import CloudImports
+from bench.cloud_imports import table as cloud_table
 from bench.measure import (
+    STALL_LIMIT_S,
     RunRecord,
     bytes_sent,
     cache_marked_share,
     full_output_on_disk,
+    held_p90_s,
     median,
+    server_gap_s,
     stable_prefix_share,
 )
 from bench.subjects import pi_version
@@ -23,6 +28,10 @@ from bench.subjects import pi_version
 Records = dict[str, dict[str, list[RunRecord]]]
 START_BUDGET_S = 0.150
 """aw-harness's start to first request may exceed the SDK's own import time by this much."""
+TURN_TARGET = 0.7
+"""aw-harness's per-turn overhead, at most this share of Pi's (issue 25)."""
+START_TARGET = 1.0
+"""aw-harness's start to first request, at most Pi's."""
 
 
 def load_average() -> str:
@@ -63,11 +72,10 @@ def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> 
         values = [getattr(r, field) for r in side[scenario]]
         return median([float(v) for v in values if v is not None])
 
-    def overhead(side: dict[str, list[RunRecord]]) -> float:
-        return median([(r.wall_s - (r.first_request_s or 0.0)) / 200 for r in side["turns"]])
-
     def per_run(side: dict[str, list[RunRecord]], scenario: str, fn) -> float:  # type: ignore[no-untyped-def]
         return median([float(fn(r.requests)) for r in side[scenario]])
+
+    held_aw, held_pi = (max(held_p90_s(r.replies) for s in side.values() for r in s) for side in (aw, pi))
 
     lines = [
         f"### {wire} wire format (medians of {runs} runs)",
@@ -75,10 +83,14 @@ def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> 
         "| metric | aw-harness | Pi | aw / Pi | target | met |",
         "| --- | --: | --: | --: | --: | :-: |",
         _row("start to first request", med(aw, "start", "first_request_s"), med(pi, "start", "first_request_s"),
-             "s", None),
+             "s", START_TARGET),
         _row("wall time, 1 request", med(aw, "start", "wall_s"), med(pi, "start", "wall_s"), "s", None),
         _row("wall time, 200 tool turns", med(aw, "turns", "wall_s"), med(pi, "turns", "wall_s"), "s", None),
-        _row("per-turn overhead (200 turns)", overhead(aw), overhead(pi), "ms", 1.0, 1000),
+        _row("per-turn overhead (200 turns)", overhead(aw), overhead(pi), "ms", TURN_TARGET, 1000),
+        _row("server: reply on the wire to next request, median", gap(aw), gap(pi), "ms", None, 1000),
+        f"| stall check: replies held in the server's send queue, worst run's 90th pct | {held_aw * 1000:.1f} ms "
+        f"| {held_pi * 1000:.1f} ms | | ≤ {STALL_LIMIT_S * 1000:g} ms "
+        f"| {'yes' if max(held_aw, held_pi) <= STALL_LIMIT_S else '**no**'} |",
         _row("peak RSS, 200 tool turns", med(aw, "turns", "peak_rss_kb"), med(pi, "turns", "peak_rss_kb"),
              "MB", 0.7, 1 / 1024),
         _row("peak RSS, 20 turns of 1.3 MB", med(aw, "big", "peak_rss_kb"), med(pi, "big", "peak_rss_kb"),
@@ -113,6 +125,32 @@ def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> 
     return [*lines, ""]
 
 
+def overhead(side: dict[str, list[RunRecord]]) -> float:
+    """Per-turn overhead: (exit - first request) / 200, median over the runs."""
+    return median([(r.wall_s - (r.first_request_s or 0.0)) / 200 for r in side["turns"]])
+
+
+def gap(side: dict[str, list[RunRecord]]) -> float:
+    """The server's view of a turn (``measure.server_gap_s``), median over the runs."""
+    return median([server_gap_s(r.replies) for r in side["turns"]])
+
+
+def quick(results: dict[str, tuple[Records, list[float]]], scenarios: list[str]) -> str:
+    """A few lines for a subset of the scenarios (a quick look while working, never RESULTS.md)."""
+    lines = []
+    for wire, (records, _) in results.items():
+        aw, pi = records["aw"], records["pi"]
+        if "start" in scenarios:
+            a, p = (median([r.first_request_s or 0.0 for r in side["start"]]) for side in (aw, pi))
+            lines.append(f"{wire}: start to first request aw {a:.3f} s, Pi {p:.3f} s: {_ratio(a, p)}")
+        if "turns" in scenarios:
+            a, p = overhead(aw), overhead(pi)
+            lines.append(f"{wire}: per turn aw {a * 1000:.1f} ms, Pi {p * 1000:.1f} ms: {_ratio(a, p)}")
+            a, p = gap(aw), gap(pi)
+            lines.append(f"{wire}: server gap aw {a * 1000:.1f} ms, Pi {p * 1000:.1f} ms: {_ratio(a, p)}")
+    return "\n".join(lines)
+
+
 def _yes(values: list[bool | None]) -> str:
     if all(v is True for v in values):
         return "yes"
@@ -121,7 +159,14 @@ def _yes(values: list[bool | None]) -> str:
     return "no" if not any(values) else "partly"
 
 
-def render(results: dict[str, tuple[Records, list[float]]], runs: int, tag: str | None, before: str, after: str) -> str:
+def render(
+    results: dict[str, tuple[Records, list[float]]],
+    runs: int,
+    tag: str | None,
+    before: str,
+    after: str,
+    clouds: CloudImports | None = None,
+) -> str:
     lines = [
         "# aw-harness vs Pi",
         "",
@@ -135,6 +180,8 @@ def render(results: dict[str, tuple[Records, list[float]]], runs: int, tag: str 
     ]
     for wire, (records, imports) in results.items():
         lines += wire_table(wire, records, imports, runs)
+    if clouds is not None:
+        lines += cloud_table(clouds)
     lines += NOTES
     return "\n".join(lines)
 
@@ -143,10 +190,17 @@ NOTES = [
     "### Reading these numbers",
     "",
     "- Medians of interleaved runs (aw, Pi, then the probes, round by round) on a machine shared with",
-    "  other work: start-up rows move by tens of milliseconds from one bench run to the next, so a",
-    "  start-up margin smaller than that is not a reliable pass.",
+    "  other work (the load average is above): the ratios are what count; start-up rows move by tens",
+    "  of milliseconds from one bench run to the next, so a start-up margin smaller than that is not a",
+    "  reliable pass.",
+    "- Pi runs as installed by bench/install-pi.sh, in print mode, writing its session file as it does",
+    "  by default; aw-harness writes its records (the output dir) as it does by default.",
     "- Per-turn overhead is (exit - first request) / 200 in one run: the harness's own work per turn,",
-    "  the bash tool included (`echo ok`), with a model that answers at once.",
+    "  the bash tool included (`echo ok`), with a model that answers at once. The server row is the",
+    "  client's share alone: from a reply's last byte on the wire to the next request, as the server saw it.",
+    "- The stall check: the server sends with `TCP_NODELAY` and times how long its kernel held each",
+    "  reply's last bytes back; a run where the 90th percentile exceeds the limit fails the bench",
+    "  (Nagle's algorithm against a client's delayed ACK once cost one client ~40 ms a turn).",
     "- Peak RSS is the largest process of the harness's tree, measured through a fresh launcher",
     "  (bench/rss_launcher.py) so the bench's own memory does not leak into it.",
     "- Bytes: every request body of the session summed; each turn's tool prints a different 1.33 MB",
@@ -155,7 +209,8 @@ NOTES = [
     "  within 10 KiB.",
     "- Prefix byte-stable: each request repeats the previous one's system prompt, tools and messages",
     "  unchanged (cache marks aside); this is what lets the provider's prompt cache hit.",
-    "- The SDK import is the target's reference; the bare SDK script (import, client, one message) is",
-    "  the least any Python harness on that SDK does before its first request.",
+    "- The SDK import is the reference of the start-up budget; the bare SDK script (import, client, one",
+    "  message) is the least any Python harness on that SDK does before its first request.",
+    "- Where the per-turn time goes, and what was done about it: bench/PROFILE.md.",
     "",
 ]

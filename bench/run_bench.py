@@ -14,9 +14,17 @@ noise falls on both; figures are medians:
 - Anthropic wire: share of requests with ``cache_control`` and of requests whose prefix repeats the
   previous request unchanged (over all requests of ``turns`` and ``big``).
 - ``--image TAG``: ``docker run`` of the action image to its first request (Anthropic wire).
+- the clouds' SDKs: whether an anthropic run imports boto3, google-auth or azure-identity
+  (``bench/cloud_imports.py``: one start under ``python -X importtime``).
 - the SDK's own import (a process that imports ``anthropic``/``openai``, from spawn to the moment it
   says it is done), the reference of the start-up target; and the floor of any Python harness on
   that SDK: a script that imports it, makes a client and sends one message (spawn to request).
+
+The stall check: the server times each reply (``tests/servers/wire.ReplyTiming``), from its last
+write to the moment its kernel has sent the last byte. A reply held back (Nagle's algorithm
+waiting for the client's delayed ACK: ~40 ms a reply, on one client and not the other) would
+time the server, not the harness; a run where 10 % of the replies were held over
+``measure.STALL_LIMIT_S`` fails the bench, which then writes nothing.
 
 ``--write`` puts the report, with the machine's description, into bench/RESULTS.md.
 """
@@ -31,8 +39,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import report
-from bench.measure import RunRecord, run_once
+from bench import cloud_imports, report
+from bench.measure import RunRecord, run_once, stalls
 from bench.model_server import BenchServer, Script
 from bench.subjects import BENCH, PI_BIN, Launch, aw_harness, image, pi, sdk_floor
 
@@ -63,7 +71,7 @@ def sdk_import_s(wire: str, runs: int) -> list[float]:
 
 
 def bench_wire(
-    wire: str, runs: int, tag: str | None, root: Path, imports: list[float]
+    wire: str, runs: int, tag: str | None, root: Path, imports: list[float], scenarios: list[str]
 ) -> dict[str, dict[str, list[RunRecord]]]:
     """Every scenario ``runs`` times, the harnesses interleaved; the SDK import probe runs inside the
     ``start`` rounds (appended to ``imports``), so it sees the same machine load as the starts."""
@@ -73,7 +81,8 @@ def bench_wire(
     records: dict[str, dict[str, list[RunRecord]]] = {name: {s: [] for s in SCRIPTS} for name in subjects}
     server = BenchServer(wire).start()
     try:
-        for scenario, script in SCRIPTS.items():
+        for scenario in scenarios:
+            script = SCRIPTS[scenario]
             for i in range(runs):
                 for name, subject in subjects.items():
                     if name in ("image", "sdk") and scenario != "start":
@@ -100,19 +109,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wire", default="anthropic,openai")
     parser.add_argument("--image", help="also time `docker run` of this aw-harness image to its first request")
     parser.add_argument("--write", action="store_true", help="write bench/RESULTS.md")
+    parser.add_argument("--scenarios", default=",".join(SCRIPTS), help="a subset, for a quick look (not with --write)")
     args = parser.parse_args(argv)
     if not PI_BIN.exists():
         print("Pi is not installed: run bench/install-pi.sh first", file=sys.stderr)
         return 2
     wires = [w.strip() for w in args.wire.split(",") if w.strip()]
+    scenarios = [s.strip() for s in args.scenarios.split(",") if s.strip()]
+    if args.write and scenarios != list(SCRIPTS):
+        parser.error("--write needs every scenario")
     load_before = report.load_average()
     results = {}
     with tempfile.TemporaryDirectory(prefix="aw-bench-") as tmp:
         for wire in wires:
             imports: list[float] = []
-            results[wire] = (bench_wire(wire, args.runs, args.image, Path(tmp), imports), imports)
+            results[wire] = (bench_wire(wire, args.runs, args.image, Path(tmp), imports, scenarios), imports)
+        stalled = [f"{wire}/{scenario} {line}" for wire, (records, _) in results.items()
+                   for scenario in scenarios
+                   for line in stalls({name: runs[scenario] for name, runs in records.items()})]  # fmt: skip
+        if stalled:
+            print("stall check failed: the server held replies back, so the numbers time it:", file=sys.stderr)
+            print("\n".join(stalled), file=sys.stderr)
+            return 1
+        if scenarios != list(SCRIPTS):
+            print(report.quick(results, scenarios))
+            return 0
+        clouds = cloud_imports.probe(Path(tmp) / "cloud-imports") if "anthropic" in wires else None
         # inside: the saved tool outputs the report checks are in these folders
-        text = report.render(results, args.runs, args.image, load_before, report.load_average())
+        text = report.render(results, args.runs, args.image, load_before, report.load_average(), clouds)
     print(text)
     if args.write:
         (BENCH / "RESULTS.md").write_text(text)

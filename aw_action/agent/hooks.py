@@ -27,6 +27,10 @@ class SessionHooks(Protocol):
     async def emit(self, event: AgentEvent) -> None:
         """Deliver an event to every listener, awaited in registration order."""
 
+    def listens(self, event_type: str) -> bool:
+        """Whether anyone receives events of this type; False: the core need not build them
+        (the streaming deltas, at token rate, are built only for a listener)."""
+
     async def context(self, messages: list[AnyMessage]) -> list[AnyMessage]:
         """Chain ``context`` handlers over a copy of the messages for one model call."""
 
@@ -51,6 +55,9 @@ class NullHooks:
 
     async def emit(self, event: AgentEvent) -> None:
         return None
+
+    def listens(self, event_type: str) -> bool:
+        return True  # a subclass that overrides ``emit`` hears every event
 
     async def context(self, messages: list[AnyMessage]) -> list[AnyMessage]:
         return messages

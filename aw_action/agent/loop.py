@@ -343,7 +343,7 @@ async def request_model(
                 if live:
                     await hooks.emit(MessageStart(event.partial))
             elif isinstance(event, StreamDelta):
-                if live:
+                if live and hooks.listens("message_update"):
                     await hooks.emit(MessageUpdate(event))
             else:
                 final = event.message

@@ -35,6 +35,7 @@ from aw_action.agent.events import (
     ToolExecutionUpdate,
     ToolResultEvent,
 )
+from aw_action.agent.tool_arguments import argument_error
 from aw_action.agent.tools import AgentTool, ToolResult
 from aw_action.ai.text import clean_text, clean_value
 from aw_action.ai.types import AbortSignal, AssistantMessage, TextContent, ToolCall, ToolResultMessage
@@ -161,12 +162,9 @@ class ToolBatch:
             return error_result(call, f"Invalid JSON arguments for tool {call.name}: {call.raw_arguments[:200]}")
         shim = getattr(tool, "prepare_arguments", None)
         args: dict[str, Any] = shim(dict(call.arguments)) if callable(shim) else dict(call.arguments)
-        import jsonschema  # here, not at the top: ~35 ms that would delay the first request (bench/)
-
-        try:
-            jsonschema.validate(args, tool.parameters)
-        except jsonschema.ValidationError as exc:
-            return error_result(call, f"Validation failed for tool {call.name}: {exc.message}")
+        error = argument_error(tool.parameters, args)
+        if error is not None:
+            return error_result(call, f"Validation failed for tool {call.name}: {error}")
         gate = await self.host.hooks.tool_call(ToolCallEvent(call.id, call.name, args))
         if gate.block:
             return error_result(call, gate.reason or "Tool execution was blocked")
@@ -189,7 +187,7 @@ class ToolBatch:
         settled = False
 
         async def on_update(partial: ToolResult) -> None:
-            if not settled:
+            if not settled and host.hooks.listens("tool_execution_update"):
                 text = clean_text("".join(c.text for c in partial.content))
                 await host.hooks.emit(ToolExecutionUpdate(call.id, call.name, ready.args, text))
 

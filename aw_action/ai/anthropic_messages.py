@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from aw_action.ai.catalog import ProviderSpec
+from aw_action.ai.message_memo import MessageMemo
 from aw_action.ai.stream_state import StreamState
 from aw_action.ai.types import (
     AssistantMessage,
@@ -48,6 +49,9 @@ STOP_REASONS: dict[str, StopReason] = {
     "tool_use": "toolUse",
     "refusal": "error",
 }
+HistoryMessage = UserMessage | AssistantMessage | ToolResultMessage
+Blocks = tuple[str, list[dict[str, Any]]]
+"""A message's role and its content blocks."""
 _ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 
@@ -72,32 +76,37 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
     return blocks
 
 
-def convert_messages(messages: list[UserMessage | AssistantMessage | ToolResultMessage]) -> list[dict[str, Any]]:
+def _message_blocks(m: HistoryMessage) -> Blocks:
+    """One message's role and content blocks (shared between requests: never changed in place)."""
+    if isinstance(m, AssistantMessage):
+        return "assistant", _assistant_blocks(m)
+    if isinstance(m, ToolResultMessage):
+        text = m.text or ("(error)" if m.is_error else "(no output)")
+        block = {
+            "type": "tool_result",
+            "tool_use_id": tool_id(m.tool_call_id),
+            "content": [{"type": "text", "text": text}],
+            "is_error": m.is_error,
+        }
+        return "user", [block]
+    return "user", [{"type": "text", "text": c.text} for c in m.content if c.text]
+
+
+def convert_messages(
+    messages: list[UserMessage | AssistantMessage | ToolResultMessage],
+    memo: MessageMemo[HistoryMessage, Blocks] | None = None,
+) -> list[dict[str, Any]]:
+    """The history as Anthropic messages (consecutive same-role messages merged); ``memo`` keeps
+    each message's blocks from one request to the next."""
+    converted = memo.convert(messages) if memo is not None else [_message_blocks(m) for m in messages]
     out: list[dict[str, Any]] = []
-    for m in messages:
-        if isinstance(m, AssistantMessage):
-            blocks = _assistant_blocks(m)
-            role = "assistant"
-        elif isinstance(m, ToolResultMessage):
-            text = m.text or ("(error)" if m.is_error else "(no output)")
-            blocks = [
-                {
-                    "type": "tool_result",
-                    "tool_use_id": tool_id(m.tool_call_id),
-                    "content": [{"type": "text", "text": text}],
-                    "is_error": m.is_error,
-                }
-            ]
-            role = "user"
-        else:
-            blocks = [{"type": "text", "text": c.text} for c in m.content if c.text]
-            role = "user"
+    for role, blocks in converted:
         if not blocks:
             continue
         if out and out[-1]["role"] == role:
             out[-1]["content"].extend(blocks)
         else:
-            out.append({"role": role, "content": blocks})
+            out.append({"role": role, "content": list(blocks)})
     return out
 
 
@@ -111,8 +120,8 @@ def add_cache_breakpoints(body: dict[str, Any], *, messages: bool = True) -> Non
     if not messages:
         return
     user_turns = [m for m in body["messages"] if m["role"] == "user"]
-    for turn in user_turns[-2:]:
-        turn["content"][-1]["cache_control"] = dict(EPHEMERAL)
+    for turn in user_turns[-2:]:  # a copy of the block: the blocks are shared between requests
+        turn["content"][-1] = {**turn["content"][-1], "cache_control": dict(EPHEMERAL)}
 
 
 class AnthropicWire:
@@ -120,12 +129,15 @@ class AnthropicWire:
     path = "/v1/messages"
     terminal = "message_stop"
 
+    def __init__(self) -> None:
+        self._memo: MessageMemo[HistoryMessage, Blocks] = MessageMemo(_message_blocks)
+
     def body(self, request: ProviderRequest, stream: bool) -> dict[str, Any]:
         opts = request.options
         body: dict[str, Any] = {
             "model": request.model.id,
             "max_tokens": opts.max_tokens or request.model.max_output_tokens,
-            "messages": convert_messages(request.messages),
+            "messages": convert_messages(request.messages, self._memo),
             "stream": stream,
         }
         if request.system_prompt:

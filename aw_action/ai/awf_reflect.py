@@ -20,10 +20,13 @@ import json
 import math
 import time
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+if TYPE_CHECKING:
+    import httpx
 
 DEFAULT_TIMEOUT_S = 3.0
 MAX_BYTES = 1 << 20
@@ -101,6 +104,8 @@ def parse(body: bytes, source: str) -> Reflection:
 def fetch(urls: list[str], timeout: float = DEFAULT_TIMEOUT_S) -> Reflection:
     """The first answer of ``urls`` within one ``timeout`` for all of them. The client keeps
     ``trust_env`` (``NO_PROXY`` lists the proxy inside AWF)."""
+    import httpx  # here: only a run that asks AWF pays for it (bench/PROFILE.md)
+
     deadline = time.monotonic() + timeout
     reasons: list[str] = []
     with httpx.Client(follow_redirects=False) as client:
@@ -143,6 +148,8 @@ def unlisted(reflection: Reflection, names: Iterable[str], model_id: str) -> str
 def _get(client: httpx.Client, url: str, deadline: float) -> bytes:
     """Each network wait is bounded by the time left; a body trickling in past the deadline is
     abandoned at its next chunk."""
+    import httpx
+
     with client.stream("GET", url, timeout=httpx.Timeout(deadline - time.monotonic())) as response:
         if response.status_code != 200:
             raise ReflectError(f"{url}: HTTP {response.status_code}")

@@ -19,6 +19,7 @@ import json
 from typing import Any
 
 from aw_action.ai.catalog import ProviderSpec
+from aw_action.ai.message_memo import MessageMemo
 from aw_action.ai.stream_state import StreamState
 from aw_action.ai.types import (
     AssistantMessage,
@@ -42,27 +43,39 @@ FINISH_REASONS: dict[str, StopReason] = {
 }
 
 
+HistoryMessage = UserMessage | AssistantMessage | ToolResultMessage
+
+
+def _entry(m: HistoryMessage) -> dict[str, Any] | None:
+    """One message as a Chat Completions message (None: an empty assistant message, left out);
+    shared between requests, never changed in place."""
+    if isinstance(m, UserMessage):
+        return {"role": "user", "content": m.text}
+    if isinstance(m, ToolResultMessage):
+        return {"role": "tool", "tool_call_id": m.tool_call_id, "content": m.text or "(no output)"}
+    text = "".join(c.text for c in m.content if isinstance(c, TextContent))
+    calls = [
+        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+        for c in m.tool_calls
+    ]
+    if not text and not calls:
+        return None
+    entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        entry["tool_calls"] = calls
+    return entry
+
+
 def convert_messages(
-    system_prompt: str, messages: list[UserMessage | AssistantMessage | ToolResultMessage]
+    system_prompt: str,
+    messages: list[HistoryMessage],
+    memo: MessageMemo[HistoryMessage, dict[str, Any] | None] | None = None,
 ) -> list[dict[str, Any]]:
+    """The system prompt and the history as Chat Completions messages; ``memo`` keeps each
+    message's form from one request to the next."""
     out: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
-    for m in messages:
-        if isinstance(m, UserMessage):
-            out.append({"role": "user", "content": m.text})
-        elif isinstance(m, ToolResultMessage):
-            out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.text or "(no output)"})
-        else:
-            text = "".join(c.text for c in m.content if isinstance(c, TextContent))
-            calls = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
-                for c in m.tool_calls
-            ]
-            if not text and not calls:
-                continue
-            entry: dict[str, Any] = {"role": "assistant", "content": text or None}
-            if calls:
-                entry["tool_calls"] = calls
-            out.append(entry)
+    entries = memo.convert(messages) if memo is not None else [_entry(m) for m in messages]
+    out += [entry for entry in entries if entry is not None]
     return out
 
 
@@ -73,12 +86,13 @@ class ChatWire:
 
     def __init__(self, max_tokens_field: str | None = None) -> None:
         self.max_tokens_field = max_tokens_field or "max_completion_tokens"
+        self._memo: MessageMemo[HistoryMessage, dict[str, Any] | None] = MessageMemo(_entry)
 
     def body(self, request: ProviderRequest, stream: bool) -> dict[str, Any]:
         opts = request.options
         body: dict[str, Any] = {
             "model": request.model.id,
-            "messages": convert_messages(request.system_prompt, request.messages),
+            "messages": convert_messages(request.system_prompt, request.messages, self._memo),
             "stream": stream,
         }
         if stream:

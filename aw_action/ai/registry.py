@@ -43,6 +43,10 @@ class TransportRow:
     """The module imported when the first request goes out."""
     client: str
     """``module:function(sdk, connection)`` returning the SDK's async client."""
+    raw_body: bool = False
+    """The client sends a request body as it is: the provider hands it the JSON bytes
+    (``sdk_provider.encode_body``) instead of the body, sparing the SDK's own walk of it. False
+    for a client that rewrites the body (a cloud's that moves the model into the URL)."""
 
 
 APIS: dict[str, ApiRow] = {
@@ -58,8 +62,8 @@ APIS: dict[str, ApiRow] = {
 TRANSPORTS: dict[str, TransportRow] = {
     row.name: row
     for row in (
-        TransportRow("anthropic", "anthropic", "aw_action.ai.transports:anthropic_client"),
-        TransportRow("openai", "openai", "aw_action.ai.transports:openai_client"),
+        TransportRow("anthropic", "anthropic", "aw_action.ai.transports:anthropic_client", raw_body=True),
+        TransportRow("openai", "openai", "aw_action.ai.transports:openai_client", raw_body=True),
         TransportRow("bedrock", "anthropic", "aw_action.ai.transports:bedrock_client"),
         TransportRow("vertex", "anthropic", "aw_action.ai.transports:vertex_client"),
         TransportRow("azure", "openai", "aw_action.ai.transports:azure_client"),

@@ -6,9 +6,13 @@ A provider is a catalog provider (``ProviderSpec``) with its credential: its tra
 its API (``registry.APIS``; the wire builds the JSON body and reads the SDK's events into a
 ``StreamState``). For each HTTP attempt this module:
 
-1. passes a copy of the body to ``hooks.on_payload`` and sends exactly the body it returns,
-   through the SDK's own ``client.post`` (auth, base URL, SSE parsing and error types stay the
-   SDK's; its retries are off: ``max_retries=0``);
+1. passes the body to ``hooks.on_payload`` (which never changes it in place: a retry sends the
+   same body again; whoever changes it works on a copy, the extension runner makes one only
+   when a payload hook is registered) and sends exactly the body it returns, through the SDK's
+   own ``client.post`` (auth, base URL, SSE parsing and error types stay the SDK's; its retries
+   are off: ``max_retries=0``). A transport whose client sends the body as it is
+   (``TransportRow.raw_body``) gets it as JSON bytes, encoded here as the SDK encodes it, so the
+   SDK does not walk and copy the whole history again on every request;
 2. reports status and headers to ``hooks.on_response`` from an httpx response event hook, i.e.
    before the body is read, for every response including errors;
 3. streams ``StreamStart``/``StreamDelta`` events live; an attempt that dies before the API's
@@ -25,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
+import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -77,6 +81,12 @@ async def _on_http_response(response: Any) -> None:
     attempt.status = int(response.status_code)
     attempt.headers = {str(k).lower(): str(v) for k, v in response.headers.items()}
     await attempt.hooks.on_response(attempt.status, dict(attempt.headers))
+
+
+def encode_body(payload: dict[str, Any]) -> bytes:
+    """The JSON a request body is sent as, byte for byte as the SDKs encode it (compact, UTF-8
+    unescaped, no ``NaN``)."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 class SdkProvider:
@@ -215,15 +225,16 @@ class SdkProvider:
         emit: Emit,
     ) -> AssistantMessage:
         state = StreamState(base.model_copy(deep=True))
-        payload = await hooks.on_payload(copy.deepcopy(body))
+        payload = await hooks.on_payload(body)
         attempt = _Attempt(hooks)
         token = _CURRENT.set(attempt)
         cast_to, stream_cls = wire.types(self._sdk)
         options: dict[str, Any] = {"headers": dict(request.options.headers)} if request.options.headers else {}
+        sent = {"content": encode_body(payload)} if self.transport.raw_body else {"body": payload}
         try:
             if payload.get("stream", self.streaming):
                 sdk_stream = await self._client.post(
-                    wire.path, body=payload, cast_to=cast_to, stream=True, stream_cls=stream_cls, options=options
+                    wire.path, **sent, cast_to=cast_to, stream=True, stream_cls=stream_cls, options=options
                 )
                 warm_up()  # the request is out: the price catalog loads while the answer streams
                 emit(StreamStart(state.snapshot()))
@@ -240,7 +251,7 @@ class SdkProvider:
                 if not state.complete:
                     raise IncompleteStreamError(f"stream ended before {wire.terminal}")
             else:
-                response = await self._client.post(wire.path, body=payload, cast_to=cast_to, options=options)
+                response = await self._client.post(wire.path, **sent, cast_to=cast_to, options=options)
                 wire.whole(response, state)
                 emit(StreamStart(state.snapshot()))
         except ProviderError:

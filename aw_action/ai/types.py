@@ -213,7 +213,9 @@ class ProviderHooks(Protocol):
     """Callbacks a provider calls during one request (the core's provider hooks).
 
     Contracts: ``on_payload`` is called once per HTTP attempt with the exact body about to be
-    sent and returns the body to send (possibly replaced); ``on_response`` observes status and
+    sent and returns the body to send (possibly replaced); it never changes the body it is given
+    (the provider sends it again on a retry): a change is made on a copy, which is returned;
+    ``on_response`` observes status and
     headers before the body is consumed; ``on_retry`` reports a retry about to sleep.
     """
 

@@ -135,10 +135,12 @@ class ExtensionAPI(_RunView):
         """Run-wide services (redactor, JSONL sink, registry); for built-in extensions."""
         return self._s
 
-    def on(self, event: str, handler: Handler) -> None:
+    def on(self, event: str, handler: Handler, *, deltas: bool = True) -> None:
+        """``handler(event, ctx)`` for every ``event``; ``deltas=False`` on ``*``: every event but
+        the streaming deltas (``message_update``, ``tool_execution_update``)."""
         if event not in EVENT_NAMES:
             raise ValueError(f"unknown event {event!r}; known: {', '.join(sorted(EVENT_NAMES))}")
-        self._s.registry.add_handler(event, self.name, self.builtin, handler)
+        self._s.registry.add_handler(event, self.name, self.builtin, handler, deltas)
 
     def register_tool(
         self,

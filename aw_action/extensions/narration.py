@@ -82,6 +82,6 @@ def setup(api: ExtensionAPI) -> None:
     if not api.services.jsonl.readable:
         return
     narration = Narration(api)
-    api.on("*", narration.on_event)
+    api.on("*", narration.on_event, deltas=False)
     api.on("before_provider_request", narration.on_request)
     api.on("session_shutdown", narration.stop_heartbeat)

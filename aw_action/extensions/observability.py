@@ -206,5 +206,5 @@ def setup(api: ExtensionAPI) -> None:
     obs = Observability(api)
     api.on("session_start", obs.on_start)
     api.on("after_provider_response", obs.on_response)
-    api.on("*", obs.on_event)
+    api.on("*", obs.on_event, deltas=False)  # its writers and the JSONL stream record no delta
     api.on("session_shutdown", obs.on_shutdown)

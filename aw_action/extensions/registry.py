@@ -14,6 +14,8 @@ from typing import Any
 from aw_action.agent.tools import AgentTool
 from aw_action.ai.types import Provider
 
+STREAMING_DELTAS = frozenset({"message_update", "tool_execution_update"})
+"""The events sent at token rate while a message or a tool's output streams in."""
 Handler = Callable[[Any, Any], Any | Awaitable[Any]]
 """``handler(event, ctx)``, sync or async; ``ctx`` is an ``ExtensionContext`` (``api.py``)."""
 
@@ -23,6 +25,8 @@ class Registered:
     extension: str
     builtin: bool
     handler: Handler
+    deltas: bool = True
+    """For a ``*`` handler: whether it receives the streaming deltas too."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,16 @@ class Registry:
     def handlers_for(self, event: str) -> list[Registered]:
         return list(self.handlers.get(event, []))
 
+    def listeners(self, event: str) -> list[Registered]:
+        """Who receives an agent event or harness record of this type: its own handlers, then the
+        ``*`` ones (for a streaming delta, those that asked for deltas). Empty: nobody listens,
+        and the core need not even build the event."""
+        own = self.handlers.get(event, [])
+        wildcard = self.handlers.get("*", [])
+        if event in STREAMING_DELTAS:
+            wildcard = [reg for reg in wildcard if reg.deltas]
+        return [*own, *wildcard]
+
     def tool_list(self) -> list[AgentTool]:
         return [entry.value for entry in self.tools.values()]
 
@@ -50,8 +64,8 @@ class Registry:
         entry = self.providers.get(name)
         return None if entry is None else entry.value
 
-    def add_handler(self, event: str, extension: str, builtin: bool, handler: Handler) -> None:
-        self.handlers.setdefault(event, []).append(Registered(extension, builtin, handler))
+    def add_handler(self, event: str, extension: str, builtin: bool, handler: Handler, deltas: bool = True) -> None:
+        self.handlers.setdefault(event, []).append(Registered(extension, builtin, handler, deltas))
 
     def wrap_handlers(self, extension: str, wrap: Callable[[Handler], Handler]) -> None:
         """Replace every handler ``extension`` (a user extension) registered by ``wrap(handler)``."""

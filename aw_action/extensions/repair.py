@@ -23,10 +23,10 @@ from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 from aw_action.extensions.compaction import compact, effective_history
 from aw_action.extensions.repair_rules import (
     Fix,
+    HistoryCheck,
     classify_error,
     clean_result_text,
     progress_summary,
-    repair_history,
 )
 
 MAX_RECOVERIES = 2
@@ -49,6 +49,8 @@ class Repair:
         self.recoveries = 0
         self.overflow_compacted = False
         self.reported: set[tuple[str, str]] = set()
+        self.check_saved = HistoryCheck()
+        self.check_sent = HistoryCheck()
 
     def report(self, ctx: ExtensionContext, fixes: list[Fix], persisted: bool) -> None:
         for fix in fixes:
@@ -66,14 +68,14 @@ class Repair:
         return ToolResultPatch(text=text)
 
     def repair_saved(self, ctx: ExtensionContext) -> None:
-        fixed, fixes = repair_history(effective_history(ctx.session))
+        fixed, fixes = self.check_saved(effective_history(ctx.session))
         if fixes:
             ctx.session.replace_messages(fixed, "repair")
             ctx.session.append_entry("repair", [f.fields() for f in fixes])
             self.report(ctx, fixes, True)
 
     def on_context(self, event: ContextEvent, ctx: ExtensionContext) -> ContextResult | None:
-        fixed, fixes = repair_history(event.messages)
+        fixed, fixes = self.check_sent(event.messages)
         if not fixes:
             return None
         self.report(ctx, fixes, False)

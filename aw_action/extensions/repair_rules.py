@@ -145,6 +145,39 @@ def repair_history(messages: Sequence[AnyMessage]) -> tuple[list[AnyMessage], li
     return out, fixes
 
 
+class HistoryCheck:
+    """``repair_history`` over a history that grows between calls, without walking again the part
+    an earlier call found sound: linear in the turns of a run rather than quadratic.
+
+    A sound prefix is remembered up to its last live assistant message (where the walk starts
+    afresh: nothing before it changes what ``repair_history`` does after it), as the message
+    objects themselves; a later history that starts with those same objects is walked from
+    there only. Any other history (compacted, replaced, repaired) is walked whole. The answer
+    is always ``repair_history``'s."""
+
+    def __init__(self) -> None:
+        self._sound: list[AnyMessage] = []
+
+    def __call__(self, messages: Sequence[AnyMessage]) -> tuple[list[AnyMessage], list[Fix]]:
+        start = len(self._sound)
+        if start > len(messages) or any(a is not b for a, b in zip(self._sound, messages, strict=False)):
+            start = 0
+        tail = messages[start:]
+        fixed, fixes = repair_history(tail)
+        if fixes:
+            self._sound = []
+            return [*messages[:start], *fixed] if start else fixed, fixes
+        if len(fixed) == len(tail) and all(a is b for a, b in zip(fixed, tail, strict=True)):
+            boundary = next(
+                (i for i in range(len(tail) - 1, -1, -1) if isinstance(tail[i], AssistantMessage) and is_live(tail[i])),
+                0,
+            )
+            self._sound = [*self._sound[:start], *tail[:boundary]]
+        else:  # sound but reordered: not a prefix to skip next time
+            self._sound = []
+        return [*messages[:start], *fixed] if start else fixed, fixes
+
+
 ErrorClass = Literal["transient", "overflow", "history", "fatal"]
 
 _TRANSIENT = re.compile(r"rate.?limit|overloaded|timeout|timed out|network|econnreset|etimedout", re.I)

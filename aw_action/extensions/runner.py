@@ -91,8 +91,11 @@ class ExtensionRunner:
 
     async def _dispatch(self, event: AgentEvent) -> None:
         name = event.type
-        for reg in self._handlers(name) + self._handlers("*"):
+        for reg in self._s.registry.listeners(name):
             await self._call(reg, name, event)
+
+    def listens(self, event_type: str) -> bool:
+        return bool(self._s.registry.listeners(event_type))
 
     async def flush(self) -> None:
         """Dispatch queued harness records (and any records those handlers post)."""
@@ -171,7 +174,14 @@ class ExtensionRunner:
         return ProviderRequestResult(options=options, steering=steering)
 
     async def before_provider_payload(self, payload: dict[str, Any], model: Model) -> dict[str, Any]:
-        for reg in self._handlers("before_provider_payload"):
+        """The payload hooks' chain over a copy of ``payload`` (the provider's, sent again on a
+        retry, is never changed); no handler, no copy: ``payload`` itself comes back."""
+        handlers = self._handlers("before_provider_payload")
+        if not handlers:
+            await self.flush()
+            return payload
+        payload = copy_json(payload)
+        for reg in handlers:
             ok, result = await self._call(reg, "before_provider_payload", BeforeProviderPayloadEvent(payload, model))
             if ok and isinstance(result, dict):
                 payload = result
@@ -182,3 +192,13 @@ class ExtensionRunner:
         for reg in self._handlers("after_provider_response"):
             await self._call(reg, "after_provider_response", AfterProviderResponseEvent(status, dict(headers)))
         await self.flush()
+
+
+def copy_json(value: Any) -> Any:
+    """A copy of JSON data's containers (dicts and lists; the values in them are immutable):
+    what a handler may change in place without touching the original."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value

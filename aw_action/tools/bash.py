@@ -192,7 +192,7 @@ class _Run:
             await asyncio.wait({exited, aborted}, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED)
             outcome = "exited" if exited.done() else "aborted" if aborted.done() else "timeout"
             if outcome != "exited":
-                await asyncio.to_thread(kill_call, self.token, proc.pid)
+                await asyncio.to_thread(kill_call, self.token, spawn.process_group(proc))
                 await exited
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(pump), DRAIN_GRACE_S)
@@ -201,7 +201,7 @@ class _Run:
             await updater
         finally:
             if proc.returncode is None:  # cancelled: leave nothing running, reap the shell
-                kill_call(self.token, proc.pid, deadline_s=1.0)
+                kill_call(self.token, spawn.process_group(proc), deadline_s=1.0)
                 await asyncio.wait({exited}, timeout=1)
             shell_finished(proc.pid)
             for task in (pump, updater, exited, aborted):

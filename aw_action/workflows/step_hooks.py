@@ -43,6 +43,9 @@ class GuardedHooks:
         decision = self.guard.authorize(event.tool_call_id, event.tool_name, event.input)
         return result if decision.allowed else ToolCallResult(block=True, reason=decision.reason)
 
+    def listens(self, event_type: str) -> bool:
+        return self.inner.listens(event_type)
+
     async def context(self, messages: list[AnyMessage]) -> list[AnyMessage]:
         return await self.inner.context(messages)
 

@@ -14,6 +14,7 @@ semantics (a ``before_provider_request`` handler mutates or replaces the options
 from __future__ import annotations
 
 import asyncio
+import copy
 import io
 import json
 from pathlib import Path
@@ -362,6 +363,37 @@ async def test_payload_hooks_chain(tmp_path: Path) -> None:
     await s.prompt("hello")
     assert [p.get("steps") for p in seen] == [None, ["provider", "first"]]
     assert provider.payloads[0]["steps"] == ["provider", "first", "second"]
+
+
+async def test_a_payload_hook_changes_its_own_copy(tmp_path: Path) -> None:
+    """A handler that changes the payload in place changes what this attempt sends, never the
+    provider's body: a retry starts again from the original. With no handler the provider's body
+    itself goes out (nothing copied)."""
+
+    def setup(api: ExtensionAPI) -> None:
+        def handler(event: Any, ctx: ExtensionContext) -> None:
+            event.payload["messages"].append({"role": "user", "content": "added"})
+            event.payload["system"][0]["text"] = "changed"
+
+        api.on("before_provider_payload", handler)
+
+    body: dict[str, Any] = {"system": [{"type": "text", "text": "sys"}], "messages": [{"role": "user"}]}
+    original = copy.deepcopy(body)
+    bare, _ = _runner(tmp_path, session(tmp_path, ScriptedProvider()))
+    assert await bare.before_provider_payload(body, MODEL) is body
+
+    runner, _ = _runner(tmp_path, session(tmp_path, ScriptedProvider()), ("mutator", False, setup))
+    first = await runner.before_provider_payload(body, MODEL)
+    second = await runner.before_provider_payload(body, MODEL)
+    assert (
+        first
+        == second
+        == {
+            "system": [{"type": "text", "text": "changed"}],
+            "messages": [{"role": "user"}, {"role": "user", "content": "added"}],
+        }
+    )
+    assert body == original
 
 
 def test_session_stays_usable_without_a_running_loop() -> None:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from aw_action.extensions.repair_rules import (
     INTERRUPTED,
     MAX_RESULT_CHARS,
+    Fix,
+    HistoryCheck,
     classify_error,
     clean_result_text,
     progress_summary,
@@ -141,3 +146,77 @@ def test_progress_summary_lists_tools_files_and_last_note() -> None:
     summary = progress_summary(history)
     assert "2 model response(s)" in summary and "bash x2" in summary and "write x1" in summary
     assert "report.md" in summary and summary.endswith('Your last note: "checking"')
+
+
+_PIECES = ["turn"] * 6 + [
+    "two calls",
+    "user",
+    "failed",
+    "late",
+    "orphan",
+    "no result",
+    "duplicate",
+    "dirty",
+    "bad args",
+]
+
+
+def _piece(piece: str, a: str, b: str) -> list[AnyMessage]:
+    pieces: dict[str, list[AnyMessage]] = {
+        "turn": [answer(call(a)), result(a)],
+        "two calls": [answer(call(a), call(b)), result(b), result(a)],
+        "user": [UserMessage.of("u")],
+        "failed": [answer(call(a), stop="error")],
+        "late": [answer(call(a)), answer(stop="error"), result(a)],
+        "orphan": [result(a)],
+        "no result": [answer(call(a))],
+        "duplicate": [answer(call(a)), result(a), result(a)],
+        "dirty": [answer(call(a)), result(a, text="bad \x1b[31m")],
+        "bad args": [answer(call(a, raw="{not json")), result(a)],
+    }
+    return pieces[piece]
+
+
+def _history(pieces: list[str]) -> list[AnyMessage]:
+    """A history made of whole turns, with now and then a piece that needs a repair."""
+    return [m for n, piece in enumerate(pieces) for m in _piece(piece, f"c{n}a", f"c{n}b")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=16),
+    st.lists(st.integers(min_value=0, max_value=40), max_size=10),
+    st.lists(st.booleans(), max_size=10),
+)
+def test_the_incremental_check_answers_as_repair_history(pieces: list[str], cuts: list[int], fresh: list[bool]) -> None:
+    """A growing history (and now and then a replaced one: new objects, or a shorter list) gets
+    exactly ``repair_history``'s answer at every step, whatever was remembered before."""
+    history = _history(pieces)
+    check = HistoryCheck()
+    for step, cut in enumerate([*sorted(cuts), len(history)]):
+        seen = history[:cut]
+        if step < len(fresh) and fresh[step]:
+            seen = [m.model_copy() for m in seen]
+        expected = _comparable(repair_history(seen))
+        assert _comparable(check(seen)) == expected
+        assert _comparable(check(seen)) == expected  # asked again: the same answer
+    half = history[: len(history) // 2]
+    assert _comparable(check(half)) == _comparable(repair_history(half))
+
+
+def _comparable(answer: tuple[list[AnyMessage], list[Fix]]) -> tuple[list[dict[str, object]], list[Fix]]:
+    """A repair's answer without the timestamps a synthetic result is made with."""
+    fixed, fixes = answer
+    return [m.model_dump(exclude={"timestamp"}) for m in fixed], fixes
+
+
+def test_the_incremental_check_walks_only_what_is_new() -> None:
+    """A sound prefix is not walked again: a message changed in place inside it (which a real
+    history never does) goes unseen, while the same change in a new history is found."""
+    history: list[AnyMessage] = [UserMessage.of("t"), answer(call("a")), result("a"), answer(call("b")), result("b")]
+    check = HistoryCheck()
+    assert check(history) == (history, [])
+    history[2].content = [TextContent(text="\x1b[31mred")]
+    assert check([*history, answer(text="done", stop="stop")])[1] == []
+    fresh = [m.model_copy() for m in history]
+    assert [f.action for f in check(fresh)[1]] == ["sanitized_tool_result"]

@@ -6,6 +6,14 @@ received in ``requests`` (method, path, headers, body), in arrival order. A repl
 body chunk by chunk (HTTP/1.1 chunked encoding), drop the socket after some chunks (an incomplete
 body, which the client sees as a protocol error), wait before answering, or stall mid-body.
 
+Replies go out with ``TCP_NODELAY``: a reply is several small flushed writes on a kept-alive
+connection, and without it Nagle's algorithm holds each write after the first until the client
+acknowledges the previous one, which a client that delays its ACKs does only after ~40 ms. Real
+API servers do not stall like that; a test server that did would time its own stall, not the
+client (bench/RESULTS.md was once wrong by that much). With ``time_replies``, each reply's
+timing is recorded in ``replies`` (``ReplyTiming``), which is how the bench checks that no reply
+was held back.
+
 Provider-specific reply builders live next to this module (``anthropic.py``, ``openai.py``).
 
     with WireServer() as server:
@@ -17,9 +25,11 @@ Provider-specific reply builders live next to this module (``anthropic.py``, ``o
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import socket
 import ssl
+import struct
 import sys
 import threading
 import time
@@ -75,6 +85,48 @@ class Reply:
 
 Responder = Reply | Callable[[ReceivedRequest], Reply]
 
+SIOCOUTQNSD = 0x894B
+"""Linux ioctl: bytes in a socket's send queue not yet sent (held back, e.g. by Nagle)."""
+HOLD_LIMIT_S = 1.0
+"""How long a reply's last bytes are waited for to leave the send queue before giving up."""
+
+
+@dataclass(frozen=True)
+class ReplyTiming:
+    """One reply as the server sent it, ``time.monotonic()`` seconds."""
+
+    connection: int
+    """Which connection (the handler's id): consecutive requests of a client share one."""
+    received_at: float
+    """The request's body was read."""
+    written_at: float
+    """The reply's last write returned (its bytes are in the kernel's send queue)."""
+    on_wire_at: float
+    """The kernel had sent every byte of it (nothing left unsent in the send queue)."""
+
+    @property
+    def held_s(self) -> float:
+        """How long the kernel held the reply's last bytes back after the server wrote them."""
+        return self.on_wire_at - self.written_at
+
+
+def unsent_bytes(sock: socket.socket) -> int:
+    """Bytes written to ``sock`` that the kernel has not sent yet."""
+    return int(struct.unpack("i", fcntl.ioctl(sock.fileno(), SIOCOUTQNSD, b"\0" * 4))[0])
+
+
+def wait_until_sent(sock: socket.socket, limit_s: float = HOLD_LIMIT_S) -> float:
+    """``time.monotonic()`` once ``sock``'s send queue holds no unsent byte (or ``limit_s`` later)."""
+    deadline = time.monotonic() + limit_s
+    while True:
+        now = time.monotonic()
+        try:
+            if unsent_bytes(sock) == 0 or now >= deadline:
+                return now
+        except OSError:  # the client went away: nothing is held any more
+            return now
+        time.sleep(0.0002)
+
 
 class _HTTPServer(LocalHTTPServer):
     tls: ssl.SSLContext | None = None
@@ -96,11 +148,21 @@ class _HTTPServer(LocalHTTPServer):
 class WireServer:
     """Threaded HTTP server on 127.0.0.1; thread-safe script and request log."""
 
-    def __init__(self, default: Responder | None = None, port: int = 0, tls: ssl.SSLContext | None = None) -> None:
+    def __init__(
+        self,
+        default: Responder | None = None,
+        port: int = 0,
+        tls: ssl.SSLContext | None = None,
+        *,
+        time_replies: bool = False,
+    ) -> None:
         self.default = default
         self.tls = tls
         """Serve HTTPS with this context (``tests/servers/tls.py``); None: plain HTTP."""
         self.requests: list[ReceivedRequest] = []
+        self.time_replies = time_replies
+        self.replies: list[ReplyTiming] = []
+        """With ``time_replies``: every complete reply, in the order they were sent."""
         self._script: deque[Responder] = deque()
         self._lock = threading.Lock()
         self._port = port
@@ -123,6 +185,12 @@ class WireServer:
             self._script.extend(replies)
         return self
 
+    def take_replies(self) -> list[ReplyTiming]:
+        """The replies timed so far (``time_replies``), and forget them."""
+        with self._lock:
+            taken, self.replies = self.replies, []
+        return taken
+
     @property
     def pending(self) -> int:
         with self._lock:
@@ -141,6 +209,7 @@ class WireServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:
                 return None
@@ -148,13 +217,19 @@ class WireServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
+                received = time.monotonic()
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 reply = server._next(ReceivedRequest(self.command, self.path, headers, body))
-                self._send(reply)
+                if self._send(reply) and server.time_replies:
+                    written = time.monotonic()
+                    timing = ReplyTiming(id(self), received, written, wait_until_sent(self.connection))
+                    with server._lock:
+                        server.replies.append(timing)
 
             do_GET = do_POST
 
-            def _send(self, reply: Reply) -> None:
+            def _send(self, reply: Reply) -> bool:
+                """Send ``reply``; False when it was cut short on purpose (``drop_after``)."""
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
                 self.send_response(reply.status)
@@ -170,15 +245,16 @@ class WireServer:
                         time.sleep(reply.stall_s)
                     if reply.drop_after is not None and i >= reply.drop_after:
                         self._drop()
-                        return
+                        return False
                     self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n" if reply.chunked else chunk)
                     self.wfile.flush()
                 if reply.drop_after is not None:
                     self._drop()
-                    return
+                    return False
                 if reply.chunked:
                     self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
+                return True
 
             def _drop(self) -> None:
                 self.wfile.flush()
