@@ -70,6 +70,7 @@ attacks = [
     ("bash", {"command": "env; printenv"}),
     ("bash", {"command": "cat /proc/$PPID/environ; tr '\\0' '\\n' < /proc/$PPID/environ"}),
     ("bash", {"command": "for f in /proc/[0-9]*/environ; do cat $f 2>&1; done | tr '\\0' '\\n'"}),
+    ("bash", {"command": f"tr '\\0' '\\n' < /proc/{pid}/environ"}),  # the harness itself: not the tools' parent
     ("bash", {"command": f"python3 -c \"{MEM}\" $PPID"}),
     ("bash", {"command": "cat /proc/$PPID/cmdline; cat /proc/$PPID/status | grep -i uid"}),
     ("bash", {"command": "ls /proc/$PPID/fd/ && timeout 2 cat /proc/$PPID/fd/* 2>&1 | head -c 2000"}),
@@ -150,7 +151,7 @@ def test_control_without_a_tool_identity_the_same_attacks_read_the_keys(
 
 def test_no_planted_secret_reaches_any_tool_result_in_any_encoding(attack: dict[str, object]) -> None:
     results = attack["results"]
-    assert isinstance(results, list) and len(results) == 18
+    assert isinstance(results, list) and len(results) == 19
     assert leaks(attack) == set()
 
 
@@ -158,6 +159,8 @@ def test_the_attacks_were_really_refused_not_just_empty(attack: dict[str, object
     by_command = {json.dumps(args): text for _, args, text in attack["results"]}  # type: ignore[union-attr]
     environ = next(t for a, t in by_command.items() if "cat /proc/$PPID/environ" in a)
     assert "Permission denied" in environ
+    harness = next(t for a, t in by_command.items() if "< /proc/" in a and "PPID" not in a)
+    assert "Permission denied" in harness, "the harness's own environ, found by its pid, is not the tools' to read"
     mem = next(t for a, t in by_command.items() if "maps" in a)
     assert "Permission denied" in mem or "PermissionError" in mem
     own = by_command[json.dumps({"path": "/proc/self/environ"})]
