@@ -10,6 +10,9 @@ every decision after the probe is the production one)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -224,3 +227,50 @@ def test_a_workflow_with_a_read_only_step_fails_closed_without_landlock(tmp_path
     assert done.returncode == 2
     assert "the read-only sandbox of workflow steps inspect cannot be enforced" in done.result["error"]
     assert not (tmp_path / "ws" / ".git").exists(), "no step ran"
+
+
+NO_NESTED_SECCOMP = """
+import ctypes, os, sys
+from aw_action.security import landlock as ll
+deny = ll.SECCOMP_RET_ERRNO | 1  # EPERM, as a container profile that refuses nested filters answers
+program = [
+    (ll.BPF_LD_W_ABS, 0, 0, ll.SECCOMP_DATA_NR),
+    (ll.BPF_JEQ_K, 0, 1, 317),  # seccomp(2)
+    (ll.BPF_RET_K, 0, 0, deny),
+    (ll.BPF_JEQ_K, 0, 3, 157),  # prctl(2) ...
+    (ll.BPF_LD_W_ABS, 0, 0, ll.SECCOMP_DATA_ARG0),
+    (ll.BPF_JEQ_K, 0, 1, ll.PR_SET_SECCOMP),  # ... PR_SET_SECCOMP
+    (ll.BPF_RET_K, 0, 0, deny),
+    (ll.BPF_RET_K, 0, 0, ll.SECCOMP_RET_ALLOW),
+]
+filters = (ll.SockFilter * len(program))(*(ll.SockFilter(*op) for op in program))
+fprog = ll.SockFprog(len(program), filters)
+ll._check(ll._libc().prctl(ll.PR_SET_SECCOMP, ll.SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "test filter")
+os.execv(sys.executable, [sys.executable, "-m", "aw_action", *sys.argv[1:]])
+"""
+
+
+@needs_landlock
+@pytest.mark.skipif(
+    os.uname().machine != "x86_64" or os.geteuid() != 0, reason="the filter below is x86_64's; root installs it"
+)
+def test_where_the_socket_filter_is_refused_commands_still_run_and_the_record_says_so(tmp_path: Path) -> None:
+    """A container whose seccomp profile refuses nested filters: the run's check finds the socket
+    filter cannot be had, so the read-only commands run (Landlock's TCP rules alone), not fail."""
+    config = {"engine": {"model": "faux/scripted"}, "harness": {"sandbox": "read-only"}}
+    cfg, prompt = write_run_files(tmp_path, config, script=[bash("echo ran"), {"text": "done"}])
+    env = base_env(tmp_path, ANTHROPIC_API_KEY=KEY, PYTHONPATH=str(Path(__file__).parents[2]))
+    proc = subprocess.run(
+        [sys.executable, "-c", NO_NESTED_SECCOMP, "--config", str(cfg), "--prompt", str(prompt)],
+        env=env,
+        cwd=env["GITHUB_WORKSPACE"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    sandbox = [json.loads(line) for line in proc.stderr.splitlines() if line.startswith('{"event": "sandbox"')]
+    assert sandbox and sandbox[0]["socket_filter"] is False and sandbox[0]["enforced"] is True, sandbox
+    entries = [json.loads(line) for line in (tmp_path / "out" / "session.jsonl").read_text().splitlines()]
+    results = [e["message"] for e in entries if e.get("type") == "message" and e["message"]["role"] == "toolResult"]
+    assert [(r["is_error"], r["content"][0]["text"].strip()) for r in results] == [(False, "ran")], results
