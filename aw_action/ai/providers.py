@@ -28,7 +28,6 @@ provider meets later (what a credentials file holds, the access tokens a cloud's
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +41,7 @@ from aw_action.ai.retry import RetryPolicy, RetrySettingError
 from aw_action.ai.sdk_provider import DEFAULT_TIMEOUT_S, SdkProvider
 from aw_action.ai.settings import MissingSettingError, provider_settings, require_endpoint
 from aw_action.ai.types import Model, Provider
+from aw_action.env_values import env_seconds
 from aw_action.exits import InvocationError
 
 TIMEOUT_ENV = "AW_PROVIDER_TIMEOUT_S"
@@ -64,21 +64,6 @@ def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
         return RetryPolicy.from_env(env)
     except RetrySettingError as exc:
         raise InvocationError(str(exc)) from None
-
-
-def env_seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    """A positive number of seconds from ``name``; unset or blank is ``default``, anything else
-    that is not a positive finite number is an invocation error naming the variable."""
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise InvocationError(f"{name}: expected a positive number of seconds, got {raw[:40]!r}")
-    return value
 
 
 def build_providers(

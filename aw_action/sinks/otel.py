@@ -22,14 +22,13 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from aw_action.exits import InvocationError
+from aw_action.env_values import env_seconds
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.redact import Redactor
 from aw_action.sinks import genai
@@ -46,16 +45,7 @@ Attrs = Mapping[str, str | int | float | bool | Sequence[str]]
 def otlp_timeout(env: Mapping[str, str]) -> float:
     """Seconds per OTLP export and for the final flush: ``AW_OTLP_TIMEOUT_S`` (kept within
     0.1-30), default 5; a value that is not a positive number is an invocation error."""
-    raw = (env.get("AW_OTLP_TIMEOUT_S") or "").strip()
-    if not raw:
-        return DEFAULT_TIMEOUT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise InvocationError(f"AW_OTLP_TIMEOUT_S: expected a positive number of seconds, got {raw[:40]!r}")
-    return min(max(value, 0.1), 30.0)
+    return min(max(env_seconds(env, "AW_OTLP_TIMEOUT_S", DEFAULT_TIMEOUT_S), 0.1), 30.0)
 
 
 @dataclass(frozen=True)
