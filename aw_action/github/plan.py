@@ -175,6 +175,18 @@ def output_dir(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) ->
     return default_output_dir(env, workspace) or Path(env.get("AW_OUTPUT_DIR") or DEFAULT_OUTPUT_DIR)
 
 
+def made_output_dir(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> Path:
+    """``output_dir``, created (and kept out of git inside the workspace); ``ActionInputError``
+    naming ``output-dir`` when it cannot be."""
+    folder = output_dir(inputs, env, workspace)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        keep_out_of_git(folder, workspace)
+    except OSError as exc:
+        raise ActionInputError("output-dir", f"cannot create {folder}: {exc.strerror or exc}") from None
+    return folder
+
+
 @dataclass(frozen=True)
 class FallbackRecords:
     """Where a run that could not start puts its records, read from the raw inputs (they may be
@@ -229,12 +241,7 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: T
     if fork is not None and workflow is not None and workflow.workflow is not None:
         # what the steps run and may do comes from the base commit, like the config
         workflow = replace(workflow, workflow=fork.file(_resolve(workspace, str(workflow.workflow)), "workflow"))
-    out_dir = output_dir(inputs, env, workspace)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        keep_out_of_git(out_dir, workspace)
-    except OSError as exc:
-        raise ActionInputError("output-dir", f"cannot create {out_dir}: {exc.strerror or exc}") from None
+    out_dir = made_output_dir(inputs, env, workspace)
     return RunPlan(
         resolved=resolved,
         prompt_path=prompt or workspace / "prompt.txt",

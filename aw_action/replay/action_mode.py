@@ -28,8 +28,8 @@ from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import REPLAY_OUTPUT_NAMES, result_outputs, write_outputs
-from aw_action.github.paths import container_path, keep_out_of_git
-from aw_action.github.plan import output_dir
+from aw_action.github.paths import container_path
+from aw_action.github.plan import made_output_dir
 from aw_action.github.upload import upload_run_artifacts
 from aw_action.harness.supervisor import supervise
 from aw_action.replay.prepare import prepare
@@ -45,13 +45,7 @@ def replay_inputs(inputs: ActionInputs, env: Mapping[str, str], workspace: Path)
     """The recording's path and the replay's output folder; ``ActionInputError`` naming the input."""
     if not inputs.replay_records:
         raise ActionInputError("replay-records", "required with mode: replay (the recorded run's artifact)")
-    out = output_dir(inputs, env, workspace)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        keep_out_of_git(out, workspace)
-    except OSError as exc:
-        raise ActionInputError("output-dir", f"cannot create {out}: {exc.strerror or exc}") from None
-    return container_path(inputs.replay_records, env, workspace), out
+    return container_path(inputs.replay_records, env, workspace), made_output_dir(inputs, env, workspace)
 
 
 def run_replay_mode(
