@@ -57,7 +57,6 @@ from aw_action.harness.invocation import Harness
 from aw_action.harness.run_files import start_afresh
 from aw_action.harness.supervisor import exit_soon, stuck_result, supervise
 from aw_action.harness.workflow import WorkflowHarness
-from aw_action.replay.action_mode import run_replay_mode
 from aw_action.run.cancel import CancelClock, StopSignals
 from aw_action.run.record import Reporting
 from aw_action.run.redact import run_redactor
@@ -93,6 +92,8 @@ def main(argv: list[str]) -> int:
         if inputs.mode == "apply":
             return run_apply_mode(inputs, env, log, Path.cwd())
         if inputs.mode == "replay":
+            from aw_action.replay.action_mode import run_replay_mode  # only a replay pays for it
+
             return run_replay_mode(inputs, env, log, stops, CANCEL_RUN_S, CANCEL_TOTAL_S)
         event = TriggerEvent.from_env(env)
         decision = trigger_decision(inputs, event, env)

@@ -27,9 +27,10 @@ from typing import IO, Any, cast
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
 from aw_action.github.log import WorkflowLog
-from aw_action.github.outputs import REPLAY_OUTPUT_NAMES, result_outputs, write_outputs
+from aw_action.github.outputs import REPLAY_OUTPUT_NAMES, result_outputs
 from aw_action.github.paths import container_path
 from aw_action.github.plan import made_output_dir
+from aw_action.github.run_report import write_outputs_or_warn
 from aw_action.github.upload import upload_run_artifacts
 from aw_action.harness.supervisor import supervise
 from aw_action.replay.prepare import prepare
@@ -89,9 +90,6 @@ def _finish(report: dict[str, Any], env: Mapping[str, str], log: WorkflowLog, ar
     conclusion = "success" if code == 0 else "failure"
     outputs.update({verdict: str(report["replay"]), "conclusion": conclusion, "exit-code": str(code)})
     outputs["artifact-id"] = artifact_id
-    try:
-        write_outputs(env.get("GITHUB_OUTPUT"), outputs)
-    except OSError as exc:
-        log.warning(f"could not write step outputs: {exc}", title="aw-harness")
+    write_outputs_or_warn(env, outputs, log)
     log.finish()
     return code

@@ -83,10 +83,6 @@ def usd(value: float | None, places: int = 4) -> str:
     return "unknown" if value is None else f"${value:,.{places}f}"
 
 
-def percent(used: float, limit: float | None) -> str:
-    return "–" if not limit else f"{100.0 * used / limit:.1f}%"
-
-
 def duration(ms: float | int | None) -> str:
     """``1m 05s`` style; seconds with one decimal under a minute."""
     if ms is None:

@@ -44,7 +44,7 @@ from aw_action.run.state import RunState
 from aw_action.sinks import markdown as md
 from aw_action.sinks.answer import answer_markdown
 from aw_action.sinks.closing import icon
-from aw_action.sinks.summary_story import fenced, shorten
+from aw_action.sinks.summary_story import shorten
 
 MARKER = "<!-- aw-harness:progress -->"
 MAX_TURN_LINES = 30
@@ -184,7 +184,7 @@ def _answer(state: RunState) -> list[str]:
     if checked is not None and checked.valid:
         text = json.dumps(checked.value, indent=2, ensure_ascii=False)
         cut = "\n…" if len(text) > ANSWER_CHARS else ""
-        return ["", "#### Structured output", "", fenced(text[:ANSWER_CHARS] + cut, "json")]
+        return ["", "#### Structured output", "", md.code_block(text[:ANSWER_CHARS] + cut, "json")]
     answer: Any = state.record.final_message
     if not answer.strip():
         return []

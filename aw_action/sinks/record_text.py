@@ -49,10 +49,6 @@ def _figure(value: Any) -> str:
     )
 
 
-def number(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
 def describe(record: dict[str, Any]) -> str:
     """The record's ``message``, then its scalar fields as ``key=value``."""
     details = ", ".join(

@@ -147,7 +147,7 @@ def budget_table(state: RunState, limits: Mapping[str, float]) -> str:
                 kind.label.removesuffix(" (minutes)"),
                 human.amount(kind, value),
                 human.limit(kind, limit) if limit else "no limit",
-                human.percent(value, limit) if value is not None else "–",
+                human.percent(value, limit),
             ]
         )
     return md.table(["Budget", "Used", "Limit", "Used %"], rows, "lrrr")

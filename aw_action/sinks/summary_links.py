@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT_FILE
 from aw_action.run.record import Reporting
 from aw_action.run.result import RESULT_FILE
 from aw_action.sinks import markdown as md
 
-TRANSCRIPT = "session.jsonl"
+TRANSCRIPT = TRANSCRIPT_FILE
+"""The transcript's file name (``agent/transcript.py``)."""
 
 
 def _tag(reporting: Reporting) -> str:

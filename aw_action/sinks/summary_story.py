@@ -13,7 +13,6 @@ its failed calls there and every call, up to ``MAX_COMMANDS``, in a collapsed bl
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +31,6 @@ COMMAND_CHARS = 120
 ERROR_CHARS = 100
 HEADER_CALLS = 12
 MAX_COMMANDS = 100
-_BACKTICKS = re.compile(r"`+")
 
 
 @dataclass(frozen=True)
@@ -143,13 +141,6 @@ def answer_section(text: str, title: str = "Answer") -> str:
     return "\n\n".join(parts)
 
 
-def fenced(text: str, info: str = "") -> str:
-    """``text`` in a code fence no backtick run inside it can close."""
-    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{text.rstrip()}\n{fence}"
-
-
 def structured_section(value: Any, corrections: int = 0) -> str:
     """The validated ``output-schema`` value, as JSON, and when it matched."""
     text = json.dumps(value, indent=2, ensure_ascii=False)
@@ -159,7 +150,7 @@ def structured_section(value: Any, corrections: int = 0) -> str:
     parts = [
         "### Structured Output",
         f"The final answer matched `output-schema` {when}; it is saved as `structured-output.json`.",
-        fenced(text[:STRUCTURED_CHARS] + ("\n…" if cut else ""), "json"),
+        md.code_block(text[:STRUCTURED_CHARS] + ("\n…" if cut else ""), "json"),
     ]
     if cut:
         parts.append("_Cut here: `structured-output.json` and the `structured-output` output hold all of it._")
@@ -171,4 +162,4 @@ def failed_answer_section(text: str) -> str:
     if not text.strip():
         return "### The model's last answer\n\n_The model gave no text answer._"
     shown = text[:FINAL_MESSAGE_CHARS] + ("\n…" if len(text) > FINAL_MESSAGE_CHARS else "")
-    return "\n\n".join(["### The model's last answer (it did not match the schema)", fenced(shown, "text")])
+    return "\n\n".join(["### The model's last answer (it did not match the schema)", md.code_block(shown, "text")])
