@@ -19,10 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from aw_action.security import spawn
-from aw_action.security.git_safe import harness_argv, harness_env
-from aw_action.security.identity import decide_tool_identity, reachable
-from aw_action.security.sandbox import Confinement, probe
+from aw_action.security.git_head import workspace_git
 
 PR_EVENTS = frozenset({"pull_request", "pull_request_target", "pull_request_review", "pull_request_review_comment"})
 GIT_TIMEOUT_S = 30
@@ -67,29 +64,8 @@ def fork_pull_request(event_name: str, event: Mapping[str, Any]) -> ForkCheck:
 
 
 def _git(workspace: Path, *args: str) -> bytes | None:
-    """Run a read-only git command on the pull request's checkout; ``None`` when it fails. Every
-    program the repository could name is shut off (``security/git_safe.py``); git runs as the
-    user the tools will run as, with nothing but ``PATH`` and ``LANG``, read-only and without
-    TCP in the kernel sandbox (``security/spawn.py``)."""
-    env = harness_env({"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/nonexistent", "LANG": "C"})
-    abi = _abi()
-    if abi is None:
-        return None
-    confinement = Confinement("read-only", tcp=False, abi=abi, source="the fork check")
-    identity = reachable(decide_tool_identity(workspace), workspace).identity
-    launch = spawn.Launch(env=env, cwd=workspace, identity=identity, confinement=confinement)
-    try:
-        done = spawn.run(harness_argv(list(args), safe_directory="*"), launch, timeout_s=GIT_TIMEOUT_S)
-    except OSError:
-        return None
-    return done.stdout if done.returncode == 0 and not done.timed_out else None
-
-
-def _abi() -> int | None:
-    try:
-        return probe(os.environ).landlock_abi
-    except ValueError:  # a malformed cap: the run refuses it later, naming it; read nothing now
-        return None
+    """A read-only git command on the pull request's checkout, confined (``security/git_head.py``)."""
+    return workspace_git(workspace, *args, purpose="the fork check", timeout_s=GIT_TIMEOUT_S)
 
 
 class BaseFiles:

@@ -1,31 +1,50 @@
-"""The commit a workspace has checked out, asked of git the safe way (``git_safe``): the replay
-record names it, so a person can check the same commit out before replaying the run.
+"""Git asked about the workspace by the harness, the one confined way, and the commit it has
+checked out (the replay record names it, so a person can check the same commit out before
+replaying the run).
 
-Git runs as the harness, with every program the repository could name shut off and the
-workspace named as a safe directory (the tools' user may own it while the run goes). Anything
-that goes wrong (no git, not a repository, no commit yet, too slow) is ``None``: a recording
-without a commit is still a recording.
+``workspace_git`` is how the harness reads a repository the agent or a pull request controls
+(the fork check, the replay record): every program the repository could name is shut off
+(``git_safe``), and git runs as the user the tools run as, with nothing but a system ``PATH``,
+``HOME=/nonexistent`` and ``LANG``, read-only and without TCP in the kernel sandbox. Anything
+that goes wrong (no git, not a repository, too slow, a malformed ABI cap) is ``None``.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
 from pathlib import Path
 
 from aw_action.security import spawn
 from aw_action.security.git_safe import harness_argv, harness_env
+from aw_action.security.identity import decide_tool_identity, reachable
+from aw_action.security.sandbox import Confinement, probe
 
 TIMEOUT_S = 10.0
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+"""Where git is looked up: never a folder of the harness's ``PATH`` the workspace could plant."""
 _COMMIT = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 
-def head_commit(workspace: Path, env: Mapping[str, str]) -> str | None:
-    """``HEAD``'s commit id in ``workspace``, or None."""
-    argv = harness_argv(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], safe_directory=str(workspace))
+def workspace_git(workspace: Path, *args: str, purpose: str, timeout_s: float = TIMEOUT_S) -> bytes | None:
+    """``git args`` on ``workspace``'s repository, confined; its stdout, or None when it fails."""
     try:
-        done = spawn.run(argv, spawn.Launch(env=harness_env(env, LC_ALL="C"), cwd=workspace), timeout_s=TIMEOUT_S)
+        abi = probe(os.environ).landlock_abi
+    except ValueError:  # a malformed cap: the run refuses it, naming it; read nothing now
+        return None
+    env = harness_env({"PATH": SYSTEM_PATH, "HOME": "/nonexistent", "LANG": "C", "LC_ALL": "C"})
+    confinement = Confinement("read-only", tcp=False, abi=abi, source=purpose)
+    identity = reachable(decide_tool_identity(workspace), workspace).identity
+    launch = spawn.Launch(env=env, cwd=workspace, identity=identity, confinement=confinement)
+    try:
+        done = spawn.run(harness_argv(list(args), safe_directory="*"), launch, timeout_s=timeout_s)
     except OSError:
         return None
-    commit = done.stdout.decode("ascii", "replace").strip()
-    return commit if done.returncode == 0 and not done.timed_out and _COMMIT.match(commit) else None
+    return done.stdout if done.returncode == 0 and not done.timed_out else None
+
+
+def head_commit(workspace: Path) -> str | None:
+    """``HEAD``'s commit id in ``workspace``, or None."""
+    out = workspace_git(workspace, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", purpose="the replay record")
+    commit = (out or b"").decode("ascii", "replace").strip()
+    return commit if _COMMIT.match(commit) else None

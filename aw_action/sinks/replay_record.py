@@ -129,7 +129,7 @@ class ReplayRecord(RecordWriter):
             model=RecordedModel(**asdict(session.model)),
             config=session.config.model_dump(mode="json", by_alias=True),
             config_dir=config_dir_of(session.config_dir, workspace),
-            workspace=RecordedWorkspace(path=session.workspace, commit=head_commit(workspace, session.env)),
+            workspace=RecordedWorkspace(path=session.workspace, commit=head_commit(workspace)),
             run=run,
             varies=varying(session.workspace, str(self.ctx.output_dir), session.tmpdir, session.session_id, run.run_id),
             patterns=list(VARYING_PATTERNS),
