@@ -238,6 +238,10 @@ def main(argv: list[str]) -> None:
         sys.stderr.write(f"aw-harness sandbox: not applied, the command did not run: {exc}\n")
         os._exit(EXIT_NOT_APPLIED)
     try:
+        import _signal  # type: ignore[import-not-found]  # no enum import; SIGPIPE/SIGXFSZ as a shell has them
+
+        for name in ("SIGPIPE", "SIGXFSZ"):
+            _signal.signal(getattr(_signal, name), _signal.SIG_DFL)
         os.execvp(command[0], command)
     except OSError as exc:
         sys.stderr.write(f"aw-harness sandbox: {command[0]}: {exc.strerror}\n")

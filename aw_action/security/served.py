@@ -35,7 +35,9 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-HEADER = struct.Struct(">I")
+from aw_action.security import spawn_server
+
+HEADER = spawn_server.HEADER
 MAX_ANSWER = 4096
 START_TIMEOUT_S = 10.0
 """How long a command may take to start before the server is declared stuck."""

@@ -39,7 +39,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -211,7 +211,7 @@ _servers_lock = threading.Lock()
 
 def _server(identity: ToolIdentity | None, confinement: Confinement) -> SpawnServer:
     """The running spawn server of this user and confinement, started now if there is none."""
-    key = (identity, confinement)
+    key = (identity, replace(confinement, source=""))  # the source only words messages
     with _servers_lock:
         server = _servers.pop(key, None)
         if server is not None and server.alive and server.proc.poll() is not None:

@@ -123,7 +123,9 @@ class Server:
 
 
 def main(argv: list[str]) -> None:
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        sys.stderr.write("aw-harness spawn server: could not make itself non-dumpable\n")
+        os._exit(3)
     channel = socket.socket(fileno=int(argv[0]))
     try:
         Server(channel).serve()

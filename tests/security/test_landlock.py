@@ -138,3 +138,12 @@ def test_the_socket_filter_is_asked_for_only_with_the_network_off() -> None:
     assert "sockets=unix" not in on.wrapper_spec() and "sockets=unix" in off.wrapper_spec()
     assert off.enforced(), "Landlock 3 has no TCP rules; the socket filter enforces no TCP"
     assert not Confinement("workspace-write", tcp=False, abi=3).enforced()
+
+
+def test_the_wrapper_leaves_sigpipe_and_sigxfsz_at_their_defaults_as_the_spawn_server_does(ws: Path) -> None:
+    """Python ignores SIGPIPE and SIGXFSZ; a command behind the wrapper gets them back, so
+    ``yes | head`` ends quietly whichever path started it."""
+    _, out = _run(ws, "grep SigIgn /proc/self/status; yes | head -1", abi=KERNEL_ABI)
+    ignored = int(out.split()[1], 16)
+    assert ignored & ((1 << (13 - 1)) | (1 << (25 - 1))) == 0, out
+    assert "Broken pipe" not in out, out
