@@ -78,7 +78,7 @@ def test_connection_refused_fails_the_session_fast(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{free_port()}"
     run = run_fault(tmp_path, url=url, env={"AW_RETRY_MAX_ATTEMPTS": "6", "AW_RETRY_BASE_DELAY_MS": "5000"})
     result = check_contract(run, 1, "error")
-    assert result["error"].startswith(f"cannot reach the anthropic API at {url}: APIConnectionError")
+    assert result["error"].startswith(f"cannot reach the anthropic API at {url}: ")
     assert "Connect" in result["error"]  # the OS's reason, e.g. ConnectionRefusedError: [Errno 111] ...
     assert [r["delay_ms"] for r in run.events("retry")] == [500, 1000]
     assert len(run.events("request_end")) == 1
