@@ -21,7 +21,7 @@ from tests.action.launch import REPO, declared_inputs, run_action
 # examples/gh-aw is a gh-aw workflow, not an action workflow: tests/ghaw/test_engine_definition.py checks it.
 EXAMPLES = sorted(p for p in (REPO / "examples").iterdir() if p.is_dir() and p.name not in ("demo", "gh-aw"))
 WORKFLOWS = [*(p / "workflow.yml" for p in EXAMPLES), *sorted((REPO / ".github" / "workflows").glob("*.yml"))]
-ACTION_WORKFLOWS = [w for w in WORKFLOWS if w.name not in ("ci.yml", "release.yml")]
+ACTION_WORKFLOWS = [w for w in WORKFLOWS if w.name not in ("ci.yml", "release.yml", "newest-releases.yml")]
 OUR_ACTION = re.compile(r"^(\./?(from-source)?|[\w.-]+/aw-harness(/from-source)?@\S+)$")
 OUTPUT_REF = re.compile(r"steps\.aw\.outputs\.([\w-]+)")
 
