@@ -37,6 +37,7 @@ from tests.awf.rig import AgentStep
 from tests.ghaw.log_parser_rig import captured_step, parsed, session_artifact
 from tests.servers import anthropic as ant
 from tests.servers.wire import Reply, WireServer
+from tests.sinks.support import event_validator
 
 MODEL = "anthropic/claude-sonnet-4-6"
 HOSTILE_ANSWER = (
@@ -142,6 +143,16 @@ def test_the_harnesss_records_still_verify_after_gh_aws_step(endings: dict[str, 
     own = [json.loads(line)["type"] for line in lines if line]
     assert "user.message" in own, "the richer file keeps the prompt"
     assert validate_file(ending.step.gh_aw / "agent-session.jsonl") == [], "gh-aw's file passes its rules"
+
+
+@pytest.mark.parametrize("name", ENDINGS)
+def test_the_story_is_one_schema_checked_record_before_session_end(endings: dict[str, Ending], name: str) -> None:
+    log = endings[name].step.gh_aw / "agent-stdio.log"
+    records = [json.loads(line) for line in log.read_text().split("\n") if line.startswith('{"event"')]
+    validator = event_validator()
+    assert [e.message for r in records for e in validator.iter_errors(r)] == []
+    names = [r["event"] for r in records]
+    assert names.count("run_story") == 1 and names[-2:] == ["run_story", "session_end"]
 
 
 def test_a_success_reads_as_one(endings: dict[str, Ending]) -> None:
