@@ -221,6 +221,16 @@ def test_a_timeout_says_why_and_what_to_change(endings: dict[str, Ending]) -> No
     )
 
 
+def test_a_run_that_could_not_start_says_what_is_wrong_and_the_fix(tmp_path: Path) -> None:
+    ending = run_ending(tmp_path, [ant.stream_reply(text="never asked")], GH_AW_MAX_TURNS="ten")
+    assert ending.exit_code == 2
+    [error] = ending.summary["errors"]
+    assert error.startswith("GH_AW_MAX_TURNS") and " Fix: " in error, error
+    lines = ending.report.splitlines()
+    assert lines[1] == "❌ Stop: invocation_error, exit code 2" and lines[2] == f"Error: {error}"
+    assert not [line for line in lines if line.startswith("Duration: ")], "no run, no duration"
+
+
 @pytest.mark.parametrize("name", ENDINGS)
 def test_no_line_gh_aw_could_print_is_a_workflow_command(endings: dict[str, Ending], name: str) -> None:
     ending = endings[name]
