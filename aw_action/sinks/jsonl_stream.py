@@ -24,6 +24,7 @@ from aw_action.agent.events import (
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks import jsonl_records
+from aw_action.sinks.gh_aw_story import RECORD, run_story
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.sinks.record_writer import BookedRequest
 
@@ -99,8 +100,11 @@ class EventStream:
             self.sink.line(f"{line} | cut short: {event.stop_reason}")
 
     def finish(self, result: RunResult) -> None:
-        """The run's error, when it failed with one, then ``session_end`` (the stream's last line)."""
+        """The run's error, when it failed with one; in gh-aw mode the run's story for gh-aw's
+        summary (``sinks/gh_aw_story.py``); then ``session_end`` (the stream's last line)."""
         outcome = result.outcome
         if outcome.stop_reason in ("error", "credentials_refused") and result.error:
             self.sink.event("error", message=result.error, stop_reason=outcome.stop_reason)
+        if self.gh_aw:
+            self.sink.record(RECORD, run_story(result, self.session_id))
         self.sink.record("session_end", jsonl_records.session_end(result.record()))

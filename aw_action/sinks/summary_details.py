@@ -135,7 +135,9 @@ def weights_note(state: RunState) -> str:
     )
 
 
-def budget_table(state: RunState, limits: Mapping[str, float]) -> str:
+def budget_rows(state: RunState, limits: Mapping[str, float]) -> list[list[str]]:
+    """One row per budget with a limit (or always shown): ``[label, used, limit, used %]``, in
+    people's units. The step summary's table and gh-aw's story (``sinks/gh_aw_story.py``) show them."""
     rows = []
     for kind in BUDGET_KINDS:
         limit = limits.get(kind.name)
@@ -150,7 +152,11 @@ def budget_table(state: RunState, limits: Mapping[str, float]) -> str:
                 human.percent(value, limit),
             ]
         )
-    return md.table(["Budget", "Used", "Limit", "Used %"], rows, "lrrr")
+    return rows
+
+
+def budget_table(state: RunState, limits: Mapping[str, float]) -> str:
+    return md.table(["Budget", "Used", "Limit", "Used %"], budget_rows(state, limits), "lrrr")
 
 
 def chart(state: RunState, limits: Mapping[str, float]) -> str:

@@ -133,6 +133,11 @@ class AgentStep:
         execution: dict[str, Any] = self.definition["engine"]["behaviors"]["execution"]
         return execution
 
+    @property
+    def records(self) -> Path:
+        """The harness's output dir: the definition's ``AW_OUTPUT_DIR``, under this step's /tmp/gh-aw."""
+        return Path(self._in_tmp(self.execution["env"]["AW_OUTPUT_DIR"]))
+
     def _in_tmp(self, value: str) -> str:
         return value.replace("/tmp/gh-aw", str(self.gh_aw))
 

@@ -157,7 +157,7 @@ def test_the_step_summary_lands_where_gh_aw_appends_it(rigged: Rigged) -> None:
 
 def test_agent_session_jsonl_lands_where_gh_aw_collects_it_and_awfs_files_are_left_alone(rigged: Rigged) -> None:
     step = rigged.run.step
-    path = step.gh_aw / "agent-session.jsonl"
+    path = step.records / "agent-session.jsonl"
     assert validate_file(path) == [], "canonical line by line (gh-aw's rules)"
     types = [json.loads(line)["type"] for line in path.read_text().splitlines()]
     assert types[0] == "session.start" and types[-2:] == ["session.result", "harness.run"]

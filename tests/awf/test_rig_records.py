@@ -33,7 +33,7 @@ class Recorded:
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        path = self.run.step.gh_aw / "agent-session.jsonl"
+        path = self.run.step.records / "agent-session.jsonl"
         return [json.loads(line) for line in path.read_text().splitlines()]
 
 
@@ -65,7 +65,7 @@ def test_the_run_succeeds(recorded: Recorded) -> None:
 
 
 def test_agent_session_jsonl_follows_gh_aws_canonical_event_rules_line_by_line(recorded: Recorded) -> None:
-    path = recorded.run.step.gh_aw / "agent-session.jsonl"
+    path = recorded.run.step.records / "agent-session.jsonl"
     raw = path.read_bytes()
     assert raw.endswith(b"\n") and b"\n\n" not in raw
     assert validate_file(path) == []

@@ -75,13 +75,15 @@ def parsed(log: Path, work: Path) -> dict[str, Any]:
     return result
 
 
-def captured_step(step: AgentStep, timeout: float = 120) -> tuple[int, Path]:
-    """Run the engine as the compiled step does; its exit code and ``agent-stdio.log``."""
+def captured_step(step: AgentStep, timeout: float = 120, started_ms: int | None = None) -> tuple[int, Path]:
+    """Run the engine as the compiled step does; its exit code and ``agent-stdio.log``.
+    ``started_ms``: the step's start as the start file records it (default: now)."""
     log = step.gh_aw / "agent-stdio.log"
     command = engine_command(step.definition, str(step.gh_aw / "aw-prompts" / "prompt.txt"))
+    start = "$(date +%s%3N)" if started_ms is None else str(started_ms)
     script = (
         'set -o pipefail\nexport no_proxy="${NO_PROXY:-}"\n'
-        f"printf '%s' \"$(date +%s%3N)\" > {step.gh_aw / 'agent_cli_start_ms.txt'}\n"
+        f"printf '%s' \"{start}\" > {step.gh_aw / 'agent_cli_start_ms.txt'}\n"
         f"{command} 2>&1 | tee -a {log}"
     )
     proc = subprocess.run(

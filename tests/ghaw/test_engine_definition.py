@@ -86,7 +86,19 @@ def test_the_step_env_holds_no_secret_and_points_where_gh_aw_reads(definition: d
     assert not [v for v in env.values() if "secrets." in v], "execution.env is not filtered for secrets"
     assert env["GITHUB_STEP_SUMMARY"] == "/tmp/gh-aw/agent-step-summary.md", "gh-aw appends this file"
     assert env["AWF_REFLECT_ENABLED"] == "1" and env["GITHUB_AW"] == "true"
-    assert env["AW_OUTPUT_DIR"] == "/tmp/gh-aw", "agent-session.jsonl goes where gh-aw's agent artifact takes it"
+    # gh-aw's log-parser step writes /tmp/gh-aw/agent-session.jsonl itself; the harness's records
+    # live in a folder of their own inside one the agent artifact uploads whole (its path list
+    # holds /tmp/gh-aw/mcp-logs/, reference/gh-aw/compiled/daily-code-debt-aider.agent-job.excerpt.txt).
+    assert env["AW_OUTPUT_DIR"] == "/tmp/gh-aw/mcp-logs/aw-harness"
+
+
+def test_the_definition_is_marked_experimental_and_guards_the_harnesss_own_files(definition: dict[str, Any]) -> None:
+    engine = definition["engine"]
+    assert engine["experimental"] is True, "as gh-aw's catalog marks engines not yet supported"
+    manifest = engine["behaviors"]["manifest"]
+    assert manifest == {"files": [".github/aw-harness.json"], "path-prefixes": [".github/aw-harness/"]}
+    docs = (REPO / "docs" / "gh-aw.md").read_text()
+    assert ".github/aw-harness.json" in docs and ".github/aw-harness/" in docs, "the docs say where they go"
 
 
 def test_threat_detection_and_capabilities_are_declared(definition: dict[str, Any]) -> None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from ruamel.yaml import YAML
 
 from tests.awf.rig import REPO, frontmatter
 
@@ -64,3 +66,13 @@ def test_the_schema_catches_what_gh_aw_would_refuse(schema: dict[str, Any], path
     node[path[-1]] = value
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(engine, schema, cls=jsonschema.Draft7Validator)
+
+
+def test_the_docs_fan_out_example_is_a_workflows_engine_setting(schema: dict[str, Any]) -> None:
+    docs = (REPO / "docs" / "gh-aw.md").read_text()
+    [block] = [b for b in re.findall(r"```yaml\n(.*?)```", docs, re.S) if "concurrency:" in b]
+    engine = YAML(typ="safe").load(block)["engine"]
+    assert matching_forms(schema, engine) == [SETTINGS_FORM]
+    assert "${{ github.run_id }}" in engine["concurrency"]["group"], "one group per run: no queue, no replacing"
+    queued = {**engine, "concurrency": {"group": "gh-aw-aw-harness-${{ github.workflow }}", "queue": "max"}}
+    assert matching_forms(schema, queued) == [SETTINGS_FORM], "the docs' other form"
