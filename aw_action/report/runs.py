@@ -29,7 +29,7 @@ FORMAT_VERSION: int = HEADER["data"]["version"]
 _REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$")
 _SERVER = re.compile(r"^https://[A-Za-z0-9.-]+(:[0-9]+)?$")
 DEFAULT_SERVER = "https://github.com"
-MAX_TEXT = 300
+MAX_TEXT = 1000
 """Recorded text (an explanation, a model name) is cut here: one line in a table."""
 
 

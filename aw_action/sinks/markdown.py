@@ -57,9 +57,7 @@ def words(parts: Words) -> str:
     return " ".join("".join(out).split())
 
 
-def table(
-    header: Sequence[str], rows: Sequence[Sequence[object]], align: str = "", *, escaped: bool = False
-) -> str:
+def table(header: Sequence[str], rows: Sequence[Sequence[object]], align: str = "", *, escaped: bool = False) -> str:
     """A pipe table. ``align`` holds one letter per column: ``l``, ``r`` or ``c`` (default left).
     ``escaped``: the rows' cells are already made safe (``escape``, ``code``: one line, pipes
     escaped) and are taken as they are (``cell`` would escape their backslashes a second time)."""
