@@ -44,13 +44,13 @@ def _figure(name: str, value: float | None) -> str:
 
 def _headline(report: dict[str, Any]) -> str:
     counts, figures = report["counts"], report["figures"]
-    parts = [
-        f"**{counts['runs']} runs**: {counts['succeeded']} succeeded, {counts['failed_or_stopped']} failed or stopped"
-    ]
+    ran = f"**{human.count(counts['runs'], 'run')}**"
+    parts = [f"{ran}: {counts['succeeded']} succeeded, {counts['failed_or_stopped']} failed or stopped"]
     if counts["not_read"]:
-        parts.append(f"**{counts['not_read']} artifacts not read**")
+        parts.append(f"**{human.count(counts['not_read'], 'artifact')} not read**")
     cost = figures["cost_usd"]
-    spent = md.usd(cost["total"]) + (f" (+ {cost['unknown']} runs of unknown price)" if cost["unknown"] else "")
+    unpriced = f" (+ {human.count(cost['unknown'], 'run')} of unknown price)" if cost["unknown"] else ""
+    spent = md.usd(cost["total"]) + unpriced
     parts.append(f"cost {spent}, time {md.duration(figures['duration_ms']['total'])}")
     return " · ".join(parts)
 
