@@ -18,6 +18,10 @@ from aw_action.sinks.mermaid import bar_chart, pie_chart
 
 MAX_ROWS = 1000
 """Runs listed one per row at most (a step summary holds 1 MiB); the JSON holds them all."""
+MAX_FAILED_ROWS = 300
+"""Failed or stopped runs listed with their explanation at most (the rest are in every run's table)."""
+MAX_WHY = 400
+"""An explanation's characters in the Markdown (the JSON has it whole)."""
 MINUTES_FROM_S = 120
 """The time chart is in minutes once a run took this long, else in seconds."""
 FIGURE_LABELS = {
@@ -61,14 +65,24 @@ def _failed(runs: list[dict[str, Any]]) -> str:
             str(number),
             _code(run["artifact"]),
             _code(run["stop_reason"]),
-            md.escape(run["explanation"] or f"ended {run['conclusion']} ({run['stop_reason']})"),
+            md.escape(_cut(run["explanation"] or f"ended {run['conclusion']} ({run['stop_reason']})")),
         ]
         for number, run in enumerate(runs, start=1)
         if not _succeeded(run)
     ]
     if not rows:
         return ""
-    return "### Failed or stopped\n\n" + md.table(["#", "Run", "Stop reason", "Why"], rows, "rlll", escaped=True)
+    table = md.table(["#", "Run", "Stop reason", "Why"], rows[:MAX_FAILED_ROWS], "rlll", escaped=True)
+    more = len(rows) - MAX_FAILED_ROWS
+    return (
+        "### Failed or stopped\n\n"
+        + table
+        + (f"\n\n{more} more are in the JSON report (`--json`)." if more > 0 else "")
+    )
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_WHY else text[: MAX_WHY - 1] + "…"
 
 
 def _succeeded(run: dict[str, Any]) -> bool:

@@ -130,3 +130,20 @@ def test_the_charts_hold_numbers_and_plain_words_only() -> None:
     assert '"100"' in bars and '"40"' not in bars, "the 60 largest keep their own run numbers"
     pie = pie_chart("How", [("completed", 2), ('x" : 9\n    "y', 1), ("max_turns", 0)])
     assert pie.splitlines()[3:] == ['    "completed" : 2', '    "other" : 1', "```"]
+
+
+def test_the_markdown_of_many_failed_runs_fits_a_step_summary(run: Path, tmp_path: Path) -> None:
+    """1,000 failed runs with long explanations stay under the 1 MiB a step summary holds."""
+    template = _copy(run, tmp_path, "template")
+    set_run_figures(template, exitCode=1, conclusion="failure", stopReason="error", explanation="why " * 300)
+    archive = tmp_path / "template.zip"
+    zip_folder(template, archive)
+    downloads = tmp_path / "many"
+    downloads.mkdir()
+    for i in range(1000):
+        shutil.copy(archive, downloads / f"leg-{i:04d}.zip")
+    report = make_report([downloads])
+    assert report["counts"]["failed_or_stopped"] == 1000
+    markdown = render_markdown(report)
+    assert len(markdown.encode()) < 1024 * 1024
+    assert "700 more are in the JSON report" in markdown
