@@ -18,6 +18,9 @@ What cannot be counted is a ``Problem`` (``runs.py``), never an exception:
   ``merge-multiple``); the folder is named;
 - ``older-format``: records without a manifest or of another format (``runs.run_facts``).
 
+An artifact that holds only the action's ``result.json`` of a run that could not start is that
+run (``runs.not_started``): nothing else was recorded, so nothing else can be checked.
+
 A zip holds its run at its top, or one run per folder one level down (each is counted).
 """
 
@@ -29,7 +32,8 @@ from pathlib import Path, PurePosixPath
 
 from aw_action.audit.readers import LineStats, iter_jsonl, parse_record
 from aw_action.report.locate import RUN_MARKERS, Place
-from aw_action.report.runs import Problem, RunFacts, run_facts
+from aw_action.report.runs import Problem, RunFacts, not_started, run_facts
+from aw_action.run.result import RESULT_FILE
 from aw_action.security.archive_read import ArchiveError, ReadBudget, checked_members, read_member, read_regular
 from aw_action.security.record_manifest import MANIFEST_FILE, digest_problem, parse_manifest
 from aw_action.sinks.agent_session import FILE_NAME as GH_AW_SESSION
@@ -135,6 +139,8 @@ def check_run(read: Reader, where: str, label: str, server: str) -> Entry:
                 f"{where}: no {MANIFEST_FILE} beside {SESSION}: an aw-harness from before records were sealed, "
                 "or a run that did not finish its records; they cannot be checked",
             )
+        if (result := read(RESULT_FILE)) is not None:
+            return not_started(result, label, where)
         if read(GH_AW_SESSION) is not None:
             return Problem(
                 label, "unreadable", f"{where}: a gh-aw agent step's records ({GH_AW_SESSION}): not read here"

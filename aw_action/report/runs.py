@@ -8,6 +8,10 @@ explanation ``run/explain.py`` gave) and ``session.result`` (turns, tokens) in i
 when it has the expected type (the audit's readers parse each line bounded:
 ``audit/readers.py``), and text that reaches Markdown goes through ``sinks/markdown``.
 
+A run that could not start (an invalid input: exit 2 before any session) records no session and
+no manifest; the action still leaves its ``result.json`` in the artifact. ``not_started`` counts
+it as a failed run, its error explained as its step summary explained it, its figures unknown.
+
 A record format other than the one this aw-harness writes (``session.format``'s version), or a
 session without its ``harness.run`` (an aw-harness from before it was written), is a
 ``Problem`` of status ``older-format``, never a run with made-up figures.
@@ -20,7 +24,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from aw_action.audit.readers import duration_ms
+from aw_action.audit.readers import duration_ms, parse_record
+from aw_action.exits import InvocationError
+from aw_action.run.explain import explain
+from aw_action.run.result import RESULT_FILE, RunResult
 from aw_action.sinks.unified_session import HEADER
 
 Status = Literal["unreadable", "inconsistent", "older-format", "merged"]
@@ -131,4 +138,42 @@ def run_facts(records: Iterable[dict[str, Any]], artifact: str, where: str, serv
         duration_ms=duration_ms(run.get("durationMs")),
         link=run_link(info.get("workflow.info", {}), server),
         explanation=_text(run.get("explanation")),
+    )
+
+
+_WORD = re.compile(r"^[a-z][a-z_]{0,39}$")
+
+
+def not_started(data: bytes, artifact: str, where: str) -> RunFacts | Problem:
+    """The run of an artifact that holds only the action's ``result.json`` of a run that could
+    not start (exit code 2); any other ``result.json`` without records is a ``Problem``."""
+    try:
+        value = parse_record(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return Problem(artifact, "unreadable", f"{where}/{RESULT_FILE}: {exc}")
+    if not isinstance(value, dict) or value.get("exit_code") != 2:
+        return Problem(
+            artifact,
+            "older-format",
+            f"{where}: a {RESULT_FILE} without its run's records (no records.sha256, no aw_session.jsonl)",
+        )
+    stop_reason = value.get("stop_reason") if _WORD.match(str(value.get("stop_reason"))) else "invocation_error"
+    model = _text(value.get("model"))
+    error = _text(value.get("error")) or "the run could not start"
+    result = RunResult.invocation_error(InvocationError(error), model or "unknown")
+    return RunFacts(
+        artifact=artifact,
+        session_id=None,
+        conclusion="failure",
+        stop_reason=str(stop_reason),
+        exit_code=2,
+        model=model,
+        turns=None,
+        tool_calls=None,
+        tokens=None,
+        effective_tokens=None,
+        cost_usd=None,
+        duration_ms=None,
+        link=None,
+        explanation=_text(explain(result, "action").plain()),
     )

@@ -1,8 +1,9 @@
 """A set of real runs of every ending, made once per test session by the CLI on the scripted
 provider, each left as an artifact folder in one downloads folder (as ``actions/download-artifact``
 without ``name:`` leaves them): success, a budget stop (max turns, effective tokens), a timeout,
-a cancel, a provider error whose message is hostile Markdown, an invalid input (which records
-nothing), and artifacts made from them: zipped, tampered, merged, older-format, damaged."""
+a cancel, a provider error whose message is hostile Markdown, an invalid input (the CLI's records
+nothing; the action's leaves ``result.json``), and artifacts made from them: zipped, tampered,
+merged, older-format, damaged."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.action.launch import run_action
 from tests.cli.test_stops import SLOW_TOOL, finish, wait_for_event
 from tests.conftest import base_env, run_cli, write_run_files
 
@@ -65,6 +67,17 @@ def cancelled_run(work: Path, artifact: Path) -> dict[str, Any]:
     return result
 
 
+def invalid_action_run(tmp: Path, downloads: Path) -> dict[str, Any]:
+    """The action's entrypoint with an input it refuses: the run cannot start, and its artifact
+    holds only ``result.json``."""
+    out = downloads / "aw-harness-invalid-input"
+    inputs = {"model": "faux/scripted", "prompt": "Do it.", "max-turns": "abc", "upload-artifacts": "false"}
+    run = run_action(tmp, {**inputs, "output-dir": str(out)})
+    assert run.returncode == 2, run.stdout[-2000:]
+    value: dict[str, Any] = json.loads((out / "result.json").read_text())
+    return value
+
+
 def reseal(folder: Path) -> None:
     """Write ``records.sha256`` again for what the folder now holds (a consistent artifact)."""
     names = [line.split("  ", 1)[1] for line in (folder / "records.sha256").read_text().splitlines()]
@@ -107,6 +120,7 @@ def make_runs(root: Path) -> tuple[Path, list[Made]]:
     invalid = cli_run(work / "invalid", downloads / "aw-harness-invalid", None, {"harness": {"faux-script": "/nope"}})
     (downloads / "aw-harness-invalid").mkdir(exist_ok=True)  # the run could not start: it recorded nothing
     made.append(Made("aw-harness-invalid", invalid))
+    made.append(Made("aw-harness-invalid-input", invalid_action_run(root / "action", downloads)))
 
     zipped = root / "zipped"
     shutil.copytree(downloads / "aw-harness-success", zipped)

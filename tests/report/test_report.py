@@ -25,6 +25,7 @@ COUNTED = {
     "aw-harness-error": "error",
     "aw-harness-cancelled": "cancelled",
     "aw-harness-priced.zip": "completed",
+    "aw-harness-invalid-input": "invocation_error",
 }
 NOT_READ = {
     "aw-harness-invalid": "unreadable",
@@ -59,6 +60,7 @@ def test_the_runs_made_end_as_intended(made: tuple[Path, list[Made]]) -> None:
     _downloads, runs = made
     ends = {m.name: m.result["stop_reason"] for m in runs if m.result is not None}
     assert ends == {**COUNTED, "aw-harness-invalid": "invocation_error"}
+    assert [m.name for m in runs if m.result is None] == []
 
 
 def test_json_totals_are_the_sums_of_the_runs_own_records(tmp_path: Path, made: tuple[Path, list[Made]]) -> None:
@@ -69,7 +71,7 @@ def test_json_totals_are_the_sums_of_the_runs_own_records(tmp_path: Path, made: 
     assert {r["artifact"]: r["stop_reason"] for r in report["runs"]} == COUNTED
     assert {p["artifact"]: p["status"] for p in report["problems"]} == NOT_READ
     assert report["counts"]["runs"] == len(COUNTED) and report["counts"]["not_read"] == len(NOT_READ)
-    assert report["counts"]["succeeded"] == 2 and report["counts"]["failed_or_stopped"] == 5
+    assert report["counts"]["succeeded"] == 2 and report["counts"]["failed_or_stopped"] == 6
 
     results = {m.name: m.result for m in runs if m.name in COUNTED}
     figures = report["figures"]
@@ -80,22 +82,25 @@ def test_json_totals_are_the_sums_of_the_runs_own_records(tmp_path: Path, made: 
         sum(r["tokens"]["effective"] for r in results.values() if r)
     )
     assert figures["cost_usd"]["total"] == pytest.approx(0.0125)  # the priced copy; the scripted model is free
-    folders = [downloads / name for name in COUNTED if not name.endswith(".zip")]
+    folders = [downloads / name for name in COUNTED if not name.endswith((".zip", "-input"))]
     durations = [_records(f)["harness.run"]["durationMs"] for f in folders]
     durations.append(_records(downloads / "aw-harness-success")["harness.run"]["durationMs"])  # its zipped copy
     assert figures["duration_ms"]["total"] == pytest.approx(sum(durations))
-    assert figures["turns"]["median"] == sorted(r["turns"] for r in results.values() if r)[len(results) // 2]
+    started = [r for name, r in results.items() if r and name != "aw-harness-invalid-input"]
+    assert figures["turns"]["median"] == sorted(r["turns"] for r in started)[len(started) // 2]
+    assert figures["turns"]["unknown"] == figures["cost_usd"]["unknown"] == 1, "the run that never started"
 
-    first = [r["artifact"] for r in report["runs"]][:5]
+    first = [r["artifact"] for r in report["runs"]][:6]
     assert sorted(first) == sorted(n for n, why in COUNTED.items() if why != "completed"), "failed runs first"
     by_name = {r["artifact"]: r for r in report["runs"]}
+    assert by_name["aw-harness-invalid-input"]["explanation"] == (
+        "The run could not start: Input 'max-turns': should be a valid integer, unable to parse string as an "
+        "integer (got 'abc'). Fix: Check the step's inputs (with:) and the files they name, then re-run."
+    )
     for name, run in by_name.items():
-        assert (
-            run["explanation"]
-            == _records(downloads / name.removesuffix(".zip").replace("priced", "success"))["harness.run"][
-                "explanation"
-            ]
-        )
+        if name != "aw-harness-invalid-input":
+            recorded = _records(downloads / name.removesuffix(".zip").replace("priced", "success"))["harness.run"]
+            assert run["explanation"] == recorded["explanation"]
     assert "max-turns" in by_name["aw-harness-max-turns"]["explanation"]
     for line in err.splitlines():
         assert line.startswith("aw-harness report: "), line
@@ -126,7 +131,7 @@ def test_the_markdown_renders_tables_and_charts(tmp_path: Path, made: tuple[Path
     html = _html(markdown)
     tables = re.findall(r"<table>.*?</table>", html, re.S)
     failed, not_read, figures, every = tables
-    assert failed.count("<tr>") == 1 + 5 and not_read.count("<tr>") == 1 + len(NOT_READ)
+    assert failed.count("<tr>") == 1 + 6 and not_read.count("<tr>") == 1 + len(NOT_READ)
     assert every.count("<tr>") == 1 + len(COUNTED)
     assert "<td>Cost</td>" in figures and "$0.0125" in figures
     for table in tables:  # no cell broke its row: every row has its header's cells
@@ -141,7 +146,7 @@ def test_the_markdown_renders_tables_and_charts(tmp_path: Path, made: tuple[Path
     assert '"max_turns" : 1' in charts[2].replace("&quot;", '"') and '"completed" : 2' in charts[2].replace(
         "&quot;", '"'
     )
-    assert "7 runs</strong>: 2 succeeded, 5 failed or stopped" in html
+    assert "8 runs</strong>: 2 succeeded, 6 failed or stopped" in html
     assert "5 artifacts not read" in html
 
 
