@@ -100,7 +100,7 @@ def _zip_runs(place: Place, budget: ReadBudget, server: str) -> list[Entry]:
                 return None if info is None else read_member(archive, info, budget, str(place.path))
 
             label = f"{place.label}/{base}" if base else place.label
-            entries.append(check_run(read, f"{place.path}:{prefix}", label, server))
+            entries.append(check_run(read, f"{place.path}:{base}" if base else str(place.path), label, server))
         return entries
 
 
@@ -132,20 +132,7 @@ def check_run(read: Reader, where: str, label: str, server: str) -> Entry:
     """One run's records, checked; its facts or the problem."""
     manifest = read(MANIFEST_FILE)
     if manifest is None:
-        if read(SESSION) is not None:
-            return Problem(
-                label,
-                "older-format",
-                f"{where}: no {MANIFEST_FILE} beside {SESSION}: an aw-harness from before records were sealed, "
-                "or a run that did not finish its records; they cannot be checked",
-            )
-        if (result := read(RESULT_FILE)) is not None:
-            return not_started(result, label, where)
-        if read(GH_AW_SESSION) is not None:
-            return Problem(
-                label, "unreadable", f"{where}: a gh-aw agent step's records ({GH_AW_SESSION}): not read here"
-            )
-        return Problem(label, "unreadable", f"{where}: holds no aw-harness records ({SESSION}, {MANIFEST_FILE})")
+        return _unsealed(read, where, label)
     try:
         digests = parse_manifest(manifest.decode("utf-8"), f"{where}/{MANIFEST_FILE}")
     except (UnicodeDecodeError, ValueError) as exc:
@@ -187,6 +174,23 @@ def check_run(read: Reader, where: str, label: str, server: str) -> Entry:
     if mismatched or facts is None:
         return Problem(label, "inconsistent", mismatched[0] if mismatched else f"{where}/{SESSION}: missing")
     return facts
+
+
+def _unsealed(read: Reader, where: str, label: str) -> Entry:
+    """A run without ``records.sha256``: the run that could not start (``result.json`` alone), or
+    what cannot be checked."""
+    if read(SESSION) is not None:
+        return Problem(
+            label,
+            "older-format",
+            f"{where}: no {MANIFEST_FILE} beside {SESSION}: an aw-harness from before records were sealed, "
+            "or a run that did not finish its records; they cannot be checked",
+        )
+    if (result := read(RESULT_FILE)) is not None:
+        return not_started(result, label, where)
+    if read(GH_AW_SESSION) is not None:
+        return Problem(label, "unreadable", f"{where}: a gh-aw agent step's records ({GH_AW_SESSION}): not read here")
+    return Problem(label, "unreadable", f"{where}: holds no aw-harness records ({SESSION}, {MANIFEST_FILE})")
 
 
 def _facts(data: bytes, where: str, label: str, server: str) -> Entry:
