@@ -20,7 +20,8 @@ Order matters and is the contract:
 
 With input ``mode: apply`` the step applies a run's safe outputs instead of running an agent
 (``apply_outputs/action_mode.py``; steps 1, 2 and 5 hold, there is no artifact); with
-``mode: replay`` it replays a recorded run from its artifact (``replay/action_mode.py``).
+``mode: replay`` it replays a recorded run from its artifact (``replay/action_mode.py``); with
+``mode: report`` it reports on the artifacts of the runs before it (``report/action_mode.py``).
 
 SIGINT/SIGTERM (the runner's cancel and step timeout) stop the run; the partial result, outputs
 and artifact are flushed and the process exits non-zero within ``CANCEL_TOTAL_S`` of the signal.
@@ -95,6 +96,10 @@ def main(argv: list[str]) -> int:
             from aw_action.replay.action_mode import run_replay_mode  # only a replay pays for it
 
             return run_replay_mode(inputs, env, log, stops, CANCEL_RUN_S, CANCEL_TOTAL_S)
+        if inputs.mode == "report":
+            from aw_action.report.action_mode import run_report_mode  # only a report pays for it
+
+            return run_report_mode(inputs, env, log)
         event = TriggerEvent.from_env(env)
         decision = trigger_decision(inputs, event, env)
         if not decision.allowed:

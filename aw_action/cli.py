@@ -37,6 +37,7 @@ SUBCOMMANDS: dict[str, str] = {
     "gh-aw": "aw_action.gh_aw_step:main",
     "workflow": "aw_action.workflow_cli:main",
     "replay": "aw_action.replay_cli:main",
+    "report": "aw_action.report:main",
 }
 """Subcommand name -> ``module:function`` with signature ``main(argv: list[str]) -> int``.
 Imported only when called, so a plain run never pays for them."""
@@ -49,6 +50,7 @@ SUBCOMMAND_HELP: dict[str, str] = {
     "gh-aw": "run as the agent step of a compiled gh-aw workflow (docs/gh-aw.md)",
     "workflow": "run or resume a declarative multi-step workflow (docs/workflows.md)",
     "replay": "replay a recorded run from its records, with no model and no key (docs/replay.md)",
+    "report": "one report over many runs' artifacts (aw-harness report PATH... [--json]; docs/report.md)",
 }
 """One line per subcommand for ``--help`` (the same names as ``SUBCOMMANDS``)."""
 

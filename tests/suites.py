@@ -28,6 +28,8 @@ SLOW: dict[str, str] = {
     "tests/security/test_attack_suite_cli.py": "the hostile script through the CLI",
     "tests/run/test_input_properties.py": "property tests of the input parsers",
     "tests/audit/test_audit_hostile.py": "property tests of the audit's readers",
+    "tests/report/test_report.py": "whole runs of every ending, a timeout and a cancel among them, then a report",
+    "tests/report/test_action_mode.py": "a matrix's legs through the action, then a report job",
     "tests/ghaw/test_install_step.py": "wheel builds and pip installs",
     "tests/ghaw/test_gh_aw_parser_step.py": "four whole gh-aw agent steps, one waiting out its deadline",
     "tests/ai/test_cli_providers.py": "whole runs against each provider's local server",

@@ -13,7 +13,6 @@ naming the file and the reason (``aw-harness replay`` exits 2).
 
 from __future__ import annotations
 
-import hashlib
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -21,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.exits import InvocationError
 from aw_action.security.archive_read import ArchiveError, ReadBudget, checked_members, read_member, read_regular
-from aw_action.security.record_manifest import MANIFEST_FILE, parse_manifest
+from aw_action.security.record_manifest import MANIFEST_FILE, digest_problem, parse_manifest
 from aw_action.sinks.previous_run import PREVIOUS_RUNS_DIR
 from aw_action.sinks.replay_record import FILE_NAME as REPLAY_FILE
 
@@ -134,12 +133,7 @@ def _checked(source: SourceFiles) -> SourceFiles:
     except (UnicodeDecodeError, ValueError) as exc:
         raise RecordingError(f"{where}/{MANIFEST_FILE}: {exc}") from None
     for name in NEEDED:
-        expected = digests.get(name)
-        if expected is None:
-            raise RecordingError(f"{where}/{name}: not named in {MANIFEST_FILE}: not a record its run wrote")
-        if hashlib.sha256(files[name]).hexdigest() != expected:
-            raise RecordingError(
-                f"{where}/{name}: changed or cut short since its run wrote it (its SHA-256 is not the one "
-                f"{MANIFEST_FILE} records)"
-            )
+        problem = digest_problem(name, files[name], digests)
+        if problem is not None:
+            raise RecordingError(f"{where}/{name}: {problem}")
     return source

@@ -80,6 +80,18 @@ def parse_manifest(text: str, where: str) -> dict[str, str]:
     return digests
 
 
+def digest_problem(name: str, data: bytes, digests: dict[str, str]) -> str | None:
+    """Why ``data``, read as the record ``name``, is not what its run wrote by ``digests`` (a
+    parsed manifest), or None when it is. The one wording of both refusals, for every reader of
+    an artifact (the replay, the report)."""
+    expected = digests.get(name)
+    if expected is None:
+        return f"not named in {MANIFEST_FILE}: not a record its run wrote"
+    if hashlib.sha256(data).hexdigest() != expected:
+        return f"changed or cut short since its run wrote it (its SHA-256 is not the one {MANIFEST_FILE} records)"
+    return None
+
+
 def file_problem(path: Path, max_bytes: int) -> str | None:
     """Why ``path`` is not the file its run recorded in the ``records.sha256`` beside it, or
     None (it matches, or nothing beside it names it)."""

@@ -36,6 +36,7 @@ from aw_action.agent.events import (
 )
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.ai.types import AssistantMessage, ThinkingContent, UserMessage
+from aw_action.run.explain import explain
 from aw_action.run.result import RunResult
 from aw_action.sinks import unified_records
 from aw_action.sinks.agent_session import (
@@ -177,7 +178,8 @@ class AgentSessionRecorder(RecordWriter):
             usage=usage,
         )
         self.writer.emit("session.result", summary)
-        run = dict(unified_records.closing(record, state, self.session_id, dict(state.record.limits))[-1][1])
+        why = explain(result, state.record.reporting.audience).plain()
+        run = dict(unified_records.closing(record, state, self.session_id, dict(state.record.limits), why)[-1][1])
         run["phase"] = state.record.phase
         self.harness("run", run)
         self.writer.close()

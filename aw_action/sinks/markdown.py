@@ -57,14 +57,16 @@ def words(parts: Words) -> str:
     return " ".join("".join(out).split())
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[object]], align: str = "") -> str:
-    """A pipe table. ``align`` holds one letter per column: ``l``, ``r`` or ``c`` (default left)."""
+def table(header: Sequence[str], rows: Sequence[Sequence[object]], align: str = "", *, escaped: bool = False) -> str:
+    """A pipe table. ``align`` holds one letter per column: ``l``, ``r`` or ``c`` (default left).
+    ``escaped``: the rows' cells are already made safe (``escape``, ``code``: one line, pipes
+    escaped) and are taken as they are (``cell`` would escape their backslashes a second time)."""
     marks = {"l": "---", "r": "--:", "c": ":-:"}
     seps = [marks.get(align[i] if i < len(align) else "l", "---") for i in range(len(header))]
     lines = ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(seps) + " |"]
     for row in rows:
         padded = [*row, *([""] * (len(header) - len(row)))][: len(header)]
-        lines.append("| " + " | ".join(cell(c) for c in padded) + " |")
+        lines.append("| " + " | ".join(str(c) if escaped else cell(c) for c in padded) + " |")
     return "\n".join(lines)
 
 

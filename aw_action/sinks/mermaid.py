@@ -1,4 +1,5 @@
-"""A mermaid ``xychart-beta`` of cumulative effective tokens per turn against the budget.
+"""Mermaid charts for step summaries: a run's cumulative effective tokens per turn against the
+budget (``token_chart``), and the report's bars per run and pie of stop reasons.
 
 GitHub renders ``mermaid`` fenced blocks in step summaries. Series hold only numbers and the title
 and axis labels are fixed strings, so nothing run-controlled can break out of the block.
@@ -6,6 +7,7 @@ and axis labels are fixed strings, so nothing run-controlled can break out of th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 MAX_POINTS = 60
@@ -51,3 +53,57 @@ def token_chart(cumulative: Sequence[float], limit: float | None) -> str:
         lines.append(f"    line [{', '.join(str(round(limit)) for _ in points)}]")
     lines.append("```")
     return "\n".join(lines)
+
+
+def bar_chart(title: str, axis: str, values: Sequence[float], places: int = 2) -> str:
+    """A fenced bar chart of ``values``, one bar per run, the bars labelled with the runs' numbers
+    (1-based, as the report's table numbers them): nothing run-controlled is in the block. More
+    than ``MAX_POINTS`` runs: the ``MAX_POINTS`` largest, still under their own numbers, and the
+    title says so. "" when there is nothing to draw."""
+    if not values:
+        return ""
+    points = list(enumerate(values, start=1))
+    if len(points) > MAX_POINTS:
+        points = sorted(sorted(points, key=lambda p: -p[1])[:MAX_POINTS])
+        title = f"{title} (the {MAX_POINTS} largest of {len(values)})"
+    top = max(v for _, v in points)
+    labels = ", ".join(f'"{n}"' for n, _ in points)
+    bars = ", ".join(f"{round(v, places)}" for _, v in points)
+    return "\n".join(
+        [
+            "```mermaid",
+            "xychart-beta",
+            f'    title "{_plain(title)}"',
+            f'    x-axis "Run" [{labels}]',
+            f'    y-axis "{_plain(axis)}" 0 --> {_ceiling(top, places)}',
+            f"    bar [{bars}]",
+            "```",
+        ]
+    )
+
+
+def pie_chart(title: str, slices: Sequence[tuple[str, int]]) -> str:
+    """A fenced pie chart; a slice's label is kept only when it is a plain word (a stop reason),
+    else it counts as ``other``. "" when there is nothing to draw."""
+    counts: dict[str, int] = {}
+    for label, count in slices:
+        name = label if _WORD.match(label) else "other"
+        counts[name] = counts.get(name, 0) + count
+    if not counts:
+        return ""
+    lines = ["```mermaid", "pie showData", f"    title {_plain(title)}"]
+    lines += [f'    "{name}" : {count}' for name, count in counts.items() if count > 0]
+    return "\n".join([*lines, "```"])
+
+
+_WORD = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+
+
+def _plain(text: str) -> str:
+    """A title or axis label the harness wrote, kept to characters that cannot end the string."""
+    return re.sub(r"[^A-Za-z0-9 ,.()$%/-]", "", text)
+
+
+def _ceiling(top: float, places: int) -> float | int:
+    bound = top * 1.1 if top > 0 else 1
+    return round(bound, places) if places else max(1, round(bound))

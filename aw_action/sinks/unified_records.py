@@ -32,9 +32,15 @@ def tool_complete(call_id: str, name: str, is_error: bool, duration_ms: int) -> 
 
 
 def closing(
-    result: ResultRecord, state: RunState, session_id: str, limits: Mapping[str, float]
+    result: ResultRecord,
+    state: RunState,
+    session_id: str,
+    limits: Mapping[str, float],
+    explanation: str | None = None,
 ) -> list[tuple[str, dict[str, Any]]]:
-    """``session.result``, ``agent.execution`` and ``harness.run``, in that order."""
+    """``session.result``, ``agent.execution`` and ``harness.run``, in that order. ``explanation``
+    is why the run ended, on one line (``run/explain.py``'s ``Explanation.plain()``), which
+    ``aw-harness report`` shows beside a run that failed or stopped."""
     t = result.tokens
     session: dict[str, Any] = {
         "sessionId": session_id,
@@ -77,4 +83,6 @@ def closing(
         "budgetExceeded": state.journal.budget_exceeded,
         "degraded": [{"subsystem": d.subsystem, "detail": d.detail, "hint": d.hint} for d in state.journal.degraded],
     }
+    if explanation is not None:
+        run["explanation"] = explanation
     return [("session.result", session), ("agent.execution", execution), ("harness.run", run)]

@@ -15,6 +15,7 @@ from typing import Any
 
 from aw_action.agent import transcript
 from aw_action.agent.events import AgentEvent, HarnessEvent, ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart
+from aw_action.run.explain import explain
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.result import RunResult
 from aw_action.sinks import token_usage, unified_records
@@ -148,7 +149,8 @@ class UnifiedSession(RecordWriter):
         """The closing records (``unified_records.closing``), the ``session.collection`` coverage
         record, and close the file."""
         state = self.state
-        for type_, data in unified_records.closing(result.record(), state, self.session_id, state.record.limits):
+        why = explain(result, state.record.reporting.audience).plain()
+        for type_, data in unified_records.closing(result.record(), state, self.session_id, state.record.limits, why):
             self.record(type_, data)
         sources = [
             {"component": c, "phase": p, "path": path, "events": n, "timestampUnit": "milliseconds"}

@@ -50,6 +50,7 @@ def test_every_example_has_its_three_files() -> None:
         "scheduled-report",
         "otel",
         "matrix-smoke",
+        "matrix-report",
         "safe-outputs",
         "workflow-review",
         "replay",

@@ -99,6 +99,12 @@ def test_the_example_runs_offline_as_its_readme_says(tmp_path: Path, folder: Pat
     if folder.name == "replay":
         (report,) = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith('{"replay"')]
         assert report["replay"] == "same" and report["exit_code"] == 0, report
+    if folder.name == "matrix-report":
+        assert [r["stop_reason"] for r in results] == ["max_turns", "completed", "completed"]
+        assert "## AW Harness report" in proc.stdout
+        assert "**3 runs**: 2 succeeded, 1 failed or stopped" in proc.stdout
+        assert "| 1 | `aw-harness-tests` | `max_turns` | Stopped by the turn limit" in proc.stdout
+        assert "```mermaid\npie showData" in proc.stdout
     if folder.name == "safe-outputs":
         report = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith('{"dry_run"')))
         assert [(i["type"], i["status"]) for i in report["items"]] == [
