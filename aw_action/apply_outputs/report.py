@@ -14,7 +14,7 @@ from typing import Any
 from aw_action.github.outputs import APPLY_OUTPUT_NAMES, write_outputs
 from aw_action.run.redact import Redactor
 
-OK_STATUSES = frozenset({"planned", "created", "exists", "applied", "noted"})
+OK_STATUSES = frozenset({"planned", "created", "exists", "applied", "noted", "in-review"})
 
 
 def _cell(text: Any) -> str:

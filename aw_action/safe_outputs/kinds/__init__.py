@@ -15,7 +15,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from aw_action.safe_outputs.kinds import add_comment, add_labels, create_issue, create_pull_request, noop
+from aw_action.safe_outputs.kinds import (
+    add_comment,
+    add_labels,
+    create_issue,
+    create_pull_request,
+    create_pull_request_review_comment,
+    noop,
+    submit_pull_request_review,
+)
 from aw_action.safe_outputs.kinds.base import SafeOutputKind
 
 KINDS: tuple[SafeOutputKind[Any], ...] = (
@@ -23,6 +31,8 @@ KINDS: tuple[SafeOutputKind[Any], ...] = (
     add_comment.KIND,
     create_pull_request.KIND,
     add_labels.KIND,
+    create_pull_request_review_comment.KIND,
+    submit_pull_request_review.KIND,
     noop.KIND,
 )
 BY_TYPE: dict[str, SafeOutputKind[Any]] = {kind.name: kind for kind in KINDS}
