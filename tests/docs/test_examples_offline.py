@@ -99,6 +99,18 @@ def test_the_example_runs_offline_as_its_readme_says(tmp_path: Path, folder: Pat
     if folder.name == "replay":
         (report,) = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith('{"replay"')]
         assert report["replay"] == "same" and report["exit_code"] == 0, report
+    if folder.name == "pr-review":
+        report = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith('{"dry_run"')))
+        comment, review = report["items"]
+        assert (comment["type"], comment["status"], comment["review_line"]) == (
+            "create_pull_request_review_comment",
+            "planned",
+            2,
+        )
+        assert (review["type"], review["event"]) == ("submit_pull_request_review", "COMMENT")
+        assert [(c["path"], c["line"], c["side"]) for c in review["comments"]] == [
+            ("examples/pr-review/checklist.md", 3, "RIGHT")
+        ]
     if folder.name == "safe-outputs":
         report = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith('{"dry_run"')))
         assert [(i["type"], i["status"]) for i in report["items"]] == [

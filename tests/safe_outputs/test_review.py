@@ -347,3 +347,21 @@ def test_a_removed_line_named_on_the_right_side_is_told_to_use_left() -> None:
     assert "line 3 of the old file is a removed line: use side LEFT" in (review_diff.check(files, wrong) or "")
     assert review_diff.check(files, review_diff.ReviewComment(1, "a.txt", 3, "LEFT", "x")) is None
     assert review_diff.check(files, review_diff.ReviewComment(1, "a.txt", 2, "RIGHT", "x", start_line=1)) is None
+
+
+def test_the_runs_step_summary_shows_where_each_comment_goes(tmp_path: Path, pr: pr_fixture.PullFixture) -> None:
+    from aw_action.extensions.safe_outputs import summary_section
+    from aw_action.safe_outputs.records import read_records
+
+    record(
+        tmp_path,
+        pr,
+        {**CONFIG, "create-pull-request-review-comment": {"target": "*"}},
+        *[
+            (COMMENT, {"path": "app.txt", "start_line": 10, "line": 11, "body": "pair", "pull_request_number": 1}),
+            (REVIEW, {"body": "Summary"}),
+        ],
+    )
+    section = summary_section(read_records(tmp_path / "out" / RECORDS_FILE))
+    assert "| #1 | app.txt:10-11 (default side) pair |" in section
+    assert "| COMMENT: Summary |" in section
