@@ -56,7 +56,7 @@ def _what(record: dict[str, Any]) -> str:
         return _short(record["title"])
     if isinstance(record.get("labels"), list):
         return _short(", ".join(map(str, record["labels"])))
-    text = str(record.get("message") or record.get("body") or "")
+    text = str(record.get("message") or record.get("body") or record.get("reason") or "")
     if record.get("path") and record.get("line"):
         start = f"{record['start_line']}-" if record.get("start_line") else ""
         text = f"{record['path']}:{start}{record['line']} ({record.get('side') or 'default side'}) {text}"

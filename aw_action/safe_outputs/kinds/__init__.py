@@ -21,6 +21,8 @@ from aw_action.safe_outputs.kinds import (
     create_issue,
     create_pull_request,
     create_pull_request_review_comment,
+    missing_data,
+    missing_tool,
     noop,
     submit_pull_request_review,
 )
@@ -33,6 +35,8 @@ KINDS: tuple[SafeOutputKind[Any], ...] = (
     add_labels.KIND,
     create_pull_request_review_comment.KIND,
     submit_pull_request_review.KIND,
+    missing_tool.KIND,
+    missing_data.KIND,
     noop.KIND,
 )
 BY_TYPE: dict[str, SafeOutputKind[Any]] = {kind.name: kind for kind in KINDS}
