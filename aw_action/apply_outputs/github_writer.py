@@ -108,6 +108,18 @@ class GitHubWriter:
     def label(self, number: int, labels: Sequence[str]) -> None:
         self._issue(number).add_to_labels(*labels)
 
+    def unlabel(self, number: int, labels: Sequence[str]) -> list[str]:
+        removed = []
+        for name in labels:
+            try:
+                self._issue(number).remove_from_labels(name)
+            except GithubException as exc:
+                if exc.status != 404:  # not on the item: nothing to remove
+                    raise
+                continue
+            removed.append(name)
+        return removed
+
     def base_branch(self) -> str:
         return self.ctx.base_branch or self.retry(lambda: self.repo.default_branch)
 

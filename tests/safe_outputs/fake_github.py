@@ -318,6 +318,12 @@ class FakeGitHub:
             wanted = body["labels"] if isinstance(body, dict) else body  # GitHub takes both forms
             issue["labels"] += [{"name": n} for n in wanted if n not in names]
             return 200, issue["labels"], {}
+        if (m := re.fullmatch(r"/issues/(\d+)/labels/(.+)", path)) and method == "DELETE":
+            issue = self.issues[int(m.group(1))]
+            if m.group(2) not in {label["name"] for label in issue["labels"]}:
+                return 404, {"message": "Label does not exist"}, {}
+            issue["labels"] = [label for label in issue["labels"] if label["name"] != m.group(2)]
+            return 200, issue["labels"], {}
         if m := re.fullmatch(r"/git/commits/([0-9a-f]+)", path):
             return 200, self._commit_json(m.group(1)), {}
         if path == "/git/commits" and method == "POST":

@@ -19,7 +19,7 @@ from tests.safe_outputs.support import records
 from tests.safe_outputs.test_review import COMMENT, CONFIG, REAL_REVIEW, REVIEW, apply, hand_written, record
 
 DATA = Path(__file__).parent / "data"
-TOOLS = {t["name"]: t for t in json.loads((DATA / "gh_aw_review_tools.json").read_text())}
+TOOLS = {t["name"]: t for t in json.loads((DATA / "gh_aw_more_tools.json").read_text())}
 RULES: dict[str, Any] = json.loads((DATA / "gh_aw_review_validation.json").read_text())
 SYSTEM = {"type", "commit_id"}  # the record's type, and the field the recorder adds (gh-aw checks neither)
 

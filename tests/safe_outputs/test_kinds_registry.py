@@ -23,7 +23,7 @@ KINDS_DIR = PACKAGE / "safe_outputs" / "kinds"
 DATA = Path(__file__).parent / "data"
 GH_AW_TOOLS = {
     t["name"]: t
-    for file in ("gh_aw_safe_outputs_tools.json", "gh_aw_review_tools.json")
+    for file in ("gh_aw_safe_outputs_tools.json", "gh_aw_more_tools.json")
     for t in json.loads((DATA / file).read_text())
 }
 SAFE_OUTPUTS_DOC = (REPO / "docs" / "safe-outputs.md").read_text()

@@ -24,6 +24,7 @@ from aw_action.safe_outputs.kinds import (
     missing_data,
     missing_tool,
     noop,
+    remove_labels,
     submit_pull_request_review,
 )
 from aw_action.safe_outputs.kinds.base import SafeOutputKind
@@ -33,6 +34,7 @@ KINDS: tuple[SafeOutputKind[Any], ...] = (
     add_comment.KIND,
     create_pull_request.KIND,
     add_labels.KIND,
+    remove_labels.KIND,
     create_pull_request_review_comment.KIND,
     submit_pull_request_review.KIND,
     missing_tool.KIND,

@@ -180,6 +180,10 @@ class GitHub(Protocol):
         """Add labels to an issue or pull request (idempotent by itself)."""
         ...
 
+    def unlabel(self, number: int, labels: Sequence[str]) -> list[str]:
+        """Remove labels from an issue or pull request; the ones it carried (the others are skipped)."""
+        ...
+
     def item_url(self, number: int) -> str: ...
 
     def base_branch(self) -> str:
