@@ -28,7 +28,7 @@ from aw_action.apply_outputs.identity import applying_login, authored_by
 from aw_action.apply_outputs.patch_apply import apply_patch
 from aw_action.apply_outputs.review_errors import reach_error, review_error
 from aw_action.safe_outputs.kinds import BY_TYPE
-from aw_action.safe_outputs.kinds.apply_api import Applied, ApplyError, PlannedItem, Posted, PullState
+from aw_action.safe_outputs.kinds.apply_api import Applied, ApplyError, IssueState, PlannedItem, Posted, PullState
 from aw_action.safe_outputs.kinds.review_diff import FileDiff, parse_patch
 from aw_action.safe_outputs.patch import PatchError
 
@@ -107,6 +107,14 @@ class GitHubWriter:
 
     def label(self, number: int, labels: Sequence[str]) -> None:
         self._issue(number).add_to_labels(*labels)
+
+    def issue(self, number: int) -> IssueState:
+        data = self.repo.get_issue(number)  # a fresh object: the state as GitHub has it now
+        labels = tuple(label.name for label in data.labels)
+        return IssueState(number, data.title, data.state, labels, data.pull_request is not None)
+
+    def close(self, number: int) -> None:
+        self._issue(number).edit(state="closed", state_reason="completed")
 
     def unlabel(self, number: int, labels: Sequence[str]) -> list[str]:
         removed = []

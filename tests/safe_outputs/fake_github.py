@@ -305,6 +305,11 @@ class FakeGitHub:
                 return 201, self._issue_json(self._new_issue(body, author)), {}
             newest = sorted(self.issues.values(), key=lambda i: -i["number"])
             return 200, [self._issue_json(i) for i in newest], {}
+        if m := re.fullmatch(r"/issues/(\d+)", path):
+            issue = self.issues[int(m.group(1))]
+            if method == "PATCH":
+                issue.update({k: v for k, v in body.items() if k in ("state", "state_reason", "title", "body")})
+            return 200, self._issue_json(issue), {}
         if m := re.fullmatch(r"/issues/(\d+)/comments", path):
             number = int(m.group(1))
             if number not in self.issues:

@@ -18,6 +18,7 @@ from typing import Any
 from aw_action.safe_outputs.kinds import (
     add_comment,
     add_labels,
+    close_issue,
     create_issue,
     create_pull_request,
     create_pull_request_review_comment,
@@ -35,6 +36,7 @@ KINDS: tuple[SafeOutputKind[Any], ...] = (
     create_pull_request.KIND,
     add_labels.KIND,
     remove_labels.KIND,
+    close_issue.KIND,
     create_pull_request_review_comment.KIND,
     submit_pull_request_review.KIND,
     missing_tool.KIND,

@@ -59,12 +59,17 @@ class PlannedItem:
     """A review comment: the line of the review it goes out in."""
     comments: tuple[ReviewComment, ...] = ()
     """A review: the comments it gathered, in file order."""
+    required_labels: tuple[str, ...] = ()
+    """Labels the target must carry for the item to apply (a close filter)."""
+    required_title_prefix: str | None = None
+    """A prefix the target's title must have for the item to apply."""
 
     def to_json(self) -> dict[str, Any]:
         data = {k: v for k, v in asdict(self).items() if v is not None and k != "patch_file"}
         data["labels"] = list(self.labels)
-        if not self.comments:
-            data.pop("comments", None)
+        for name in ("comments", "required_labels"):
+            if not data.get(name):
+                data.pop(name, None)
         if self.patch_file is not None:
             data["patch_file"] = self.patch_file.name
         return {"status": "planned", **data}
@@ -88,6 +93,17 @@ class PullState:
     head_sha: str
     author: str | None
     files: Mapping[str, FileDiff]
+
+
+@dataclass(frozen=True)
+class IssueState:
+    """An issue or pull request as the apply job finds it."""
+
+    number: int
+    title: str
+    state: str
+    labels: tuple[str, ...]
+    is_pull: bool
 
 
 @dataclass(frozen=True)
@@ -178,6 +194,14 @@ class GitHub(Protocol):
 
     def label(self, number: int, labels: Sequence[str]) -> None:
         """Add labels to an issue or pull request (idempotent by itself)."""
+        ...
+
+    def issue(self, number: int) -> IssueState:
+        """The issue or pull request ``number`` now (asked anew each call)."""
+        ...
+
+    def close(self, number: int) -> None:
+        """Close the issue (state reason ``completed``)."""
         ...
 
     def unlabel(self, number: int, labels: Sequence[str]) -> list[str]:
