@@ -113,8 +113,11 @@ class GitHubWriter:
         labels = tuple(label.name for label in data.labels)
         return IssueState(number, data.title, data.state, labels, data.pull_request is not None)
 
-    def close(self, number: int) -> None:
-        self._issue(number).edit(state="closed", state_reason="completed")
+    def close(self, number: int, pull: bool) -> None:
+        if pull:
+            self.repo.get_pull(number).edit(state="closed")
+        else:
+            self._issue(number).edit(state="closed", state_reason="completed")
 
     def unlabel(self, number: int, labels: Sequence[str]) -> list[str]:
         removed = []

@@ -396,6 +396,9 @@ class FakeGitHub:
             raise KeyError(number)
         if method == "GET" and sub == "":
             return 200, self._pull_json(issue), {}
+        if method == "PATCH" and sub == "":
+            issue.update({k: v for k, v in body.items() if k in ("state", "title", "body")})
+            return 200, self._pull_json(issue), {}
         if method == "GET" and sub == "/files":
             return 200, issue.get("_files", []), {}
         if method == "GET" and sub == "/reviews":

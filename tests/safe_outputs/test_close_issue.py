@@ -73,3 +73,26 @@ def test_max_and_target_hold_when_recorded_and_when_applied(tmp_path: Path, fake
     run = apply(tmp_path, fake, capsys)
     assert run.statuses() == ["created", "refused"]
     assert run.report["items"][1]["error"] == "over the limit: safe-outputs.close-issue.max is 1"
+
+
+def test_close_pull_request_closes_it_unmerged_once_and_refuses_an_issue(tmp_path: Path, capsys: Any) -> None:
+    server = FakeGitHub()
+    try:
+        assert server.add_pull([], "a" * 40) == 1
+        config = {"close-pull-request": {"required-labels": ["superseded"]}}
+        server.issues[1]["labels"] = [{"name": "superseded"}]
+        record(tmp_path, config, ("close_pull_request", {"body": "Superseded by #7; see @bob's note"}))
+        run = apply(tmp_path, server, capsys)
+        assert run.code == 0 and run.statuses() == ["created"], run.report
+        writes = [(r.method, r.path) for r in server.requests if r.method in ("POST", "PATCH") and r.path != "/graphql"]
+        assert writes == [("POST", "/repos/octo/hello/issues/1/comments"), ("PATCH", "/repos/octo/hello/pulls/1")]
+        assert server.calls("PATCH")[0].body == {"state": "closed"} and server.issues[1]["state"] == "closed"
+        assert "<code>@bob</code>" in server.comments[1][0]["body"]
+        again = apply(tmp_path, server, capsys)
+        assert again.statuses() == ["exists"] and len(server.comments[1]) == 1 and len(server.calls("PATCH")) == 1
+        server.issues[1].pop("pull_request")  # the triggering item is an issue after all
+        server.issues[1]["state"] = "open"
+        third = apply(tmp_path, server, capsys)
+        assert third.code == 1 and "#1 is an issue, not a pull request" in third.report["items"][0]["error"]
+    finally:
+        server.close()

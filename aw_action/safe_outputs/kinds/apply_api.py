@@ -200,8 +200,8 @@ class GitHub(Protocol):
         """The issue or pull request ``number`` now (asked anew each call)."""
         ...
 
-    def close(self, number: int) -> None:
-        """Close the issue (state reason ``completed``)."""
+    def close(self, number: int, pull: bool) -> None:
+        """Close the issue (state reason ``completed``) or the pull request (unmerged)."""
         ...
 
     def unlabel(self, number: int, labels: Sequence[str]) -> list[str]:
