@@ -119,6 +119,9 @@ class GitHubWriter:
         else:
             self._issue(number).edit(state="closed", state_reason="completed")
 
+    def request_reviewers(self, number: int, users: Sequence[str], teams: Sequence[str]) -> None:
+        self.repo.get_pull(number).create_review_request(reviewers=list(users), team_reviewers=list(teams))
+
     def unlabel(self, number: int, labels: Sequence[str]) -> list[str]:
         removed = []
         for name in labels:

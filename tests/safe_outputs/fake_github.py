@@ -370,6 +370,14 @@ class FakeGitHub:
                 raise KeyError(m.group(1))
             self.refs[m.group(1)] = body["sha"]
             return 200, self._ref_json(m.group(1)), {}
+        if (m := re.fullmatch(r"/pulls/(\d+)/requested_reviewers", path)) and method == "POST":
+            issue = self.issues[int(m.group(1))]
+            if issue["user"]["login"] in body.get("reviewers", []):
+                return 422, {"message": "Review cannot be requested from pull request author."}, {}
+            wanted = issue.setdefault("_requested", {"users": [], "teams": []})
+            wanted["users"] += [r for r in body.get("reviewers", []) if r not in wanted["users"]]
+            wanted["teams"] += [t for t in body.get("team_reviewers", []) if t not in wanted["teams"]]
+            return 201, self._pull_json(issue), {}
         if m := re.fullmatch(r"/pulls/(\d+)(/files|/reviews)?", path):
             return self._pull_route(method, int(m.group(1)), m.group(2) or "", body, author)
         if path == "/pulls":

@@ -18,6 +18,7 @@ from typing import Any
 from aw_action.safe_outputs.kinds import (
     add_comment,
     add_labels,
+    add_reviewer,
     close_issue,
     close_pull_request,
     create_issue,
@@ -37,6 +38,7 @@ KINDS: tuple[SafeOutputKind[Any], ...] = (
     create_pull_request.KIND,
     add_labels.KIND,
     remove_labels.KIND,
+    add_reviewer.KIND,
     close_issue.KIND,
     close_pull_request.KIND,
     create_pull_request_review_comment.KIND,

@@ -59,6 +59,8 @@ class PlannedItem:
     """A review comment: the line of the review it goes out in."""
     comments: tuple[ReviewComment, ...] = ()
     """A review: the comments it gathered, in file order."""
+    reviewers: tuple[str, ...] = ()
+    """Users, and teams as ``team:<slug>``, to request a review from."""
     required_labels: tuple[str, ...] = ()
     """Labels the target must carry for the item to apply (a close filter)."""
     required_title_prefix: str | None = None
@@ -67,7 +69,7 @@ class PlannedItem:
     def to_json(self) -> dict[str, Any]:
         data = {k: v for k, v in asdict(self).items() if v is not None and k != "patch_file"}
         data["labels"] = list(self.labels)
-        for name in ("comments", "required_labels"):
+        for name in ("comments", "required_labels", "reviewers"):
             if not data.get(name):
                 data.pop(name, None)
         if self.patch_file is not None:
@@ -202,6 +204,10 @@ class GitHub(Protocol):
 
     def close(self, number: int, pull: bool) -> None:
         """Close the issue (state reason ``completed``) or the pull request (unmerged)."""
+        ...
+
+    def request_reviewers(self, number: int, users: Sequence[str], teams: Sequence[str]) -> None:
+        """Request reviews on pull request ``number`` (idempotent by itself)."""
         ...
 
     def unlabel(self, number: int, labels: Sequence[str]) -> list[str]:
