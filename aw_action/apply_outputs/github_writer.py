@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 from github import Github, GithubException, InputGitTreeElement
+from github.GithubObject import NotSet
 from github.Issue import Issue
 from github.PullRequest import PullRequest, ReviewComment
 from github.Repository import Repository
@@ -111,7 +112,12 @@ class GitHubWriter:
     def issue(self, number: int) -> IssueState:
         data = self.repo.get_issue(number)  # a fresh object: the state as GitHub has it now
         labels = tuple(label.name for label in data.labels)
-        return IssueState(number, data.title, data.state, labels, data.pull_request is not None)
+        return IssueState(number, data.title, data.state, labels, data.pull_request is not None, data.body or "")
+
+    def edit_issue(self, number: int, changes: Mapping[str, str]) -> None:
+        self._issue(number).edit(
+            title=changes.get("title", NotSet), body=changes.get("body", NotSet), state=changes.get("state", NotSet)
+        )
 
     def close(self, number: int, pull: bool) -> None:
         if pull:

@@ -309,7 +309,7 @@ class FakeGitHub:
             issue = self.issues[int(m.group(1))]
             if method == "PATCH":
                 issue.update({k: v for k, v in body.items() if k in ("state", "state_reason", "title", "body")})
-            return 200, self._issue_json(issue), {}
+            return 200, self._issue_json(issue), {}  # GET: a pull request answers here too, as on GitHub
         if m := re.fullmatch(r"/issues/(\d+)/comments", path):
             number = int(m.group(1))
             if number not in self.issues:

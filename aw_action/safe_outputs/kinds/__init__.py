@@ -29,6 +29,7 @@ from aw_action.safe_outputs.kinds import (
     noop,
     remove_labels,
     submit_pull_request_review,
+    update_issue,
 )
 from aw_action.safe_outputs.kinds.base import SafeOutputKind
 
@@ -39,6 +40,7 @@ KINDS: tuple[SafeOutputKind[Any], ...] = (
     add_labels.KIND,
     remove_labels.KIND,
     add_reviewer.KIND,
+    update_issue.KIND,
     close_issue.KIND,
     close_pull_request.KIND,
     create_pull_request_review_comment.KIND,

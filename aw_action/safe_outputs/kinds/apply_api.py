@@ -59,6 +59,10 @@ class PlannedItem:
     """A review comment: the line of the review it goes out in."""
     comments: tuple[ReviewComment, ...] = ()
     """A review: the comments it gathered, in file order."""
+    state: str | None = None
+    """The state an update sets: open or closed."""
+    operation: str | None = None
+    """How an update's body meets the item's: append, prepend or replace."""
     reviewers: tuple[str, ...] = ()
     """Users, and teams as ``team:<slug>``, to request a review from."""
     required_labels: tuple[str, ...] = ()
@@ -106,6 +110,7 @@ class IssueState:
     state: str
     labels: tuple[str, ...]
     is_pull: bool
+    body: str = ""
 
 
 @dataclass(frozen=True)
@@ -208,6 +213,10 @@ class GitHub(Protocol):
 
     def request_reviewers(self, number: int, users: Sequence[str], teams: Sequence[str]) -> None:
         """Request reviews on pull request ``number`` (idempotent by itself)."""
+        ...
+
+    def edit_issue(self, number: int, changes: Mapping[str, str]) -> None:
+        """One ``PATCH /issues/{n}`` with ``changes`` (title, body, state)."""
         ...
 
     def unlabel(self, number: int, labels: Sequence[str]) -> list[str]:
