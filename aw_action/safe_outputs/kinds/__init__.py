@@ -30,6 +30,7 @@ from aw_action.safe_outputs.kinds import (
     remove_labels,
     submit_pull_request_review,
     update_issue,
+    update_pull_request,
 )
 from aw_action.safe_outputs.kinds.base import SafeOutputKind
 
@@ -41,6 +42,7 @@ KINDS: tuple[SafeOutputKind[Any], ...] = (
     remove_labels.KIND,
     add_reviewer.KIND,
     update_issue.KIND,
+    update_pull_request.KIND,
     close_issue.KIND,
     close_pull_request.KIND,
     create_pull_request_review_comment.KIND,
