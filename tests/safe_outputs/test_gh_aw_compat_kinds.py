@@ -1,4 +1,4 @@
-"""gh-aw compatibility of the review kinds, against gh-aw's own definitions (tests/safe_outputs/
+"""gh-aw compatibility of the new kinds (the reviews above all), against gh-aw's own definitions (tests/safe_outputs/
 data/README.md names the files and commits): the records our tools write pass gh-aw's tool
 schemas and the field rules its safe-outputs job checks each record against
 (``safe_output_validation_config.go``), and records shaped as gh-aw writes them (numbers as
@@ -20,7 +20,7 @@ from tests.safe_outputs.test_review import COMMENT, CONFIG, REAL_REVIEW, REVIEW,
 
 DATA = Path(__file__).parent / "data"
 TOOLS = {t["name"]: t for t in json.loads((DATA / "gh_aw_more_tools.json").read_text())}
-RULES: dict[str, Any] = json.loads((DATA / "gh_aw_review_validation.json").read_text())
+RULES: dict[str, Any] = json.loads((DATA / "gh_aw_validation.json").read_text())
 SYSTEM = {"type", "commit_id"}  # the record's type, and the field the recorder adds (gh-aw checks neither)
 
 
@@ -48,10 +48,20 @@ def gh_aw_errors(record: dict[str, Any]) -> list[str]:
             errors.append(f"{name} must be a string")
         if "maxLength" in rule and isinstance(value, str) and len(value) > rule["maxLength"]:
             errors.append(f"{name} is too long")
-        if (rule.get("positiveInteger") or rule.get("optionalPositiveInteger")) and _positive(value) is None:
+        numeric = ("positiveInteger", "optionalPositiveInteger", "issueOrPRNumber")
+        if any(rule.get(k) for k in numeric) and _positive(value) is None:
             errors.append(f"{name} must be a positive integer")
         if "enum" in rule and value not in rule["enum"]:
             errors.append(f"{name} must be one of {rule['enum']}")
+        if rule.get("type") == "array":
+            items_ok = isinstance(value, list) and all(
+                isinstance(v, str) and len(v) <= rule.get("itemMaxLength", 10**9) for v in value
+            )
+            if not items_ok:
+                errors.append(f"{name} must be an array of short strings")
+    custom = str(rules.get("customValidation", ""))
+    if custom.startswith("requiresOneOf:") and not any(record.get(f) is not None for f in custom[14:].split(",")):
+        errors.append(f"one of {custom[14:]} is required")
     ordered = rules.get("customValidation") == "startLineLessOrEqualLine" and record.get("start_line") is not None
     if ordered and (_positive(record["start_line"]) or 0) > (_positive(record["line"]) or 0):
         errors.append("start_line must be <= line")
@@ -61,6 +71,10 @@ def gh_aw_errors(record: dict[str, Any]) -> list[str]:
 def test_the_rules_are_real_rules() -> None:
     assert gh_aw_errors({"type": COMMENT, "path": "a", "line": 2, "start_line": 3, "body": "b"}) == [
         "start_line must be <= line"
+    ]
+    assert gh_aw_errors({"type": "update_issue"}) == ["one of status,title,body is required"]
+    assert gh_aw_errors({"type": "add_reviewer", "reviewers": ["x" * 40]}) == [
+        "reviewers must be an array of short strings"
     ]
     assert gh_aw_errors({"type": REVIEW, "event": "MERGE"}) == [
         "event must be one of ['APPROVE', 'REQUEST_CHANGES', 'COMMENT']"
@@ -114,3 +128,24 @@ def test_gh_aws_records_apply_with_our_apply_mode(tmp_path: Path, capsys: Any) -
         assert post.body["event"] == "COMMENT" and post.body["body"].startswith("Looks good overall.")
     finally:
         fake.close()
+
+
+OTHER_KINDS: list[tuple[dict[str, Any], tuple[str, dict[str, Any]]]] = [
+    ({"add-reviewer": None}, ("add_reviewer", {"reviewers": ["octocat"]})),
+    ({"update-issue": {"status": None, "title": None, "body": None}}, ("update_issue", {"title": "T", "body": "B"})),
+    ({"update-pull-request": {"title": None, "body": None}}, ("update_pull_request", {"body": "B"})),
+    ({"close-issue": None}, ("close_issue", {"body": "Closing: done"})),
+    ({"close-pull-request": None}, ("close_pull_request", {"body": "Superseded"})),
+    ({"missing-tool": None}, ("missing_tool", {"tool": "docker", "reason": "to run the tests"})),
+]
+
+
+@pytest.mark.parametrize(("config", "request_"), OTHER_KINDS, ids=lambda v: str(v[0]) if isinstance(v, tuple) else "")
+def test_records_of_the_other_kinds_pass_gh_aws_rules(
+    tmp_path: Path, config: dict[str, Any], request_: tuple[str, dict[str, Any]]
+) -> None:
+    from tests.safe_outputs.test_apply import record as record_in
+
+    record_in(tmp_path, config, request_)
+    (line,) = records(tmp_path / "out")
+    assert gh_aw_errors(line) == [], line
