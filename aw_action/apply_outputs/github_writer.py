@@ -14,19 +14,23 @@ from __future__ import annotations
 
 import base64
 import itertools
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 from github import Github, GithubException, InputGitTreeElement
+from github.GithubObject import NotSet
 from github.Issue import Issue
+from github.PullRequest import PullRequest, ReviewComment
 from github.Repository import Repository
 
 from aw_action.apply_outputs.context import ApplyContext
 from aw_action.apply_outputs.github_api import RetryPolicy, with_retries
 from aw_action.apply_outputs.identity import applying_login, authored_by
 from aw_action.apply_outputs.patch_apply import apply_patch
+from aw_action.apply_outputs.review_errors import reach_error, review_error
 from aw_action.safe_outputs.kinds import BY_TYPE
-from aw_action.safe_outputs.kinds.apply_api import Applied, ApplyError, PlannedItem, Posted
+from aw_action.safe_outputs.kinds.apply_api import Applied, ApplyError, IssueState, PlannedItem, Posted, PullState
+from aw_action.safe_outputs.kinds.review_diff import FileDiff, parse_patch
 from aw_action.safe_outputs.patch import PatchError
 
 LOOKBACK = 200
@@ -55,6 +59,7 @@ class GitHubWriter:
         self._sleep = sleep
         self._login: list[str | None] = []
         self._issues: dict[int, Issue] = {}
+        self._pulls: dict[tuple[str, int], tuple[PullRequest, PullState]] = {}
 
     @property
     def login(self) -> str | None:
@@ -103,6 +108,37 @@ class GitHubWriter:
 
     def label(self, number: int, labels: Sequence[str]) -> None:
         self._issue(number).add_to_labels(*labels)
+
+    def issue(self, number: int) -> IssueState:
+        data = self.repo.get_issue(number)  # a fresh object: the state as GitHub has it now
+        labels = tuple(label.name for label in data.labels)
+        return IssueState(number, data.title, data.state, labels, data.pull_request is not None, data.body or "")
+
+    def edit_issue(self, number: int, changes: Mapping[str, str]) -> None:
+        self._issue(number).edit(
+            title=changes.get("title", NotSet), body=changes.get("body", NotSet), state=changes.get("state", NotSet)
+        )
+
+    def close(self, number: int, pull: bool) -> None:
+        if pull:
+            self.repo.get_pull(number).edit(state="closed")
+        else:
+            self._issue(number).edit(state="closed", state_reason="completed")
+
+    def request_reviewers(self, number: int, users: Sequence[str], teams: Sequence[str]) -> None:
+        self.repo.get_pull(number).create_review_request(reviewers=list(users), team_reviewers=list(teams))
+
+    def unlabel(self, number: int, labels: Sequence[str]) -> list[str]:
+        removed = []
+        for name in labels:
+            try:
+                self._issue(number).remove_from_labels(name)
+            except GithubException as exc:
+                if exc.status != 404:  # not on the item: nothing to remove
+                    raise
+                continue
+            removed.append(name)
+        return removed
 
     def base_branch(self) -> str:
         return self.ctx.base_branch or self.retry(lambda: self.repo.default_branch)
@@ -167,3 +203,59 @@ class GitHubWriter:
                 return Posted(found.html_url, found.number)
             raise
         return Posted(pull.html_url, pull.number)
+
+    # -- pull request reviews (``review_errors.py`` words GitHub's refusals)
+
+    def _repository(self, name: str | None) -> tuple[str, Repository]:
+        if name is None or name.lower() == self.ctx.repository.lower():
+            return self.ctx.repository, self.repo
+        return name, self.gh.get_repo(name)
+
+    def pull_request(self, repository: str | None, number: int) -> PullState:
+        name, repo = self._repository(repository)
+        if (name, number) not in self._pulls:
+            try:
+                pull = repo.get_pull(number)
+                files = {
+                    f.filename: FileDiff(
+                        f.filename, f.status, f.previous_filename, parse_patch(f.patch) if f.patch else None
+                    )
+                    for f in pull.get_files()
+                }
+                state = PullState(number, pull.head.sha, pull.user.login if pull.user else None, files)
+            except GithubException as exc:
+                raise reach_error(exc, name, number) from None
+            self._pulls[(name, number)] = (pull, state)
+        return self._pulls[(name, number)][1]
+
+    def find_review(self, repository: str | None, number: int, marker: str) -> Posted | None:
+        name, _ = self._repository(repository)
+        self.pull_request(repository, number)
+        pull = self._pulls[(name, number)][0]
+        for review in pull.get_reviews():
+            if self.ours(review, marker):
+                return Posted(review.html_url, number)
+        return None
+
+    def submit_review(
+        self,
+        repository: str | None,
+        number: int,
+        commit_id: str,
+        body: str,
+        event: str,
+        comments: Sequence[Mapping[str, Any]],
+    ) -> Posted:
+        name, repo = self._repository(repository)
+        self.pull_request(repository, number)
+        pull = self._pulls[(name, number)][0]
+        try:
+            review = pull.create_review(
+                commit=repo.get_commit(commit_id),
+                body=body,
+                event=event,
+                comments=[cast(ReviewComment, dict(c)) for c in comments],
+            )
+        except GithubException as exc:
+            raise review_error(exc, event, name, number) or exc from None
+        return Posted(review.html_url, number)

@@ -14,7 +14,7 @@ from typing import Any
 from aw_action.github.outputs import APPLY_OUTPUT_NAMES, write_outputs
 from aw_action.run.redact import Redactor
 
-OK_STATUSES = frozenset({"planned", "created", "exists", "applied", "noted"})
+OK_STATUSES = frozenset({"planned", "created", "exists", "applied", "noted", "in-review"})
 
 
 def _cell(text: Any) -> str:
@@ -30,6 +30,8 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
     lines += ["| line | type | status | result |", "|---|---|---|---|"]
     for item in items:
         result = item.get("url") or item.get("error") or item.get("message") or item.get("title") or ""
+        if not result and item.get("review_line"):
+            result = f"goes out in the review on line {item['review_line']}"
         lines.append(f"| {item.get('line')} | {_cell(item.get('type') or '?')} | {item['status']} | {_cell(result)} |")
     return "\n".join([*lines, ""]) + "\n"
 

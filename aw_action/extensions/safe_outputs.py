@@ -50,16 +50,23 @@ def _short(text: Any) -> str:
 
 
 def _what(record: dict[str, Any]) -> str:
-    """One line for a proposed item: its title, labels, message or body, whichever it has."""
+    """One line for a proposed item: its title, labels, message or body, whichever it has; a review
+    comment's place (``path:line``) and a review's event first."""
     if record.get("title"):
         return _short(record["title"])
     if isinstance(record.get("labels"), list):
         return _short(", ".join(map(str, record["labels"])))
-    return _short(record.get("message") or record.get("body") or "")
+    text = str(record.get("message") or record.get("body") or record.get("reason") or "")
+    if record.get("path") and record.get("line"):
+        start = f"{record['start_line']}-" if record.get("start_line") else ""
+        text = f"{record['path']}:{start}{record['line']} ({record.get('side') or 'default side'}) {text}"
+    elif record.get("event"):
+        text = f"{record['event']}: {text}"
+    return _short(text)
 
 
 def _target(record: dict[str, Any]) -> str:
-    number = record.get("item_number")
+    number = record.get("item_number") or record.get("pull_request_number")
     return f"#{number}" if number not in (None, "") else ""
 
 

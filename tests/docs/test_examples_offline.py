@@ -105,6 +105,18 @@ def test_the_example_runs_offline_as_its_readme_says(tmp_path: Path, folder: Pat
         assert "**3 runs**: 2 succeeded, 1 failed or stopped" in proc.stdout
         assert "| 1 | `aw-harness-tests` | `max_turns` | Stopped by the turn limit" in proc.stdout
         assert "```mermaid\npie showData" in proc.stdout
+    if folder.name == "pr-review":
+        report = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith('{"dry_run"')))
+        comment, review = report["items"]
+        assert (comment["type"], comment["status"], comment["review_line"]) == (
+            "create_pull_request_review_comment",
+            "planned",
+            2,
+        )
+        assert (review["type"], review["event"]) == ("submit_pull_request_review", "COMMENT")
+        assert [(c["path"], c["line"], c["side"]) for c in review["comments"]] == [
+            ("examples/pr-review/checklist.md", 3, "RIGHT")
+        ]
     if folder.name == "safe-outputs":
         report = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith('{"dry_run"')))
         assert [(i["type"], i["status"]) for i in report["items"]] == [

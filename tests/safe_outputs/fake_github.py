@@ -79,6 +79,9 @@ class FakeGitHub:
     failures: list[Failure] = field(default_factory=list)
     identities: dict[str, tuple[str, str]] = field(default_factory=dict)
     """token -> (login, ``user`` or ``app``)."""
+    reviews: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    actions_can_approve: bool = True
+    """The repository setting "Allow GitHub Actions to create and approve pull requests"."""
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -144,6 +147,21 @@ class FakeGitHub:
         """A comment someone else wrote (a stranger can comment on any public issue)."""
         with self.lock:
             self._new_comment(number, body, _user(author, "user"))
+
+    def add_pull(
+        self, files: list[dict[str, Any]], head_sha: str, author: str = "octo-human", head: str = "feature"
+    ) -> int:
+        """A pull request whose ``GET /pulls/{n}/files`` answers ``files`` (the API's shape: filename,
+        status, previous_filename, patch) at head ``head_sha``."""
+        with self.lock:
+            issue = self._new_issue({"title": "A change", "body": ""}, _user(author, "user"), pull=True)
+            issue.update(_head=head, _base=self.default_branch, _draft=False, _files=files, _head_sha=head_sha)
+            return int(issue["number"])
+
+    def move_head(self, number: int, sha: str) -> None:
+        """New commits pushed: the pull request's head is now ``sha``."""
+        with self.lock:
+            self.issues[number]["_head_sha"] = sha
 
     def identity(self, authorization: str) -> tuple[str, str]:
         token = authorization.split(" ", 1)[-1]
@@ -217,7 +235,11 @@ class FakeGitHub:
             **self._issue_json(issue),
             "url": self._api(f"/pulls/{issue['number']}"),
             "issue_url": self._api(f"/issues/{issue['number']}"),
-            "head": {"ref": issue["_head"], "label": f"{self.owner}:{issue['_head']}"},
+            "head": {
+                "ref": issue["_head"],
+                "label": f"{self.owner}:{issue['_head']}",
+                "sha": issue.get("_head_sha", "0" * 40),
+            },
             "base": {"ref": issue["_base"]},
             "draft": issue["_draft"],
         }
@@ -283,6 +305,11 @@ class FakeGitHub:
                 return 201, self._issue_json(self._new_issue(body, author)), {}
             newest = sorted(self.issues.values(), key=lambda i: -i["number"])
             return 200, [self._issue_json(i) for i in newest], {}
+        if m := re.fullmatch(r"/issues/(\d+)", path):
+            issue = self.issues[int(m.group(1))]
+            if method == "PATCH":
+                issue.update({k: v for k, v in body.items() if k in ("state", "state_reason", "title", "body")})
+            return 200, self._issue_json(issue), {}  # GET: a pull request answers here too, as on GitHub
         if m := re.fullmatch(r"/issues/(\d+)/comments", path):
             number = int(m.group(1))
             if number not in self.issues:
@@ -295,6 +322,12 @@ class FakeGitHub:
             names = {label["name"] for label in issue["labels"]}
             wanted = body["labels"] if isinstance(body, dict) else body  # GitHub takes both forms
             issue["labels"] += [{"name": n} for n in wanted if n not in names]
+            return 200, issue["labels"], {}
+        if (m := re.fullmatch(r"/issues/(\d+)/labels/(.+)", path)) and method == "DELETE":
+            issue = self.issues[int(m.group(1))]
+            if m.group(2) not in {label["name"] for label in issue["labels"]}:
+                return 404, {"message": "Label does not exist"}, {}
+            issue["labels"] = [label for label in issue["labels"] if label["name"] != m.group(2)]
             return 200, issue["labels"], {}
         if m := re.fullmatch(r"/git/commits/([0-9a-f]+)", path):
             return 200, self._commit_json(m.group(1)), {}
@@ -337,6 +370,16 @@ class FakeGitHub:
                 raise KeyError(m.group(1))
             self.refs[m.group(1)] = body["sha"]
             return 200, self._ref_json(m.group(1)), {}
+        if (m := re.fullmatch(r"/pulls/(\d+)/requested_reviewers", path)) and method == "POST":
+            issue = self.issues[int(m.group(1))]
+            if issue["user"]["login"] in body.get("reviewers", []):
+                return 422, {"message": "Review cannot be requested from pull request author."}, {}
+            wanted = issue.setdefault("_requested", {"users": [], "teams": []})
+            wanted["users"] += [r for r in body.get("reviewers", []) if r not in wanted["users"]]
+            wanted["teams"] += [t for t in body.get("team_reviewers", []) if t not in wanted["teams"]]
+            return 201, self._pull_json(issue), {}
+        if m := re.fullmatch(r"/pulls/(\d+)(/files|/reviews)?", path):
+            return self._pull_route(method, int(m.group(1)), m.group(2) or "", body, author)
         if path == "/pulls":
             if method == "POST":
                 if f"heads/{body['head']}" not in self.refs:
@@ -350,3 +393,83 @@ class FakeGitHub:
             pulls = [self._pull_json(i) for i in self.issues.values() if "_head" in i and i["_head"] == head]
             return 200, pulls, {}
         return 404, {"message": "Not Found"}, {}
+
+    # -- pull requests and their reviews, checked as GitHub checks them
+
+    def _pull_route(
+        self, method: str, number: int, sub: str, body: Any, author: dict[str, str]
+    ) -> tuple[int, Any, dict[str, str]]:
+        issue = self.issues[number]
+        if "_head" not in issue:
+            raise KeyError(number)
+        if method == "GET" and sub == "":
+            return 200, self._pull_json(issue), {}
+        if method == "PATCH" and sub == "":
+            issue.update({k: v for k, v in body.items() if k in ("state", "title", "body")})
+            return 200, self._pull_json(issue), {}
+        if method == "GET" and sub == "/files":
+            return 200, issue.get("_files", []), {}
+        if method == "GET" and sub == "/reviews":
+            return 200, self.reviews.get(number, []), {}
+        if method == "POST" and sub == "/reviews":
+            return self._new_review(issue, body, author)
+        return 404, {"message": "Not Found"}, {}
+
+    def _new_review(self, issue: dict[str, Any], body: dict[str, Any], author: dict[str, str]) -> Any:
+        event = body.get("event", "PENDING")
+        if body.get("commit_id") != issue["_head_sha"]:
+            return 422, {"message": "Unprocessable Entity", "errors": ["commit_id is not part of the pull request"]}, {}
+        if event in ("APPROVE", "REQUEST_CHANGES") and author["login"] == issue["user"]["login"]:
+            verb = "approve" if event == "APPROVE" else "request changes on"
+            return 422, {"message": "Unprocessable Entity", "errors": [f"Can not {verb} your own pull request"]}, {}
+        if event == "APPROVE" and author["login"] == "github-actions[bot]" and not self.actions_can_approve:
+            return 422, {"message": "GitHub Actions is not permitted to approve pull requests."}, {}
+        comments = body.get("comments") or []
+        if event == "COMMENT" and not body.get("body") and not comments:
+            return 422, {"message": "Unprocessable Entity", "errors": ["Review body is required"]}, {}
+        files = {f["filename"]: f for f in issue.get("_files", [])}
+        for comment in comments:
+            if not _on_diff(files.get(comment["path"]), comment):
+                error = "Pull request review thread line must be part of the diff"
+                return 422, {"message": "Unprocessable Entity", "errors": [error]}, {}
+        self._next_id += 1
+        state = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}[event]
+        review = {
+            "id": self._next_id,
+            "body": body.get("body", ""),
+            "state": state,
+            "user": author,
+            "commit_id": body["commit_id"],
+            "html_url": f"{issue['html_url']}#pullrequestreview-{self._next_id}",
+            "pull_request_url": self._api(f"/pulls/{issue['number']}"),
+            "_comments": comments,
+        }
+        self.reviews.setdefault(issue["number"], []).append(review)
+        return 200, {k: v for k, v in review.items() if not k.startswith("_")}, {}
+
+
+def _on_diff(file: dict[str, Any] | None, comment: dict[str, Any]) -> bool:
+    """GitHub's rule: every line of start_line..line on its side lies in one hunk of the patch."""
+    if file is None or not file.get("patch"):
+        return False
+    hunks: list[dict[str, set[int]]] = []
+    old = new = 0
+    for raw in file["patch"].split("\n"):
+        if m := re.match(r"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@", raw):
+            hunks.append({"LEFT": set(), "RIGHT": set()})
+            old, new = int(m.group(1)), int(m.group(2))
+        elif hunks and raw[:1] == "+":
+            hunks[-1]["RIGHT"].add(new)
+            new += 1
+        elif hunks and raw[:1] == "-":
+            hunks[-1]["LEFT"].add(old)
+            old += 1
+        elif hunks and raw[:1] == " ":
+            hunks[-1]["LEFT"].add(old)
+            hunks[-1]["RIGHT"].add(new)
+            old, new = old + 1, new + 1
+    side = comment.get("side", "RIGHT")
+    if comment.get("start_line") is not None and comment.get("start_side", side) != side:
+        return False
+    wanted = set(range(comment.get("start_line") or comment["line"], comment["line"] + 1))
+    return any(wanted <= hunk[side] for hunk in hunks)

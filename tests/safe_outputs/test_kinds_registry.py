@@ -20,8 +20,11 @@ from aw_action.safe_outputs.kinds.base import SafeOutputKind
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "aw_action"
 KINDS_DIR = PACKAGE / "safe_outputs" / "kinds"
+DATA = Path(__file__).parent / "data"
 GH_AW_TOOLS = {
-    t["name"]: t for t in json.loads((Path(__file__).parent / "data" / "gh_aw_safe_outputs_tools.json").read_text())
+    t["name"]: t
+    for file in ("gh_aw_safe_outputs_tools.json", "gh_aw_more_tools.json")
+    for t in json.loads((DATA / file).read_text())
 }
 SAFE_OUTPUTS_DOC = (REPO / "docs" / "safe-outputs.md").read_text()
 

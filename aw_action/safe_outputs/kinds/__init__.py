@@ -15,7 +15,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from aw_action.safe_outputs.kinds import add_comment, add_labels, create_issue, create_pull_request, noop
+from aw_action.safe_outputs.kinds import (
+    add_comment,
+    add_labels,
+    add_reviewer,
+    close_issue,
+    close_pull_request,
+    create_issue,
+    create_pull_request,
+    create_pull_request_review_comment,
+    missing_data,
+    missing_tool,
+    noop,
+    remove_labels,
+    submit_pull_request_review,
+    update_issue,
+    update_pull_request,
+)
 from aw_action.safe_outputs.kinds.base import SafeOutputKind
 
 KINDS: tuple[SafeOutputKind[Any], ...] = (
@@ -23,6 +39,16 @@ KINDS: tuple[SafeOutputKind[Any], ...] = (
     add_comment.KIND,
     create_pull_request.KIND,
     add_labels.KIND,
+    remove_labels.KIND,
+    add_reviewer.KIND,
+    update_issue.KIND,
+    update_pull_request.KIND,
+    close_issue.KIND,
+    close_pull_request.KIND,
+    create_pull_request_review_comment.KIND,
+    submit_pull_request_review.KIND,
+    missing_tool.KIND,
+    missing_data.KIND,
     noop.KIND,
 )
 BY_TYPE: dict[str, SafeOutputKind[Any]] = {kind.name: kind for kind in KINDS}

@@ -8,10 +8,12 @@ check (only items this job's own login wrote count), sanitising, the report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+
+from aw_action.safe_outputs.kinds.review_diff import FileDiff, ReviewComment
 
 T = TypeVar("T")
 
@@ -45,10 +47,35 @@ class PlannedItem:
     base_commit: str | None = None
     patch_file: Path | None = field(default=None, compare=False)
     message: str | None = None
+    repository: str | None = None
+    """``target-repo``: where the item goes; None = the job's repository."""
+    commit_id: str | None = None
+    """The commit a review was made on (the pull request's head the agent saw)."""
+    event: str | None = None
+    """A review's event: COMMENT, APPROVE or REQUEST_CHANGES."""
+    comment: ReviewComment | None = None
+    """A review comment's place and text (it goes out inside its review)."""
+    review_line: int | None = None
+    """A review comment: the line of the review it goes out in."""
+    comments: tuple[ReviewComment, ...] = ()
+    """A review: the comments it gathered, in file order."""
+    state: str | None = None
+    """The state an update sets: open or closed."""
+    operation: str | None = None
+    """How an update's body meets the item's: append, prepend or replace."""
+    reviewers: tuple[str, ...] = ()
+    """Users, and teams as ``team:<slug>``, to request a review from."""
+    required_labels: tuple[str, ...] = ()
+    """Labels the target must carry for the item to apply (a close filter)."""
+    required_title_prefix: str | None = None
+    """A prefix the target's title must have for the item to apply."""
 
     def to_json(self) -> dict[str, Any]:
         data = {k: v for k, v in asdict(self).items() if v is not None and k != "patch_file"}
         data["labels"] = list(self.labels)
+        for name in ("comments", "required_labels", "reviewers"):
+            if not data.get(name):
+                data.pop(name, None)
         if self.patch_file is not None:
             data["patch_file"] = self.patch_file.name
         return {"status": "planned", **data}
@@ -62,6 +89,28 @@ class Applied:
     url: str | None = None
     number: int | None = None
     details: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class PullState:
+    """A pull request as the apply job finds it: its head, its author and its diff by path."""
+
+    number: int
+    head_sha: str
+    author: str | None
+    files: Mapping[str, FileDiff]
+
+
+@dataclass(frozen=True)
+class IssueState:
+    """An issue or pull request as the apply job finds it."""
+
+    number: int
+    title: str
+    state: str
+    labels: tuple[str, ...]
+    is_pull: bool
+    body: str = ""
 
 
 @dataclass(frozen=True)
@@ -82,6 +131,11 @@ class Planning(Protocol):
 
     def triggering_number(self) -> int | None:
         """The issue or pull request the event is about, if any."""
+        ...
+
+    @property
+    def footer(self) -> str:
+        """The visible footer line (which run made this), without the marker."""
         ...
 
     @property
@@ -106,6 +160,33 @@ class GitHub(Protocol):
 
     def retry(self, call: Callable[[], T]) -> T: ...
 
+    @property
+    def login(self) -> str | None:
+        """The login this job writes as (None when GitHub does not say)."""
+        ...
+
+    def pull_request(self, repository: str | None, number: int) -> PullState:
+        """The pull request and its files (asked once per run); ``ApplyError`` naming the
+        repository when the token cannot read it. ``repository`` None = the job's own."""
+        ...
+
+    def find_review(self, repository: str | None, number: int, marker: str) -> Posted | None:
+        """A review on ``number`` this job's login submitted whose body holds ``marker``."""
+        ...
+
+    def submit_review(
+        self,
+        repository: str | None,
+        number: int,
+        commit_id: str,
+        body: str,
+        event: str,
+        comments: Sequence[Mapping[str, Any]],
+    ) -> Posted:
+        """One ``POST /pulls/{n}/reviews`` with every comment and the event; ``ApplyError``
+        naming the setting or the reason when GitHub refuses an approval."""
+        ...
+
     def find_item(self, marker: str) -> Posted | None:
         """The newest issue or pull request this job's login wrote whose body holds ``marker``."""
         ...
@@ -120,6 +201,26 @@ class GitHub(Protocol):
 
     def label(self, number: int, labels: Sequence[str]) -> None:
         """Add labels to an issue or pull request (idempotent by itself)."""
+        ...
+
+    def issue(self, number: int) -> IssueState:
+        """The issue or pull request ``number`` now (asked anew each call)."""
+        ...
+
+    def close(self, number: int, pull: bool) -> None:
+        """Close the issue (state reason ``completed``) or the pull request (unmerged)."""
+        ...
+
+    def request_reviewers(self, number: int, users: Sequence[str], teams: Sequence[str]) -> None:
+        """Request reviews on pull request ``number`` (idempotent by itself)."""
+        ...
+
+    def edit_issue(self, number: int, changes: Mapping[str, str]) -> None:
+        """One ``PATCH /issues/{n}`` with ``changes`` (title, body, state)."""
+        ...
+
+    def unlabel(self, number: int, labels: Sequence[str]) -> list[str]:
+        """Remove labels from an issue or pull request; the ones it carried (the others are skipped)."""
         ...
 
     def item_url(self, number: int) -> str: ...

@@ -13,7 +13,7 @@ Layering: the apply stage's GitHub client and sanitiser live above this package
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
@@ -131,6 +131,12 @@ class SafeOutputKind(ABC, Generic[C]):
     def plan(self, item: PlannedItem, record: Mapping[str, Any], cfg: C, planning: Planning) -> PlannedItem:
         """``item`` (the generic parts: hash, marker, sanitised body) with the kind's own fields;
         ``RequestError`` refuses the record."""
+
+    def gather(self, items: Sequence[PlannedItem], cfg: C | None, planning: Planning) -> dict[int, PlannedItem | str]:
+        """After every record is planned: items this kind's items take in (a review gathers its
+        comments), as record line -> the item that replaces it, or why that line is refused.
+        Called for every kind, configured (``cfg``) or not; the default takes in nothing."""
+        return {}
 
     @abstractmethod
     def apply(self, item: PlannedItem, github: GitHub) -> Applied:

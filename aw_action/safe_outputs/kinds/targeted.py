@@ -8,6 +8,7 @@ otherwise the target is fixed, the description says where the item goes, and a g
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -19,6 +20,7 @@ from aw_action.safe_outputs.kinds.apply_api import Planning
 from aw_action.safe_outputs.kinds.base import KindConfig, RequestError
 
 Target = Literal["triggering", "*"] | int
+_REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
 class TargetedConfig(KindConfig):
@@ -36,25 +38,40 @@ class TargetedConfig(KindConfig):
             raise ValueError("must be 'triggering', '*' or an issue/pull request number") from None
 
 
-def item_fields(args: Mapping[str, Any], cfg: TargetedConfig, key: str) -> dict[str, Any]:
-    """``item_number`` is required with ``target: '*'`` and refused otherwise (the target is fixed)."""
-    given = args.get("item_number")
+class TargetRepoConfig(TargetedConfig):
+    """``target-repo``: ``owner/name`` the items go to instead of the job's repository (the
+    apply job's token must reach it; apply's error names the kind and the repository if not)."""
+
+    target_repo: str | None = None
+
+    @field_validator("target_repo")
+    @classmethod
+    def _target_repo(cls, value: str | None) -> str | None:
+        if value is not None and not _REPOSITORY.match(value):
+            raise ValueError(f"must be owner/name, got {value!r}")
+        return value
+
+
+def item_fields(args: Mapping[str, Any], cfg: TargetedConfig, key: str, field: str = "item_number") -> dict[str, Any]:
+    """``field`` (gh-aw's ``item_number``, or ``pull_request_number`` for the review kinds) is
+    required with ``target: '*'`` and refused otherwise (the target is fixed)."""
+    given = args.get(field)
     if cfg.target == "*":
         if given is None:
-            raise FieldError(f"item_number: required (safe-outputs.{key}.target is '*')")
-        return {"item_number": fields.item_number(given, "item_number")}
+            raise FieldError(f"{field}: required (safe-outputs.{key}.target is '*')")
+        return {field: fields.item_number(given, field)}
     if given is not None:
         where = "the triggering issue or pull request" if cfg.target == "triggering" else f"#{cfg.target}"
-        raise FieldError(
-            f"item_number: not allowed; safe-outputs.{key}.target is {cfg.target!r}, so it goes to {where}"
-        )
+        raise FieldError(f"{field}: not allowed; safe-outputs.{key}.target is {cfg.target!r}, so it goes to {where}")
     return {}
 
 
-def target_number(record: Mapping[str, Any], cfg: TargetedConfig, planning: Planning, key: str) -> int | None:
+def target_number(
+    record: Mapping[str, Any], cfg: TargetedConfig, planning: Planning, key: str, field: str = "item_number"
+) -> int | None:
     """The issue or pull request number; None only in a dry run without an event."""
     if cfg.target == "*":
-        return int(record["item_number"])
+        return int(record[field])
     if isinstance(cfg.target, int):
         return cfg.target
     number = planning.triggering_number()
@@ -71,13 +88,13 @@ def item_schema(cfg: TargetedConfig, json_type: str | list[str]) -> dict[str, An
     return {"type": json_type, "description": "Not used here: the target is fixed (leave it out)"}
 
 
-def required(cfg: TargetedConfig) -> list[str]:
-    return ["item_number"] if cfg.target == "*" else []
+def required(cfg: TargetedConfig, field: str = "item_number") -> list[str]:
+    return [field] if cfg.target == "*" else []
 
 
-def target_note(cfg: TargetedConfig) -> str:
+def target_note(cfg: TargetedConfig, field: str = "item_number") -> str:
     if cfg.target == "*":
-        return "Name the issue or pull request with item_number."
+        return f"Name the issue or pull request with {field}."
     if cfg.target == "triggering":
         return "It goes to the issue or pull request that triggered this run."
     return f"It goes to #{cfg.target}."

@@ -1,0 +1,76 @@
+"""What the kinds that close an issue or a pull request share: the config's filters and the
+apply steps.
+
+``required-labels`` (every one must be on the item) and ``required-title-prefix`` limit what the
+agent may close; they are checked on the item as the apply job finds it, before any write, and
+an issue is never closed as a pull request nor the other way round. Applied once: the closing
+comment is looked for by its marker among the item's comments this job's login wrote, and the
+item is closed only if it is still open; a re-apply posts and changes nothing. An item someone
+already closed still gets the comment (gh-aw's rule).
+"""
+
+from __future__ import annotations
+
+from pydantic import StrictStr, field_validator
+
+from aw_action.safe_outputs import fields
+from aw_action.safe_outputs.kinds import common, targeted
+from aw_action.safe_outputs.kinds.apply_api import Applied, ApplyError, GitHub, PlannedItem
+
+
+class ClosingConfig(targeted.TargetedConfig):
+    required_labels: tuple[StrictStr, ...] = ()
+    """Labels the item must all carry to be closed."""
+    required_title_prefix: StrictStr = ""
+    """A prefix the item's title must start with to be closed."""
+
+    @field_validator("required_labels")
+    @classmethod
+    def _labels(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return common.label_names(value) or ()
+
+    @field_validator("required_title_prefix")
+    @classmethod
+    def _prefix(cls, value: str) -> str:
+        if value:
+            fields.text(value, "", max_chars=fields.TITLE_MAX_CHARS, single_line=True)
+        return value
+
+
+def notes(cfg: ClosingConfig, noun: str) -> list[str]:
+    out = []
+    if cfg.required_labels:
+        out.append(f"Only {noun}s labelled {', '.join(cfg.required_labels)} can be closed.")
+    if cfg.required_title_prefix:
+        out.append(f'Only {noun}s whose title starts with "{cfg.required_title_prefix}" can be closed.')
+    return out
+
+
+def apply(item: PlannedItem, github: GitHub, pull: bool) -> Applied:
+    """Check the filters on the item now, post the comment once, close it if open."""
+    assert item.number is not None
+    number = item.number
+    found_item = github.retry(lambda: github.issue(number))
+    if found_item.is_pull != pull:
+        what = "a pull request, not an issue" if found_item.is_pull else "an issue, not a pull request"
+        raise ApplyError(f"#{number} is {what}; nothing was changed")
+    have = {label.lower() for label in found_item.labels}
+    missing = [label for label in item.required_labels if label.lower() not in have]
+    if missing:
+        raise ApplyError(f"#{number} lacks the required label(s) {', '.join(missing)}; not closed")
+    prefix = item.required_title_prefix
+    if prefix and not found_item.title.startswith(prefix):
+        raise ApplyError(f"#{number}'s title does not start with the required prefix {prefix!r}; not closed")
+
+    def attempt() -> Applied:
+        found = github.find_comment(number, item.marker)
+        comment = found or github.post_comment(number, item.body or "")
+        return Applied("exists" if found else "created", comment.url, number)
+
+    done = github.retry(attempt)
+    closed = False
+    if found_item.state == "open":
+        github.retry(lambda: github.close(number, pull))
+        closed = True
+    status = "exists" if done.status == "exists" and not closed else "created"
+    return Applied(status, done.url, number, {"closed": closed})
