@@ -84,6 +84,13 @@ class Harness:
         if self.context is not None:
             self.context.cancel(reason)
 
+    def workflow_label(self, config_path: Path) -> str | None:
+        """The workflow the step summary's header names: GitHub's (``GITHUB_WORKFLOW``) in the
+        action and inside gh-aw, the config file's name on the command line."""
+        if self.reporting.audience == "cli":
+            return config_path.name
+        return self.env.get("GITHUB_WORKFLOW", "").strip() or None
+
     def refuse(self, exc: InvocationError, model: str) -> RunResult:
         """The invocation cannot run: its records (the JSONL ``error``, the failure summary) and
         its result (exit 2), whose closing line says what is wrong once (``sinks/closing.py``).
@@ -112,6 +119,7 @@ class Harness:
                 self.jsonl.line(f"aw-harness: warning: {warning}")
             state = self.state = RunState.for_model(model_name)
             state.record.reporting = self.reporting
+            state.record.workflow = self.workflow_label(resolved.path)
             state.record.phase = gh_aw_phase(self.env)
             record_inputs(state, imports, prompt)
             if self.appendix is not None:

@@ -89,6 +89,10 @@ class RunRecord:
     last_answer: str = ""
     """The agent's last text however the run ended (``final_message`` is kept only on success;
     the summary shows this one when the answer failed ``output-schema``)."""
+    workflow: str | None = None
+    """The workflow the run is for, as the step summary's header names it (the entry point sets
+    it: ``GITHUB_WORKFLOW`` in the action and inside gh-aw, a declarative workflow's id when one
+    runs, the config file's name on the command line)."""
     phase: str | None = None
     """gh-aw's ``GH_AW_PHASE`` (``agent``, ``detection``) in gh-aw mode (``run/mode.py``), else None."""
     replay_of: Mapping[str, Any] | None = None
