@@ -34,6 +34,10 @@ class Reporting:
     marker: str = field(default_factory=lambda: secrets.token_hex(8))
     """Marks the summary's records line, so the action amends that line and no other (a random
     token: no text in the summary can forge it)."""
+    workflow: str | None = None
+    """The workflow the run is for, as the step summary's header names it: ``GITHUB_WORKFLOW`` in
+    the action and inside gh-aw, a declarative workflow's id when one runs, the config file's
+    name on the command line (``harness/invocation.Harness.workflow_label``)."""
 
 
 @dataclass(frozen=True)
@@ -89,10 +93,6 @@ class RunRecord:
     last_answer: str = ""
     """The agent's last text however the run ended (``final_message`` is kept only on success;
     the summary shows this one when the answer failed ``output-schema``)."""
-    workflow: str | None = None
-    """The workflow the run is for, as the step summary's header names it (the entry point sets
-    it: ``GITHUB_WORKFLOW`` in the action and inside gh-aw, a declarative workflow's id when one
-    runs, the config file's name on the command line)."""
     phase: str | None = None
     """gh-aw's ``GH_AW_PHASE`` (``agent``, ``detection``) in gh-aw mode (``run/mode.py``), else None."""
     replay_of: Mapping[str, Any] | None = None

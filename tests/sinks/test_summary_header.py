@@ -169,6 +169,7 @@ def test_an_invalid_config_value_names_the_key_not_a_generic_hint(tmp_path: Path
     assert top.heading == "❌ Failure · The run could not start"
     assert "Correct <code>harness.budget.max-turns</code> in the config" in top.callout
     assert "prompt.txt" not in top.callout
+    assert top.facts.startswith("<strong>config.json</strong> · <code>unknown</code> · stop reason"), top.facts
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("aw-harness: error: ") and "Fix: Correct harness.budget.max-turns" in last
 
@@ -342,3 +343,10 @@ def test_a_declarative_workflow_is_named_by_its_id(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr[-3000:]
     top = header((tmp_path / "summary.md").read_text())
     assert top.facts.startswith("<strong>nightly-notes</strong> · in "), top.facts
+
+
+def test_a_run_that_could_not_start_names_the_workflow_too() -> None:
+    exc = InvocationError("Input 'max-turns': should be a valid integer (got 'ten')", Setting("max-turns", "input"))
+    result = RunResult.invocation_error(exc, "anthropic/claude-sonnet-4-6")
+    top = header(render_failure_summary(result, Reporting("action", workflow="Nightly report")))
+    assert top.facts.startswith("<strong>Nightly report</strong> · <code>anthropic/claude-sonnet-4-6</code> · ")
