@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from aw_action.agent.events import AnyMessage, HarnessEvent
 from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult, UpdateCallback
-from aw_action.ai.catalog import resolve_model
 from aw_action.ai.types import AbortSignal, Model, Provider, StreamOptions
+from aw_action.config.resolve import switch_model
 from aw_action.extensions.registry import Handler, Registry
 from aw_action.run.budget_kinds import Limit
 from aw_action.run.config import RunConfig
@@ -211,10 +211,11 @@ class ExtensionContext(_RunView):
 
     def set_model(self, model: str | Model) -> Model:
         """Use ``model`` (a catalog name, ``provider/model``, or a ``Model``) from the next save
-        point: never for a request in flight. Returns the resolved model. ``UnknownModelError``
-        for a name the catalog does not know; ``ModelUnavailableError`` when the run cannot reach
+        point: never for a request in flight. Returns the resolved model (a name as config.json's
+        ``engine.model`` is: ``config/resolve.switch_model``). ``UnknownModelError`` for a name
+        the catalog does not know; ``ModelUnavailableError`` when the run cannot reach
         it (no credentials; inside gh-aw, not routed by AWF). Nothing changes when it raises."""
-        resolved = resolve_model(model) if isinstance(model, str) else model
+        resolved = switch_model(model, self.env) if isinstance(model, str) else model
         self.session.set_model(resolved)
         return resolved
 

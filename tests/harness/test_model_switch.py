@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from aw_action.agent.session import ModelUnavailableError
-from aw_action.ai.catalog import resolve_model
+from aw_action.ai.catalog import UnknownModelError, resolve_model
+from aw_action.config.resolve import switch_model
 from aw_action.extensions import provider_setup
 from aw_action.extensions.api import ExtensionAPI
 from aw_action.harness.model_switch import ModelSwitch
@@ -88,3 +89,13 @@ def test_inside_gh_aw_a_switch_stays_with_the_models_reflect_lists(tmp_path: Pat
     assert switch(resolve_model("haiku")) is providers(api)["anthropic"]
     message = refusal(switch, "anthropic/claude-opus-4-6")
     assert "not among the models AWF's api-proxy lists for anthropic: claude-haiku-4-5, claude-sonnet-4-6" in message
+
+
+def test_a_name_is_resolved_as_the_runs_own_model_is() -> None:
+    """``ctx.set_model("gpt-5-mini")`` inside gh-aw on the Copilot API means Copilot's gpt-5-mini,
+    as ``engine.model: gpt-5-mini`` would; a name the catalog does not know lists close ones."""
+    assert switch_model("gpt-5-mini", {"GH_AW_LLM_PROVIDER": "github"}).ref == "copilot/gpt-5-mini"
+    assert switch_model("gpt-5-mini", {}).ref == "openai/gpt-5-mini"
+    assert switch_model("haiku", {}).ref == "anthropic/claude-haiku-4-5"
+    with pytest.raises(UnknownModelError, match="haiku"):
+        switch_model("haikuu", {})
