@@ -21,6 +21,7 @@ from aw_action.run.effective_tokens import USD_PER_CREDIT, credits
 from tests.conftest import REPO, CliRun, base_env, run_cli, write_run_files
 from tests.servers import anthropic, openai
 from tests.servers.wire import Reply, WireServer
+from tests.sinks.support import event_validator
 
 EXTENSION = REPO / "examples" / "budget-step-down" / "step_down.py"
 ANTHROPIC_KEY = "sk-ant-test-StepDown0123456789"
@@ -94,6 +95,7 @@ def test_anthropic_steps_down_at_a_save_point_priced_and_capped_as_the_new_model
 
     # recorded: the JSONL stream, the transcript, replay.jsonl, the step summary
     [change] = run.events_named("model_change")
+    event_validator().validate(change)
     assert (change["from"], change["to"], change["reasoning_dropped"]) == (
         "anthropic/claude-sonnet-4-6",
         "anthropic/claude-haiku-4-5",
