@@ -2,7 +2,9 @@
 ``setModel``, ``prepareNextTurn``).
 
 ``AppliedConfig`` is the config one snapshot used; ``changes_from`` names what differs from the
-one before (``model``, ``system_prompt``, ``options``). After a model change the history keeps
+one before (``model``, ``system_prompt``, ``options``); ``apply_change`` is what a save point
+does with them: a ``model_change`` transcript entry and harness record for a new model (Pi's
+``model_change`` session entry), a ``config_change`` entry for the rest. After a model change the history keeps
 no reasoning from the previous model (``without_reasoning``): a reasoning block's signature (or
 an OpenAI reasoning item) is only valid for the model that wrote it, and another model must not
 be sent one. Pi turns such blocks into text; here they are dropped, with their signatures. The
@@ -14,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aw_action.agent.events import AnyMessage
+from aw_action.agent.events import AnyMessage, HarnessEvent
+from aw_action.agent.transcript import Transcript
 from aw_action.ai.types import AssistantMessage, Model, StreamOptions, ThinkingContent
 
 
@@ -49,3 +52,24 @@ def without_reasoning(messages: Sequence[AnyMessage]) -> tuple[list[AnyMessage],
                 message = message.model_copy(update={"content": kept})
         out.append(message)
     return out, dropped
+
+
+def apply_change(
+    previous: AppliedConfig, now: AppliedConfig, messages: list[AnyMessage], transcript: Transcript | None
+) -> tuple[list[AnyMessage], HarnessEvent | None]:
+    """The history to keep and the harness record to emit (None: no new model) when a save point
+    moves from ``previous`` to ``now``; the transcript entries are written here."""
+    changes = now.changes_from(previous)
+    event = None
+    if "model" in changes:
+        messages, dropped = without_reasoning(messages)
+        fields = {"from": previous.model.ref, "to": now.model.ref, "reasoning_dropped": dropped}
+        event = HarnessEvent("model_change", fields)
+        if transcript is not None:
+            transcript.append(
+                "model_change", provider=now.model.provider, modelId=now.model.id, previous=previous.model.ref
+            )
+    others = [c for c in changes if c != "model"]
+    if others and transcript is not None:
+        transcript.append("config_change", changed=others)
+    return messages, event

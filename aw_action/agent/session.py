@@ -46,8 +46,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from aw_action.agent.config_change import AppliedConfig, without_reasoning
-from aw_action.agent.events import AgentEnd, AnyMessage, HarnessEvent
+from aw_action.agent.config_change import AppliedConfig, apply_change
+from aw_action.agent.events import AgentEnd, AnyMessage
 from aw_action.agent.history import history_problem
 from aw_action.agent.hooks import NullHooks, SessionHooks
 from aw_action.agent.host import TurnSnapshot
@@ -351,19 +351,9 @@ class AgentSession:
         snapshot = self.snapshot()
         now = AppliedConfig(snapshot.model, snapshot.system_prompt, snapshot.options)
         previous, self._applied = self._applied, now
-        changes = now.changes_from(previous)
-        if "model" in changes:
-            kept, dropped = without_reasoning(self._messages)
-            self._messages = kept
-            fields = {"from": previous.model.ref, "to": now.model.ref, "reasoning_dropped": dropped}
-            if self.transcript is not None:
-                self.transcript.append(
-                    "model_change", provider=now.model.provider, modelId=now.model.id, previous=previous.model.ref
-                )
-            await self.hooks.emit(HarnessEvent("model_change", fields))
-        others = [c for c in changes if c != "model"]
-        if others and self.transcript is not None:
-            self.transcript.append("config_change", changed=others)
+        self._messages, event = apply_change(previous, now, self._messages, self.transcript)
+        if event is not None:
+            await self.hooks.emit(event)
         return snapshot
 
     def snapshot(self) -> TurnSnapshot:
