@@ -103,6 +103,10 @@ def test_anthropic_steps_down_at_a_save_point_priced_and_capped_as_the_new_model
     )
     [entry] = [e for e in records(run.output_dir / "session.jsonl") if e["type"] == "model_change"]
     assert (entry["provider"], entry["modelId"], entry["previous"]) == ("anthropic", "claude-haiku-4-5", change["from"])
+    turns = [t["model"] for t in run.events_named("turn_end")]
+    assert turns == ["anthropic/claude-sonnet-4-6", "anthropic/claude-haiku-4-5"], "each turn names its model"
+    unified = [r for r in records(run.output_dir / "aw_session.jsonl") if r.get("type") == "assistant.turn_end"]
+    assert [r["data"]["model"] for r in unified] == turns
     lines = records(run.output_dir / "replay.jsonl")
     assert [line["type"] for line in lines] == ["header", "reply", "model_change", "reply", "end"]
     assert (lines[2]["turn"], lines[2]["to_model"]) == (2, "anthropic/claude-haiku-4-5")
