@@ -3,7 +3,10 @@
 An extension is a module with a top-level ``setup(api)``. It calls ``api.on(event, handler)``
 (handlers are ``handler(event, ctx)``, sync or async), ``api.register_tool(...)`` and
 ``api.register_provider(name, provider)``. Built-ins load first; user extensions after, and
-may not replace a built-in's tool or provider (refused with a warning).
+may not replace a built-in's tool or provider (refused with a warning). A handler may change the
+session's model, system prompt and options for the requests that follow (``ExtensionContext.
+set_model``; the errors it raises, ``UnknownModelError`` and ``ModelUnavailableError``, are
+importable from here).
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aw_action.agent.events import AnyMessage, HarnessEvent
+from aw_action.agent.session import ModelUnavailableError as ModelUnavailableError
 from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult, UpdateCallback
+from aw_action.ai.catalog import UnknownModelError as UnknownModelError
 from aw_action.ai.types import AbortSignal, Model, Provider, StreamOptions
 from aw_action.config.resolve import switch_model
 from aw_action.extensions.registry import Handler, Registry

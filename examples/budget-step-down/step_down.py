@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aw_action.agent.session import ModelUnavailableError
-from aw_action.ai.catalog import UnknownModelError
+from aw_action.extensions.api import ModelUnavailableError, UnknownModelError
 
 USED = {
     "effective_tokens": lambda state: state.ledger.effective_tokens,
