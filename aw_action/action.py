@@ -157,7 +157,8 @@ async def _invalid(exc: InvocationError, env: dict[str, str], log: WorkflowLog, 
     records = fallback_records(env, workspace)
     if records.log_format == "file":
         log.use_records_file(records.folder / EVENTS_FILE)
-    reporting = Reporting("action", artifact=records.artifact if records.upload else None)
+    workflow = env.get("GITHUB_WORKFLOW", "").strip() or None
+    reporting = Reporting("action", artifact=records.artifact if records.upload else None, workflow=workflow)
     result = RunResult.invocation_error(exc, raw_input(env, "model") or "unknown")
     with contextlib.suppress(InvocationError, OSError):
         start_afresh(records.folder, env)

@@ -173,7 +173,7 @@ async def run_loop(host: LoopHost, prompts: list[UserMessage]) -> AgentEnd:
 
 async def _loop(run: _Run, prompts: list[UserMessage]) -> AgentEnd:
     host = run.host
-    snapshot = host.snapshot()
+    snapshot = await host.save_point()  # the config set while idle applies from here
     await run.emit(AgentStart())
     await run.emit(TurnStart(0))
     pending = [*prompts, *host.drain_steering()]

@@ -6,11 +6,18 @@ Lifecycle rules (seed 001, "AgentHarness lifecycle"):
   is structural too: while a prompt runs it is refused (``SessionBusyError``, nothing changes)
   except at a turn boundary, from a ``turn_end`` or ``agent_end`` listener (where repair and
   compaction write), and even there a reset (an empty history) is refused.
-- ``steer``, ``follow_up``, ``next_turn``, ``abort`` and the runtime setters are accepted at any
+- ``steer``, ``follow_up``, ``next_turn``, ``abort`` and the runtime setters (``set_model``,
+  ``set_system_prompt``, ``set_options``, ``set_tools``, ``set_active_tools``) are accepted at any
   time. Setters change the *latest config*; a turn uses the snapshot taken at run start or at the
   last save point, so an in-flight request is never mutated. Getters return the latest config.
-- Save point = after a turn's assistant message and all its tool results: pending session writes
-  are flushed (after that turn's agent messages) and a fresh snapshot is taken.
+  ``set_model`` resolves the model's provider at once: a model the run cannot reach raises
+  ``ModelUnavailableError`` and nothing changes.
+- Save point = at the start of a run and after a turn's assistant message and all its tool
+  results: pending session writes are flushed (after that turn's agent messages) and a fresh
+  snapshot is taken. A snapshot whose config differs from the one in use is recorded there
+  (``config_change.py``): a ``model_change`` transcript entry and harness record for a new model
+  (whose history then loses the previous model's reasoning blocks and signatures), a
+  ``config_change`` entry for a new system prompt or new options.
 - Session writes (``append_entry``, and ``replace_messages`` at a turn boundary) made while busy
   are queued and flushed in order at the next save point, at settlement, or in failure cleanup;
   never dropped. A replacement is applied before anything else is persisted (a boundary is
@@ -39,6 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from aw_action.agent.config_change import AppliedConfig, apply_change
 from aw_action.agent.events import AgentEnd, AnyMessage
 from aw_action.agent.history import history_problem
 from aw_action.agent.hooks import NullHooks, SessionHooks
@@ -57,6 +65,12 @@ MAX_CHAINED_RUNS = 16
 
 class SessionBusyError(RuntimeError):
     """A structural operation was called while the session was not idle."""
+
+
+class ModelUnavailableError(ValueError):
+    """``set_model`` was given a model the run cannot reach (its provider has no credentials, or
+    inside gh-aw AWF does not route it); the message says which and how to fix it. The session's
+    ``resolve_provider`` raises it."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +125,8 @@ class AgentSession:
         self._active: list[str] = list(self._tools)
         self._system_prompt = system_prompt
         self._options = options or StreamOptions()
+        self._applied = AppliedConfig(model, system_prompt, self._options.copy())
+        """The config of the last snapshot taken at a save point (what requests now use)."""
         self._phase: Phase = "idle"
         self._messages: list[AnyMessage] = []
         self._steering: list[UserMessage] = []
@@ -170,7 +186,27 @@ class AgentSession:
             "next_turn": [m.text for m in self._next_turn],
         }
 
+    @property
+    def options(self) -> StreamOptions:
+        """The latest stream options (a copy)."""
+        return self._options.copy()
+
     # ---- runtime setters: take effect at the next snapshot ---------------------------------
+
+    def set_model(self, model: Model) -> None:
+        """Use ``model`` from the next save point (never for a request in flight): its name,
+        API, limits and prices. Its provider is resolved now: ``ModelUnavailableError`` when the
+        run cannot reach it; nothing changes then."""
+        self._resolve_provider(model)
+        self._model = model
+
+    def set_system_prompt(self, prompt: str) -> None:
+        """Use ``prompt`` as the system prompt from the next save point."""
+        self._system_prompt = prompt
+
+    def set_options(self, options: StreamOptions) -> None:
+        """Use ``options`` (copied) for requests from the next save point."""
+        self._options = options.copy()
 
     def set_tools(self, tools: Sequence[AgentTool], active: Sequence[str] | None = None) -> None:
         """Replace the tools (and the active list, all of them by default). Raises ``ValueError``
@@ -312,7 +348,13 @@ class AgentSession:
 
     async def save_point(self) -> TurnSnapshot:
         self._flush_pending()
-        return self.snapshot()
+        snapshot = self.snapshot()
+        now = AppliedConfig(snapshot.model, snapshot.system_prompt, snapshot.options)
+        previous, self._applied = self._applied, now
+        self._messages, event = apply_change(previous, now, self._messages, self.transcript)
+        if event is not None:
+            await self.hooks.emit(event)
+        return snapshot
 
     def snapshot(self) -> TurnSnapshot:
         active = tuple(self._tools[n] for n in self._active if n in self._tools)

@@ -57,6 +57,10 @@ class ProviderSet:
     notes: list[str] = field(default_factory=list)
     """Lines for the log (what AWF's ``/reflect`` reported)."""
     warnings: list[str] = field(default_factory=list)
+    awf_routes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The providers AWF's api-proxy serves (an AWF placeholder credential, or an endpoint its
+    ``/reflect`` named), each with the models ``/reflect`` lists for it (empty: not listed).
+    Inside gh-aw a model switch stays within these (``harness/model_switch.py``)."""
 
 
 def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
@@ -98,6 +102,8 @@ def build_providers(
             continue
         if not credential.placeholder:
             out.secrets.extend(credential.secrets)
+        if credential.placeholder or endpoint is not None:
+            out.awf_routes[spec.name] = tuple(endpoint.models or ()) if endpoint is not None else ()
         headers = request_headers(spec, env)
         built[spec.name] = SdkProvider(
             spec,

@@ -29,10 +29,16 @@ from aw_action.run.config import RunConfig
 from aw_action.run.mode import gh_aw_mode
 
 
+def qualified_model(name: str, env: Mapping[str, str]) -> str:
+    """``name`` with the provider gh-aw's ``GH_AW_LLM_PROVIDER`` names, when it names none
+    (``ai/catalog.qualify_model``): the run's model, and any model a run switches to."""
+    return qualify_model(name, provider_hint(env))
+
+
 def apply_environment(config: RunConfig, env: Mapping[str, str], now_ms: int | None = None) -> RunConfig:
     """``config`` with the environment's model provider and limits (see the module docstring)."""
     out = config.model_copy(deep=True)
-    out.engine.model = qualify_model(config.engine.model, provider_hint(env))
+    out.engine.model = qualified_model(config.engine.model, env)
     if gh_aw_mode(env):
         _tighten_to_gh_aw(out, env, int(time.time() * 1000) if now_ms is None else now_ms)
     else:

@@ -30,7 +30,7 @@ from typing import Any
 from aw_action.ai.catalog import UnknownModelError, resolve_model
 from aw_action.ai.types import Model
 from aw_action.config.document import ConfigError, check_top_level_keys, fix_settings, read_document, validate
-from aw_action.config.environment import apply_environment
+from aw_action.config.environment import apply_environment, qualified_model
 from aw_action.run.config import RunConfig
 
 MODEL_PATH = ("engine", "model")
@@ -130,3 +130,10 @@ def _names_model(data: Mapping[str, Any]) -> bool:
 
 def _source_of(field: tuple[str, ...], overrides: tuple[Override, ...]) -> str | None:
     return next((o.source for o in overrides if field[: len(o.path)] == o.path), None)
+
+
+def switch_model(name: str, env: Mapping[str, str]) -> Model:
+    """The model a run switches to (``ctx.set_model``), named as config.json names one and
+    resolved as the run's own was: qualified by gh-aw's provider hint, then against the catalog.
+    ``UnknownModelError`` (with close matches) for a name the catalog does not know."""
+    return resolve_model(qualified_model(name, env))

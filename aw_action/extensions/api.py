@@ -3,7 +3,10 @@
 An extension is a module with a top-level ``setup(api)``. It calls ``api.on(event, handler)``
 (handlers are ``handler(event, ctx)``, sync or async), ``api.register_tool(...)`` and
 ``api.register_provider(name, provider)``. Built-ins load first; user extensions after, and
-may not replace a built-in's tool or provider (refused with a warning).
+may not replace a built-in's tool or provider (refused with a warning). A handler may change the
+session's model, system prompt and options for the requests that follow (``ExtensionContext.
+set_model``; the errors it raises, ``UnknownModelError`` and ``ModelUnavailableError``, are
+importable from here).
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aw_action.agent.events import AnyMessage, HarnessEvent
+from aw_action.agent.session import ModelUnavailableError as ModelUnavailableError
 from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult, UpdateCallback
-from aw_action.ai.types import AbortSignal, Model, Provider
+from aw_action.ai.catalog import UnknownModelError as UnknownModelError
+from aw_action.ai.types import AbortSignal, Model, Provider, StreamOptions
+from aw_action.config.resolve import switch_model
 from aw_action.extensions.registry import Handler, Registry
 from aw_action.run.budget_kinds import Limit
 from aw_action.run.config import RunConfig
@@ -78,6 +84,8 @@ class HostServices:
     records: RecordWrites | None = None
     """The run's record ledger (``security/record_guard``): every record file writer reports
     what it wrote, so tampering is found at the end of the run."""
+    awf_routes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """What AWF's api-proxy serves (``ai/providers.ProviderSet.awf_routes``; provider setup)."""
 
 
 class _RunView:
@@ -198,3 +206,29 @@ class ExtensionContext(_RunView):
 
     def abort(self, reason: str | None = None) -> None:
         self.session.cancel_pending(reason or "aborted")
+
+    # ---- the session's config (seed 001): takes effect at the next save point ----------------
+
+    @property
+    def current_model(self) -> Model:
+        """The model the next request will use (the latest set, not the one in flight)."""
+        return self.session.model
+
+    def set_model(self, model: str | Model) -> Model:
+        """Use ``model`` (a catalog name, ``provider/model``, or a ``Model``) from the next save
+        point: never for a request in flight. Returns the resolved model (a name as config.json's
+        ``engine.model`` is: ``config/resolve.switch_model``). ``UnknownModelError`` for a name
+        the catalog does not know; ``ModelUnavailableError`` when the run cannot reach
+        it (no credentials; inside gh-aw, not routed by AWF). Nothing changes when it raises."""
+        resolved = switch_model(model, self.env) if isinstance(model, str) else model
+        self.session.set_model(resolved)
+        return resolved
+
+    def set_system_prompt(self, prompt: str) -> None:
+        """Use ``prompt`` as the system prompt from the next save point."""
+        self.session.set_system_prompt(prompt)
+
+    def set_options(self, options: StreamOptions) -> None:
+        """Use ``options`` for requests from the next save point (budget gates still cap each
+        request's ``max_tokens``)."""
+        self.session.set_options(options)

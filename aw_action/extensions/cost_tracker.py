@@ -22,6 +22,11 @@ assembled; the tracker enforces its own copy, so nothing else can loosen them. G
 - ``turns``: the request that would start turn N+1 is refused;
 - ``tool_calls``: call N+1 is blocked before it runs, and the run stops.
 
+A model switch (``AgentSession.set_model``, at a save point: the session's ``model_change``
+record) is booked in the ledger; every gate reads the model of the request at hand (the
+snapshot's), so from the switch on the new model's prices, output limit and context window
+apply, and the forecast after a turn uses the model the next request will use.
+
 Each stop emits one ``budget_exceeded`` record ``{budget, reason: "hard_limit",
 forced_termination: true, used, limit, ...}`` (kept in the journal) and aborts the session with
 the kind's stop reason.
@@ -39,6 +44,7 @@ from typing import Any
 
 from aw_action.agent.events import (
     BeforeProviderRequestEvent,
+    HarnessEvent,
     ProviderRequestResult,
     RequestEnd,
     ToolCallEvent,
@@ -55,7 +61,7 @@ from aw_action.extensions.request_size import RequestSizer, SizeEstimate
 from aw_action.run.budget_kinds import KINDS_BY_NAME, Limit
 from aw_action.run.effective_tokens import MULTIPLIER_ENV, Multipliers, credits, effective_tokens, parse_overrides
 from aw_action.run.external_budget import refusal
-from aw_action.run.ledger import Outlook, RequestRecord
+from aw_action.run.ledger import ModelChange, Outlook, RequestRecord
 from aw_action.timestamps import utc_iso
 
 UNPRICED_HINT = "set harness.budget.max-effective-tokens, which does not depend on prices"
@@ -269,6 +275,15 @@ class CostTracker:
     def on_tool_end(self, event: Any, ctx: ExtensionContext) -> None:
         self.ledger.record_tool_end(event.tool_name, event.is_error, event.duration_ms, event.tool_call_id)
 
+    def on_harness(self, event: HarnessEvent, ctx: ExtensionContext) -> None:
+        if event.name != "model_change":
+            return
+        fields = event.fields
+        change = ModelChange(
+            self.ledger.next_turn, str(fields["from"]), str(fields["to"]), int(fields.get("reasoning_dropped", 0))
+        )
+        self.ledger.record_model_change(change)
+
     def on_turn_end(self, event: TurnEnd, ctx: ExtensionContext) -> None:
         if not event.completed:  # cut short by an abort: reported, never booked (the run ends)
             return
@@ -305,3 +320,4 @@ def setup(api: ExtensionAPI) -> None:
     api.on("tool_call", tracker.on_tool_call)
     api.on("tool_execution_end", tracker.on_tool_end)
     api.on("turn_end", tracker.on_turn_end)
+    api.on("harness", tracker.on_harness)

@@ -47,6 +47,7 @@ def setup(api: ExtensionAPI) -> None:
     redactor = api.services.redactor
     built = build_providers(api.model, api.env, scrub=redactor.text, faux_turns=script, reveal=redactor.add)
     redactor.add(*built.secrets)
+    api.services.awf_routes.update(built.awf_routes)
     for line in built.notes:
         api.services.jsonl.line(line)
     for warning in built.warnings:

@@ -37,6 +37,7 @@ from aw_action.extensions.loader import ExtensionSpec, load_all
 from aw_action.extensions.registry import Registry
 from aw_action.extensions.runner import ExtensionRunner
 from aw_action.harness.guards import RunGuards, guard_run
+from aw_action.harness.model_switch import ModelSwitch
 from aw_action.run.budget_kinds import resolve_limits
 from aw_action.run.config import RunConfig
 from aw_action.run.record import PromptRecord
@@ -272,14 +273,14 @@ async def assemble(
     )
     services.records = guards.ledger
     state.record.extensions_loaded = await load_all(services, extensions)
-    provider = provider_for(model, registry)
+    provider_for(model, registry)  # the run's own model: no credentials is exit 2, before any session
     guards.wipe(redactor.secrets)  # the SDK clients hold their keys now; tools start later
     transcript_path = output_dir / TRANSCRIPT_FILE
     session_id = str(uuid.uuid4())
     session = AgentSession(
         session_id=session_id,
         model=model,
-        resolve_provider=lambda _model: provider,
+        resolve_provider=ModelSwitch(model, registry, env, services.awf_routes),
         tools=registry.tool_list(),
         system_prompt=config.harness.system_prompt or SYSTEM_PROMPT.format(cwd=workspace),
         hooks=runner,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -76,13 +77,21 @@ class Harness:
         self.explain: Callable[[InvocationError], InvocationError] | None = None
         """Rewords an invocation error for this entry point's users (the action names its inputs)."""
         self.reporting = Reporting("gh-aw" if gh_aw_mode(self.env) else "cli")
-        """Who reads the run's reports and where its records go (the action sets its own)."""
+        """Who reads the run's reports and where its records go (the action sets its own); the
+        workflow it names is ``workflow_label``'s, set when the run starts."""
 
     def cancel(self, reason: str = "cancelled") -> None:
         """Stop the run as soon as possible; the outcome is ``reason`` (exit 1)."""
         self._cancel_reason = self._cancel_reason or reason
         if self.context is not None:
             self.context.cancel(reason)
+
+    def workflow_label(self) -> str | None:
+        """The workflow the step summary's header names: GitHub's (``GITHUB_WORKFLOW``) in the
+        action and inside gh-aw, the config file's name on the command line."""
+        if self.reporting.audience == "cli":
+            return self.config_path.name
+        return self.env.get("GITHUB_WORKFLOW", "").strip() or None
 
     def refuse(self, exc: InvocationError, model: str) -> RunResult:
         """The invocation cannot run: its records (the JSONL ``error``, the failure summary) and
@@ -94,8 +103,10 @@ class Harness:
 
     async def run(self) -> RunResult:
         model_name = "unknown"
+        self.reporting = replace(self.reporting, workflow=self.workflow_label())
         try:
             self.read_inputs()
+            self.reporting = replace(self.reporting, workflow=self.workflow_label())  # a workflow's, once read
             moved = start_afresh(self.output_dir, self.env)
             if moved is not None:
                 self.jsonl.line(f"aw-harness: the earlier run's records were moved to {moved}")

@@ -84,6 +84,12 @@ class WorkflowHarness(Harness):
             return ""
         return step_prompt(start.workflow, start.state)
 
+    def workflow_label(self) -> str | None:
+        """The declarative workflow's id names the run, whoever started it."""
+        if self.start is None:
+            return super().workflow_label()
+        return self.start.workflow.definition.id
+
     def read_only_steps(self) -> list[str]:
         if self.start is None:
             return []

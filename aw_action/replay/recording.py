@@ -25,7 +25,7 @@ from aw_action.ai.text import clean_value
 from aw_action.ai.types import ToolResultMessage, UserMessage
 from aw_action.replay.source import RecordingError, read_source
 from aw_action.run.input_files import parse_json
-from aw_action.sinks.replay_format import FORMAT, REPLAYED_SOURCES, End, Header, Reply
+from aw_action.sinks.replay_format import FORMAT, REPLAYED_SOURCES, End, Header, ModelSwitch, Reply
 from aw_action.sinks.replay_record import FILE_NAME as REPLAY_FILE
 from aw_action.sinks.replay_record import harness_version
 
@@ -112,6 +112,8 @@ def _replay_lines(data: bytes, name: str) -> tuple[Header, list[Reply], End]:
                 replies.append(Reply.model_validate(value))
             elif kind == "end":
                 end = End.model_validate(value)
+            elif kind == "model_change":  # checked; the replies are played in order whatever their model
+                ModelSwitch.model_validate(value)
             else:
                 raise RecordingError(f"{name}:{number}: unexpected line type {str(kind)[:40]!r}")
         except ValidationError as exc:

@@ -1,8 +1,9 @@
 """The usage ledger: every model request, turn and tool call of a run, counted once.
 
 Owner: the cost tracker is the only writer (``record_request``, ``close_turn``, ``record_tool_call``,
-``record_tool_end``, ``outlook``); every sink reads. Totals are kept as the records arrive, so a reader never
-re-sums and a budget gate always sees the figure the next record will be checked against.
+``record_tool_end``, ``record_model_change``, ``outlook``); every sink reads. Totals are kept as
+the records arrive, so a reader never re-sums and a budget gate always sees the figure the next
+record will be checked against.
 """
 
 from __future__ import annotations
@@ -76,6 +77,18 @@ class Outlook:
     """After the next request, the budget is not expected to pay for another one."""
 
 
+@dataclass(frozen=True)
+class ModelChange:
+    """The session switched models (``AgentSession.set_model``) at a save point: requests from
+    ``turn`` on use ``to``, its prices and its context window."""
+
+    turn: int
+    from_model: str
+    to_model: str
+    reasoning_dropped: int = 0
+    """The previous model's reasoning blocks taken out of the history sent to the new one."""
+
+
 @dataclass
 class UsageLedger:
     requests: list[RequestRecord] = field(default_factory=list)
@@ -94,6 +107,7 @@ class UsageLedger:
     refused_tool_calls: int = 0
     """Calls that ended without being authorised to run (an unknown tool, arguments that do not
     fit its schema, a call the tool-call budget blocked): failed calls ``tool_calls`` leaves out."""
+    model_changes: list[ModelChange] = field(default_factory=list)
     _authorised: set[str] = field(default_factory=set)
     _turn_start: int = 0
 
@@ -140,6 +154,9 @@ class UsageLedger:
             ended_at=ended_at or utc_iso(),
             prompt=prompt,
         )
+
+    def record_model_change(self, change: ModelChange) -> None:
+        self.model_changes.append(change)
 
     def record_tool_call(self, call_id: str = "") -> None:
         self.tool_calls += 1

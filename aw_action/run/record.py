@@ -34,6 +34,10 @@ class Reporting:
     marker: str = field(default_factory=lambda: secrets.token_hex(8))
     """Marks the summary's records line, so the action amends that line and no other (a random
     token: no text in the summary can forge it)."""
+    workflow: str | None = None
+    """The workflow the run is for, as the step summary's header names it: ``GITHUB_WORKFLOW`` in
+    the action and inside gh-aw, a declarative workflow's id when one runs, the config file's
+    name on the command line (``harness/invocation.Harness.workflow_label``)."""
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,14 @@ class RunState:
 
     @property
     def model(self) -> str:
+        """The run's model, as it started (the result and the records' headers name it)."""
         return self.record.model
+
+    @property
+    def current_model(self) -> str:
+        """The model in use now: the run's, or the last one it switched to (``ledger.model_changes``)."""
+        changes = self.ledger.model_changes
+        return changes[-1].to_model if changes else self.record.model
 
     @property
     def elapsed_ms(self) -> int:

@@ -106,7 +106,7 @@ class AgentSessionRecorder(RecordWriter):
         state = self.state
         if isinstance(event, TurnStart):
             self.turn = str(state.ledger.next_turn)
-            self.writer.emit("assistant.turn_start", Turn(turn_id=self.turn, model=self.model))
+            self.writer.emit("assistant.turn_start", Turn(turn_id=self.turn, model=self.state.current_model))
         elif isinstance(event, TurnEnd):
             self.writer.emit("assistant.turn_end", Turn(turn_id=self.turn or str(len(state.ledger.turns))))
         elif isinstance(event, MessageEnd):

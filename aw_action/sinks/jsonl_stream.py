@@ -79,7 +79,7 @@ class EventStream:
         if event.completed and not ledger.turns:
             return
         t = ledger.turns[-1] if event.completed else ledger.open_turn(len(event.tool_results))
-        fields = jsonl_records.turn_end(t, self.state.model, event.stop_reason)
+        fields = jsonl_records.turn_end(t, self.state.current_model, event.stop_reason)
         self.sink.record("turn_end", fields)
         line = jsonl_records.human_turn_line(
             t.turn,

@@ -4,7 +4,8 @@ reads back (docs/replay.md).
 One ``header`` line first (the recording's format, the harness that wrote it, the model, the
 config as resolved, the workspace and its starting commit, the GitHub run, what varies from run
 to run), then one ``reply`` line per model request that was answered (the provider's message
-exactly as the loop got it: every block, tool-call ids, usage, cost), then one ``end`` line
+exactly as the loop got it: every block, tool-call ids, usage, cost) and a ``model_change`` line
+where the session switched models, then one ``end`` line
 when the run finished its records. The tool results are the transcript's (``session.jsonl``).
 
 ``FORMAT`` is the format this harness writes and replays; a recording in another format is not
@@ -128,6 +129,16 @@ class Reply(_Line):
     prompt: int = 1
     purpose: str = "agent"
     message: AssistantMessage
+
+
+class ModelSwitch(_Line):
+    """The session switched models at a save point: the replies from ``turn`` on are the new
+    model's (a replay plays them in order, whatever model wrote them)."""
+
+    type: Literal["model_change"] = "model_change"
+    turn: int
+    from_model: str
+    to_model: str
 
 
 class End(_Line):

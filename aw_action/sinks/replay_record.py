@@ -5,6 +5,7 @@
   the config as the run resolved them, the workspace and its starting commit, the GitHub run,
   and what varies from one run to the next (the workspace, output dir and temp dir paths, the
   session and run ids; the patterns of ``replay_format.VARYING_PATTERNS``);
+- at each model switch (the session's ``model_change`` record) a ``model_change`` line;
 - at each ``request_end`` the reply, unless the request was aborted (an aborted request has no
   answer to play back), with its place: request index, turn, prompt, purpose;
 - at the end the ``end`` line (stop reason, turns, requests): a recording without it was cut off.
@@ -21,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
-from aw_action.agent.events import AgentEvent, MessageEnd, RequestEnd
+from aw_action.agent.events import AgentEvent, HarnessEvent, MessageEnd, RequestEnd
 from aw_action.ai.types import UserMessage
 from aw_action.run.mode import gh_aw_mode
 from aw_action.run.result import RunResult
@@ -34,6 +35,7 @@ from aw_action.sinks.replay_format import (
     VARYING_PATTERNS,
     End,
     Header,
+    ModelSwitch,
     RecordedModel,
     RecordedRun,
     RecordedWorkspace,
@@ -140,6 +142,10 @@ class ReplayRecord(RecordWriter):
     def on_event(self, event: AgentEvent) -> None:
         if isinstance(event, MessageEnd) and isinstance(event.message, UserMessage):
             self.replayable = self.replayable and event.message.source in REPLAYED_SOURCES
+        if isinstance(event, HarnessEvent) and event.name == "model_change":
+            fields = event.fields
+            switch = ModelSwitch(turn=self.state.ledger.next_turn, from_model=fields["from"], to_model=fields["to"])
+            self.file.write(switch.model_dump(mode="json"))
         if not isinstance(event, RequestEnd) or event.message.stop_reason == "aborted":
             return
         self.replies += 1

@@ -50,16 +50,33 @@ STEP_SUMMARY_LIMIT = 1024 * 1024
 """GitHub rejects a step summary file larger than 1 MiB."""
 ROW_STEPS: tuple[int | None, ...] = (None, 200, 50, 10, 2)
 CALLOUTS = {"warning": "warning", "error": "caution"}
+MAX_WORKFLOW_CHARS = 100
+"""The header shows at most this much of a workflow's name (the first screen stays a screen)."""
 
 
 def heading(conclusion: str, explanation: Explanation) -> str:
     return f"## {icon(conclusion, explanation.level)} {conclusion.capitalize()} · {md.escape(explanation.title)}"
 
 
+def workflow_named(reporting: Reporting) -> list[str]:
+    """The header's workflow, bold and inert, when the entry point knows it."""
+    workflow = reporting.workflow
+    return [f"**{md.escape(workflow[:MAX_WORKFLOW_CHARS])}**"] if workflow else []
+
+
+def models_used(state: RunState) -> str:
+    """The run's model, and each model it switched to with the turn it took over from:
+    ```a` → `b` from turn 3``."""
+    named = [md.code(state.model)]
+    named += [f"{md.code(c.to_model)} from turn {c.turn}" for c in state.ledger.model_changes]
+    return " → ".join(named)
+
+
 def stats_line(state: RunState, result: RunResult) -> str:
-    """``in 26 s · $0.34 · 12 turns · 5 tool calls (1 failed) · `model```, and for anything but a
-    success the stop reason and exit code (what a script branches on)."""
-    parts = [md.escape(run_facts(state)), md.code(state.model)]
+    """``**workflow** · in 26 s · $0.34 · 12 turns · 5 tool calls (1 failed) · `model```, and for
+    anything but a success the stop reason and exit code (what a script branches on). The
+    workflow and the model(s) are the header's (spec §8.5.3)."""
+    parts = [*workflow_named(state.record.reporting), md.escape(run_facts(state)), models_used(state)]
     if state.record.phase:
         parts.append(f"gh-aw phase {md.code(state.record.phase)}")
     if result.stop_reason != "completed":
@@ -124,9 +141,10 @@ def render_run_summary(result: RunResult, max_rows: int | None = None, *, calls:
 def render_failure_summary(result: RunResult, reporting: Reporting, folder: Path | None = None) -> str:
     """The summary of a run that could not start (exit 2): the heading and the callout."""
     explanation = explain(result, reporting.audience)
+    facts = [*workflow_named(reporting), md.code(result.model)]
     parts = [
         heading(result.conclusion, explanation),
-        f"{md.code(result.model)} · stop reason {md.code(result.stop_reason)} (exit {result.exit_code}) · "
+        f"{' · '.join(facts)} · stop reason {md.code(result.stop_reason)} (exit {result.exit_code}) · "
         "no agent session was created and no model request was made",
         records_line(reporting, folder, session=False) if reporting.artifact else "",
         why_block(explanation),

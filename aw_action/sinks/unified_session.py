@@ -114,7 +114,8 @@ class UnifiedSession(RecordWriter):
         turn = str(ledger.turns[-1].turn if event.completed else ledger.next_turn)
         if not event.completed:
             self.record("harness.turn_cut_short", {"turnId": turn, "stopReason": event.stop_reason})
-        self.record("assistant.turn_end", {"sessionId": self.session_id, "turnId": turn, "model": self.state.model})
+        ended = {"sessionId": self.session_id, "turnId": turn, "model": self.state.current_model}
+        self.record("assistant.turn_end", ended)
 
     def on_request(self, request: BookedRequest) -> None:
         data = usage_report(request.record, request.http_status, self.state.ledger.ai_credits)

@@ -22,7 +22,9 @@ Contract:
   per session) returned is not sent again; the result says which call it repeats and where its
   full copy is.
 - Failures raise ``ToolError`` whose text is the (truncated) output followed by
-  ``Command exited with code N``, ``Command timed out after N seconds`` or ``Command aborted``.
+  ``Command exited with code N``, ``Command timed out after N seconds`` or ``Command aborted``;
+  a confined command whose exit code and output look like a refusal gets one more line naming
+  the sandbox mode and what it forbids (``security/sandbox_denial.py``: likely, not certain).
   A timeout, an abort or the cancellation of ``execute`` SIGKILLs every process of the call:
   its process group and, through the marker and the subreaper (``processes.py``), what left
   the group (``setsid``, double-forked daemons).
@@ -46,6 +48,7 @@ from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCall
 from aw_action.ai.types import AbortSignal
 from aw_action.security import spawn
 from aw_action.security.sandbox import UNCONFINED
+from aw_action.security.sandbox_denial import denial_line, likely_denied
 from aw_action.tools.bash_output import CommandOutput
 from aw_action.tools.processes import kill_call, prepare_command_env, shell_finished, shell_started
 from aw_action.tools.truncate import HEAD_TAIL_MAX_BYTES, HEAD_TAIL_MAX_LINES
@@ -229,10 +232,19 @@ class _Run:
             raise ToolError(_join(text, f"Command timed out after {_format_seconds(self.timeout)} seconds"))
         text = text or "(no output)"
         if code is not None and code < 0:
-            raise ToolError(f"{text}\n\nCommand was killed by signal {_signal_name(-code)}")
+            raise ToolError(self._failed(text, code, f"Command was killed by signal {_signal_name(-code)}"))
         if code:
-            raise ToolError(f"{text}\n\nCommand exited with code {code}")
+            raise ToolError(self._failed(text, code, f"Command exited with code {code}"))
         return ToolResult.text(text, exit_code=code, **details)
+
+    def _failed(self, text: str, code: int, ending: str) -> str:
+        """A failed command's result; with a line naming the sandbox when its output and exit
+        code look like the sandbox refused it (``security/sandbox_denial.py``)."""
+        confinement = self.ctx.bash_confinement
+        message = f"{text}\n\n{ending}"
+        if confinement is not None and likely_denied(confinement, code, text):
+            message += f"\n{denial_line(confinement)}"
+        return message
 
     async def _pump(self, reader: asyncio.StreamReader) -> None:
         while chunk := await reader.read(_READ_CHUNK):

@@ -16,7 +16,9 @@ confinement (``security/fileio.open_as``): the kernel checks that user's rights 
 sandbox's, and files and folders it creates are that user's. Reading and writing then use the
 descriptor.
 
-Errors are ``ToolError`` texts naming the path and what it is.
+Errors are ``ToolError`` texts naming the path and what it is. A write the sandbox refuses says
+so for certain, with what the mode forbids (``security/sandbox_denial.py``): the harness opened
+the file and knows the confinement.
 """
 
 from __future__ import annotations
@@ -31,8 +33,11 @@ from aw_action.agent.tools import ToolError
 from aw_action.security.fileio import needs_helper, open_as
 from aw_action.security.identity import ToolIdentity
 from aw_action.security.sandbox import Confinement
+from aw_action.security.sandbox_denial import denial_line, forbids_write
 
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+REFUSALS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+"""The errors a sandbox's refusal of a write comes as."""
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
@@ -108,7 +113,10 @@ def open_for_write(
             with contextlib.suppress(OSError):
                 raise _refuse(display, kind_of(os.stat(path).st_mode), "write") from None
             raise _refuse(display, "a FIFO or socket", "write") from None
-        raise ToolError(f"Could not write {display}: {exc.strerror or exc}") from None
+        message = f"Could not write {display}: {exc.strerror or exc}"
+        if exc.errno in REFUSALS and confinement is not None and forbids_write(confinement, path):
+            message += f"\n{denial_line(confinement, certain=True)}"
+        raise ToolError(message) from None
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
@@ -122,7 +130,8 @@ def refuse_if_read_only(confinement: Confinement | None, tool: str) -> None:
     for writing anyway: this says why before trying)."""
     if confinement is not None and confinement.mode == "read-only":
         why = f" ({confinement.source})" if confinement.source else ""
-        raise ToolError(f"{tool} refused: the sandbox is read-only here{why}; nothing was written.")
+        line = denial_line(confinement, certain=True)
+        raise ToolError(f"{tool} refused: the sandbox is read-only here{why}; nothing was written.\n{line}")
 
 
 def write_all(fd: int, data: bytes) -> None:

@@ -54,6 +54,7 @@ def test_every_example_has_its_three_files() -> None:
         "safe-outputs",
         "workflow-review",
         "replay",
+        "budget-step-down",
     }
     for folder in EXAMPLES:
         for name in ("workflow.yml", "config.json", "prompt.txt"):

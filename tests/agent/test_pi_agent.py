@@ -21,8 +21,8 @@ import pytest
 
 from aw_action.agent.session import SessionBusyError
 from aw_action.agent.tools import ToolResult, UpdateCallback
-from aw_action.ai.types import AbortSignal, AssistantMessage, ProviderRequest, UserMessage
-from tests.agent.support import MODEL, Gate, Recorder, ScriptedProvider, call, reply, session, settle, tool, user_texts
+from aw_action.ai.types import AbortSignal, AssistantMessage, Model, ProviderRequest, UserMessage
+from tests.agent.support import Gate, Recorder, ScriptedProvider, call, reply, session, settle, tool, user_texts
 
 
 async def test_a_new_session_starts_idle_and_empty(tmp_path: Path) -> None:
@@ -179,12 +179,14 @@ async def test_a_settled_parallel_tool_cannot_update_while_another_runs(tmp_path
 
 
 async def test_setters_change_the_latest_config(tmp_path: Path) -> None:
-    """agent: "should update state with mutators" (getters return copies). The model and the
-    system prompt are the session's from its start: nothing in a run changes them."""
-    s = session(tmp_path, ScriptedProvider(), system_prompt="Custom prompt")
+    """agent: "should update state with mutators" (getters return copies)."""
+    s = session(tmp_path, ScriptedProvider())
+    s.set_system_prompt("Custom prompt")
+    other = Model(id="other", provider="mock", api="mock")
+    s.set_model(other)
     tools = [tool("test")]
     s.set_tools(tools)
-    assert (s.system_prompt, s.model, [t.name for t in s.tools]) == ("Custom prompt", MODEL, ["test"])
+    assert (s.system_prompt, s.model, [t.name for t in s.tools]) == ("Custom prompt", other, ["test"])
     s.tools.pop()
     s.messages.append(UserMessage.of("not persisted"))
     assert [t.name for t in s.tools] == ["test"] and s.messages == []

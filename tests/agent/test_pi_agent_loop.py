@@ -272,8 +272,7 @@ async def test_setters_during_a_turn_apply_at_the_next_request(tmp_path: Path) -
     point is ``prepareNextTurn``)."""
     hooks = Recorder()
     provider = ScriptedProvider(reply("", call("echo", "tool-1", value="hello")), reply("done"))
-    echo, other = tool("echo"), tool("other")
-    s = session(tmp_path, provider, hooks, [echo])
-    hooks.on("turn_end", lambda e: s.set_tools([echo, other]))
+    s = session(tmp_path, provider, hooks, [tool("echo")], system_prompt="first prompt")
+    hooks.on("turn_end", lambda e: s.set_system_prompt("second prompt"))
     await s.prompt("echo something")
-    assert [[t.name for t in r.tools] for r in provider.requests] == [["echo"], ["echo", "other"]]
+    assert [r.system_prompt for r in provider.requests] == ["first prompt", "second prompt"]

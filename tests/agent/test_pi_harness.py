@@ -33,6 +33,7 @@ from aw_action.agent.tools import ToolContext
 from aw_action.ai.types import (
     AbortSignal,
     AssistantMessage,
+    Model,
     ProviderRequest,
     StreamOptions,
     TextContent,
@@ -209,21 +210,24 @@ async def test_hooks_that_raise_end_the_run_with_an_error_message(tmp_path: Path
     assert (await s.prompt("after failure")).error is None
 
 
-async def test_tools_refresh_at_save_points(tmp_path: Path) -> None:
+async def test_model_prompt_and_tools_refresh_at_save_points(tmp_path: Path) -> None:
     """agent-harness: "refreshes model, thinking level, resources, system prompt, and active
-    tools at save points" (the project changes only the tools during a run: a workflow step)."""
+    tools at save points" (no thinking level or resources in the project)."""
     hooks = Recorder()
     calc, clock = tool("calculate"), tool("get_current_time")
     provider = ScriptedProvider(reply("", call("calculate", "call-1", value="1 + 1")), reply("done"))
     s = session(tmp_path, provider, hooks, [calc], system_prompt="first prompt")
+    second = Model(id="second", provider="mock", api="mock")
 
     def change(event: Any) -> None:
+        s.set_model(second)
+        s.set_system_prompt("second prompt")
         s.set_tools([calc, clock], ["get_current_time"])
 
     hooks.on("tool_execution_start", change)
     await s.prompt("hello")
     captured = [(r.model.id, r.system_prompt, [t.name for t in r.tools]) for r in provider.requests]
-    assert captured == [("mock", "first prompt", ["calculate"]), ("mock", "first prompt", ["get_current_time"])]
+    assert captured == [("mock", "first prompt", ["calculate"]), ("second", "second prompt", ["get_current_time"])]
 
 
 async def test_listener_writes_land_after_the_turns_messages(tmp_path: Path) -> None:
@@ -300,8 +304,8 @@ async def test_stream_options_are_snapshotted_and_patched_per_request(tmp_path: 
 
     hooks.request_fn = patch
     provider = ScriptedProvider(reply("ok"))
-    base = StreamOptions(max_tokens=1000, headers={"x-base": "base"}, metadata={"base": "true"})
-    s = session(tmp_path, provider, hooks, session_id="session-1", options=base)
+    s = session(tmp_path, provider, hooks, session_id="session-1")
+    s.set_options(StreamOptions(max_tokens=1000, headers={"x-base": "base"}, metadata={"base": "true"}))
     await s.prompt("hello")
     options = provider.requests[0].options
     assert seen == [{"x-base": "base"}]
@@ -336,11 +340,27 @@ async def test_request_hooks_chain_in_registration_order(tmp_path: Path) -> None
         api.on("before_provider_request", handler)
 
     provider = ScriptedProvider(reply("ok"))
-    s = session(tmp_path, provider, options=StreamOptions(headers={"keep": "base", "remove": "base"}))
+    s = session(tmp_path, provider)
+    s.set_options(StreamOptions(headers={"keep": "base", "remove": "base"}))
     _runner(tmp_path, s, ("first", False, first), ("second", False, second))
     await s.prompt("hello")
     assert seen == [{"keep": "base", "remove": "base"}, {"keep": "base", "first": "1"}]
     assert provider.requests[0].options.headers == {"keep": "base", "first": "1", "second": "2"}
+
+
+async def test_new_stream_options_apply_at_the_save_point_only(tmp_path: Path) -> None:
+    """agent-harness-stream: "uses updated stream options for save-point snapshots without
+    mutating the active request"."""
+    hooks = Recorder()
+    provider = ScriptedProvider(reply("", call("calculate", "call-1", value="1 + 1")), reply("done"))
+    s = session(tmp_path, provider, hooks, [tool("calculate")])
+    s.set_options(StreamOptions(max_tokens=1000, headers={"turn": "first"}))
+    later = StreamOptions(max_tokens=2000, headers={"turn": "second"})
+    hooks.on("tool_execution_start", lambda e: s.set_options(later))
+    await s.prompt("hello")
+    first, second = (r.options for r in provider.requests)
+    assert (first.max_tokens, first.headers) == (1000, {"turn": "first"})
+    assert (second.max_tokens, second.headers) == (2000, {"turn": "second"})
 
 
 async def test_payload_hooks_chain(tmp_path: Path) -> None:

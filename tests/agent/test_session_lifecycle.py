@@ -150,18 +150,21 @@ async def test_prompt_is_rejected_while_busy_from_every_event(tmp_path: Path) ->
 async def test_setters_mid_turn_affect_only_the_next_request(tmp_path: Path) -> None:
     hooks = Hooks()
     session, provider = make_session(tmp_path, [tool_turn("a"), tool_turn("b"), {"text": "done"}], hooks, [])
+    other_model = Model(id="scripted-2", provider="faux", api="faux")
 
     def change(event: AgentEvent) -> None:
         if len(provider.requests) == 1:
+            session.set_system_prompt("B")
+            session.set_model(other_model)
             session.set_active_tools(["echo"])
-            assert session.active_tool_names == ["echo"]  # getters return the latest config at once
+            assert session.system_prompt == "B"  # getters return the latest config at once
 
     hooks.on("tool_execution_start", change)
     await session.prompt("go")
     first, second, third = provider.requests
-    assert [t.name for t in first.tools] == ["echo", "other"]
-    assert [t.name for t in second.tools] == ["echo"]
-    assert [t.name for t in third.tools] == ["echo"]
+    assert (first.system_prompt, first.model.id, [t.name for t in first.tools]) == ("A", "scripted", ["echo", "other"])
+    assert (second.system_prompt, second.model.id, [t.name for t in second.tools]) == ("B", "scripted-2", ["echo"])
+    assert third.system_prompt == "B"
 
 
 async def test_steer_from_listener_arrives_after_the_whole_tool_batch(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ state where it cannot cheaply (a cancel, a refused key, a paused workflow, gh-aw
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,10 @@ from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks.closing import closing_line
 from aw_action.sinks.summary import render_failure_summary, render_run_summary
+from tests.action.launch import run_action, write_script
+from tests.conftest import base_env, run_cli
 from tests.sinks.support import BUDGET_SCRIPT, TOOL_SCRIPT, gfm_page, scripted_run
+from tests.workflows.support import write_workflow
 
 ANSWER = "# Findings\n\n| file | status |\n|---|---|\n| app.py | **ok** |\n\nPing @octocat when done."
 
@@ -68,7 +72,9 @@ def test_success_shows_the_answer_rendered_and_no_callout(tmp_path: Path) -> Non
     top, run = summary_of(tmp_path, script)
     assert run.returncode == 0
     assert top.heading == "✅ Success · Finished"
-    assert re.match(r"in [\d.]+ s · \$0\.00 · 2 turns · 1 tool call · <code>faux/scripted</code>$", top.facts)
+    facts = r"<strong>config\.json</strong> · in [\d.]+ s · \$0\.00 · 2 turns · 1 tool call · "
+    facts += "<code>faux/scripted</code>"
+    assert re.fullmatch(facts, top.facts), "the header names the workflow (the config file's name) and the model"
     assert top.callout == ""
     answer = top.section("Answer")
     assert "<h4>Findings</h4>" in answer and "<table>" in answer and "<strong>ok</strong>" in answer
@@ -163,6 +169,7 @@ def test_an_invalid_config_value_names_the_key_not_a_generic_hint(tmp_path: Path
     assert top.heading == "❌ Failure · The run could not start"
     assert "Correct <code>harness.budget.max-turns</code> in the config" in top.callout
     assert "prompt.txt" not in top.callout
+    assert top.facts.startswith("<strong>config.json</strong> · <code>unknown</code> · stop reason"), top.facts
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("aw-harness: error: ") and "Fix: Correct harness.budget.max-turns" in last
 
@@ -277,3 +284,69 @@ def test_every_budget_kind_says_the_figures_and_where_its_limit_is_set(kind: Bud
         where = "config.json" if audience == "cli" else "the engine's config file (AW_HARNESS_CONFIG)"
         named = f"<code>{kind.config_key}</code> in {where}"
     assert f"Raise {named} (now " in top.callout
+
+
+# ---- the header names the workflow and the model (spec §8.5.3), per entry point ----------------
+
+ONE_STEP_WORKFLOW = """\
+version: 1
+id: nightly-notes
+command: notes
+description: One step
+start: only
+steps:
+  only:
+    prompt: "Say done."
+    permissions: {tools: [read]}
+    transitions: {done: $done}
+"""
+
+
+def test_inside_gh_aw_the_header_names_gh_aws_workflow(tmp_path: Path) -> None:
+    top, run = summary_of_env(tmp_path, GITHUB_AW="true", GITHUB_WORKFLOW="Issue *triage* <b>")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert top.facts.startswith("<strong>Issue *triage* &lt;b&gt;</strong> · in "), top.facts
+    assert top.facts.endswith("<code>faux/scripted</code>"), "the model too"
+
+
+def summary_of_env(tmp: Path, **env: str) -> tuple[Header, Any]:
+    run = scripted_run(tmp, [{"text": "Done."}], **env)
+    return header((tmp / "summary.md").read_text()), run
+
+
+def test_a_long_workflow_name_is_cut_so_the_first_screen_stays_one(tmp_path: Path) -> None:
+    top, _ = summary_of_env(tmp_path, GITHUB_AW="true", GITHUB_WORKFLOW="w" * 500)
+    assert f"<strong>{'w' * 100}</strong> · in " in top.facts and "w" * 101 not in top.facts
+
+
+def test_the_action_names_github_workflow(tmp_path: Path) -> None:
+    ws = tmp_path / "workspace"
+    ws.mkdir()
+    script = write_script(ws, [{"text": "Done."}])
+    inputs = {"model": "faux/scripted", "prompt": "Do the task.", "upload-artifacts": "false"}
+    run = run_action(tmp_path, inputs, {"AW_FAUX_SCRIPT": str(script), "GITHUB_WORKFLOW": "Nightly report"})
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    top = header(run.summary)
+    assert top.facts.startswith("<strong>Nightly report</strong> · in "), top.facts
+    assert "<code>faux/scripted</code>" in top.facts
+
+
+def test_a_declarative_workflow_is_named_by_its_id(tmp_path: Path) -> None:
+    workflow = write_workflow(tmp_path / "wf", ONE_STEP_WORKFLOW, name="notes.workflow.yml")
+    script = tmp_path / "script.json"
+    done = {"name": "workflow_complete_step", "arguments": {"outcome": "done", "summary": "said it"}}
+    script.write_text(json.dumps([{"tool_calls": [done]}]))
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"engine": {"model": "faux/scripted"}, "harness": {"faux-script": str(script)}}))
+    env = base_env(tmp_path, GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"), GITHUB_WORKFLOW="Not this one")
+    run = run_cli(["workflow", "run", str(workflow), "--input", "x", "--config", str(config)], env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    top = header((tmp_path / "summary.md").read_text())
+    assert top.facts.startswith("<strong>nightly-notes</strong> · in "), top.facts
+
+
+def test_a_run_that_could_not_start_names_the_workflow_too() -> None:
+    exc = InvocationError("Input 'max-turns': should be a valid integer (got 'ten')", Setting("max-turns", "input"))
+    result = RunResult.invocation_error(exc, "anthropic/claude-sonnet-4-6")
+    top = header(render_failure_summary(result, Reporting("action", workflow="Nightly report")))
+    assert top.facts.startswith("<strong>Nightly report</strong> · <code>anthropic/claude-sonnet-4-6</code> · ")
