@@ -128,6 +128,7 @@ def plan_sandbox(
     identity: ToolIdentity | None,
     journal: Journal,
     read_only_steps: list[str],
+    process_limit: int = 0,
 ) -> SandboxPlan:
     """Decide the run's sandbox (the module docstring); ``InvocationError`` when a read-only
     sandbox cannot be enforced and the config did not opt out."""
@@ -139,7 +140,8 @@ def plan_sandbox(
         draft = replace(draft, kernel=kernel)
     check_enforceable(kernel, draft.tools([bash_policy_mode(config)]), settings, read_only_steps, journal)
     tmpdir = private_tmpdir(identity)
-    return SandboxPlan(settings, kernel, draft.workspace, str(tmpdir), agent_records_file(config, output_dir, env))
+    extra = agent_records_file(config, output_dir, env)
+    return SandboxPlan(settings, kernel, draft.workspace, str(tmpdir), extra, process_limit)
 
 
 def announce(

@@ -74,13 +74,14 @@ def stuck_result(harness: Harness, reason: str) -> RunResult:
     """The outcome of a run that did not wind down in time after a stop: what is known so far,
     with the step summary written if the run did not get to it. Safe from the watchdog's thread
     (it only reads the run's state); never raises."""
-    kill_all_agent_processes(deadline_s=1.0)
+    context = harness.context
+    if context is None or context.guards is None:
+        kill_all_agent_processes(deadline_s=1.0)  # with guards, their seal ends the processes first
     state = harness.state
     model = state.model if state else "unknown"
     what = "the deadline" if reason == "timeout" else "the cancel"
     result = RunResult.ended(reason, model, state, f"the run did not stop in time after {what}")
     if state is not None:
-        context = harness.context
         if context is not None and context.guards is not None:
             with contextlib.suppress(Exception):
                 context.guards.seal(state.journal)

@@ -12,6 +12,7 @@ none, only ``no_new_privs``); ``fs=1`` restricts the filesystem, with ``write=PA
 folder or file that stays writable (everything else is read/execute only); ``tcp=0`` forbids
 TCP bind and connect; ``sockets=unix`` installs a seccomp filter that leaves only Unix sockets
 (``forbid_network_sockets``: UDP, raw and netlink too, which Landlock cannot restrict);
+``nproc=N`` sets ``RLIMIT_NPROC`` (soft and hard) to N: the tasks the command's real uid may have;
 ``unset=NAME`` removes a variable the interpreter itself added (Python coerces a C locale by
 setting ``LC_CTYPE``): the command gets exactly the caller's environment.
 Plain words rather than JSON: importing ``json`` costs the wrapper ~5 ms.
@@ -202,11 +203,14 @@ def socket_filter_supported() -> bool:
         return False
 
 
-def spec_args(abi: int, *, fs: bool, writable: list[str], tcp: bool, unix_sockets_only: bool = False) -> list[str]:
+def spec_args(
+    abi: int, *, fs: bool, writable: list[str], tcp: bool, unix_sockets_only: bool = False, nproc: int = 0
+) -> list[str]:
     """The wrapper's spec words for ``restrict``'s arguments (and ``sockets=unix`` for
-    ``forbid_network_sockets``), ending with ``--``."""
+    ``forbid_network_sockets``, ``nproc=N`` for ``RLIMIT_NPROC``), ending with ``--``."""
     sockets = ["sockets=unix"] if unix_sockets_only else []
-    return [f"abi={abi}", f"fs={int(fs)}", f"tcp={int(tcp)}", *sockets, *(f"write={p}" for p in writable), "--"]
+    limit = [f"nproc={nproc}"] if nproc > 0 else []
+    return [f"abi={abi}", f"fs={int(fs)}", f"tcp={int(tcp)}", *sockets, *limit, *(f"write={p}" for p in writable), "--"]
 
 
 def _parse(words: list[str]) -> tuple[dict[str, str], list[str], list[str]]:
@@ -234,6 +238,12 @@ def main(argv: list[str]) -> None:
         restrict(int(settings["abi"]), fs=settings["fs"] == "1", writable=writable, tcp=settings["tcp"] == "1")
         if settings.get("sockets") == "unix":
             forbid_network_sockets()
+        if int(settings.get("nproc", "0")) > 0:
+            import resource
+
+            limit, hard = int(settings["nproc"]), resource.getrlimit(resource.RLIMIT_NPROC)[1]
+            limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+            resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
     except (OSError, ValueError, KeyError) as exc:
         sys.stderr.write(f"aw-harness sandbox: not applied, the command did not run: {exc}\n")
         os._exit(EXIT_NOT_APPLIED)
