@@ -199,7 +199,7 @@ def left_behind(uid: int | None) -> tuple[str, ...]:
         while pid in parents and pid not in seen and pid != me:
             seen.add(pid)
             pid = parents[pid]
-        if pid == me and task.state != "Z":
+        if pid == me and task.pid != me and task.state != "Z":
             out.append(f"{task.pid} ({task.name})")
     return tuple(sorted(out))
 

@@ -60,7 +60,8 @@ class KernelSupport:
     note: str = ""
     """Why Landlock is missing or capped, when it is."""
     socket_filter: bool = False
-    """Whether a seccomp filter can leave a command only Unix sockets (``landlock.forbid_network_sockets``)."""
+    """Whether the seccomp filter (``landlock.install_seccomp``) installs: only Unix sockets for a
+    command without network, no metadata change and no keyring in ``read-only``."""
 
     @property
     def tcp(self) -> bool:
@@ -115,7 +116,9 @@ class Confinement:
     source: str = ""
     """Why this mode (``harness.sandbox``, ``bash policy read-only``, ...): for messages."""
     socket_filter: bool = False
-    """With ``tcp`` False: no socket but a Unix one (seccomp), so no UDP, raw or netlink either."""
+    """Whether the seccomp filter can be had (``landlock.install_seccomp``): with ``tcp`` False, no
+    socket but a Unix one, so no UDP, raw or netlink either; in ``read-only``, no metadata change
+    (mode, owner, times, xattrs, inode flags) and no keyring either."""
     nproc: int = 0
     """``RLIMIT_NPROC`` of the command (``security/containment.py``); 0: none set."""
 
@@ -124,8 +127,15 @@ class Confinement:
         fs = self.mode != "full"
         paths = [*self.writable, *DEVICES] if fs else []
         unix_only = self.socket_filter and not self.tcp
+        no_metadata = self.socket_filter and self.mode == "read-only"
         return landlock.spec_args(
-            self.abi, fs=fs, writable=paths, tcp=self.tcp, unix_sockets_only=unix_only, nproc=self.nproc
+            self.abi,
+            fs=fs,
+            writable=paths,
+            tcp=self.tcp,
+            unix_sockets_only=unix_only,
+            nproc=self.nproc,
+            no_metadata=no_metadata,
         )
 
     def enforced(self) -> bool:
