@@ -42,6 +42,31 @@ while True:
 """
 
 
+def own_user(name: str) -> ToolIdentity:
+    """A user of this test's own: ``kill(-1)`` as the tools' user reaches every process of the uid,
+    so tests sharing ``aw-test-agent`` in parallel would see each other's processes as strangers."""
+    import pwd
+    import shutil
+    import subprocess
+
+    if not sys.platform.startswith("linux") or os.geteuid() != 0 or shutil.which("useradd") is None:
+        pytest.skip("needs root and useradd to switch the tools to a user of the test's own")
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        useradd = ["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/bin/sh", name]
+        subprocess.run(useradd, check=False, capture_output=True)
+        entry = pwd.getpwnam(name)
+    return ToolIdentity(uid=entry.pw_uid, gid=entry.pw_gid, name=entry.pw_name, home="/tmp")
+
+
+def owned_workspace(shared_tmp: Path, user: ToolIdentity) -> Path:
+    work = shared_tmp / "user-owned"
+    work.mkdir()
+    os.chown(work, user.uid, user.gid)
+    return work
+
+
 def bash(command: str) -> dict[str, Any]:
     return {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}
 
@@ -72,9 +97,9 @@ def live(identity: ToolIdentity) -> list[str]:
     return [f"{t.pid} {t.name}" for t in uid_tasks(identity.uid) if t.state != "Z"]
 
 
-def test_a_fork_chain_writes_nothing_to_github_env_after_the_run(
-    tmp_path: Path, user_dir: Path, shared_tmp: Path, tool_user: ToolIdentity
-) -> None:
+def test_a_fork_chain_writes_nothing_to_github_env_after_the_run(tmp_path: Path, shared_tmp: Path) -> None:
+    tool_user = own_user("aw-test-chain")
+    user_dir = owned_workspace(shared_tmp, tool_user)
     env = file_commands(shared_tmp / "fc", tool_user)
     chain = CHAIN.format(env=env["GITHUB_ENV"], seconds=CHAIN_S)
     (user_dir / "chain.py").write_text(chain)
@@ -89,9 +114,9 @@ def test_a_fork_chain_writes_nothing_to_github_env_after_the_run(
     assert "all ended at once" in (tmp_path / "summary.md").read_text()
 
 
-def test_a_fork_bomb_meets_the_process_budget_and_the_run_still_ends_whole(
-    tmp_path: Path, user_dir: Path, shared_tmp: Path, tool_user: ToolIdentity
-) -> None:
+def test_a_fork_bomb_meets_the_process_budget_and_the_run_still_ends_whole(tmp_path: Path, shared_tmp: Path) -> None:
+    tool_user = own_user("aw-test-bomb")
+    user_dir = owned_workspace(shared_tmp, tool_user)
     env = file_commands(shared_tmp / "fc", tool_user)
     os.chmod(env["GITHUB_OUTPUT"], 0o644)
     bomb = (
@@ -128,3 +153,57 @@ def test_a_fork_bomb_meets_the_process_budget_and_the_run_still_ends_whole(
     summary = (tmp_path / "summary.md").read_text()
     assert "GITHUB_ENV" in summary and "GITHUB_OUTPUT" in summary
     assert "at most 40 more tasks" in summary
+
+
+HARNESS = r"""
+import json, os, sys
+from aw_action.security.containment import end_agent_processes, plan
+from aw_action.security.identity import ToolIdentity
+identity = ToolIdentity(int(sys.argv[1]), int(sys.argv[2]), "agent", "/tmp")
+containment = plan(identity, 16)
+ending = end_agent_processes(containment, identity)
+print(json.dumps({"planned": containment.method, "method": ending.method, "note": ending.note}))
+"""
+
+
+def test_a_process_of_the_same_uid_the_run_did_not_start_is_never_killed() -> None:
+    """kill(-1) as the tools' user would reach every process of that uid: when one does not
+    descend from the harness, the harness does not send it, and says the end was best effort."""
+    import subprocess
+
+    tool_user = own_user("aw-test-stranger")
+
+    stranger = subprocess.Popen(["sleep", "30"], user=tool_user.uid, group=tool_user.gid, extra_groups=[])
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", HARNESS, str(tool_user.uid), str(tool_user.gid)],
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert report["planned"] == "kill-uid" and report["method"] == "best-effort"
+        assert f"pid {stranger.pid}" in report["note"] and "did not start" in report["note"]
+        assert stranger.poll() is None, "the stranger lives"
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
+def test_where_the_tools_run_as_root_the_run_says_containment_is_best_effort(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    import pwd
+
+    from aw_action.security.identity import AGENT_USER
+
+    if os.geteuid() != 0 or AGENT_USER in {p.pw_name for p in pwd.getpwall()}:
+        pytest.skip(f"the tools run as root only when the harness does and there is no {AGENT_USER} user")
+    done = run(tmp_path, workspace, {}, [bash("echo hi")])
+    assert done.returncode == 0, done.stderr[-3000:]
+    (ended,) = done.events_named("processes")
+    assert ended["method"] == "best-effort" and ended["left"] == []
+    summary = (tmp_path / "summary.md").read_text()
+    assert "best effort" in summary
