@@ -101,10 +101,15 @@ def _last_summary(harness: Harness, state: RunState, result: RunResult) -> None:
 
 
 def exit_soon(code: int, within_s: float = EXIT_GRACE_S) -> None:
-    """End the process with ``code`` in ``within_s`` seconds unless it has ended by then."""
+    """End the process with ``code`` in ``within_s`` seconds unless it has ended by then. Out of
+    threads (the PIDs the agent's processes share with the harness), the process ends as it
+    would anyway: the result is out already, and no traceback follows it."""
     timer = threading.Timer(within_s, os._exit, args=(code,))
     timer.daemon = True
-    timer.start()
+    try:
+        timer.start()
+    except RuntimeError:  # can't start new thread
+        return
 
 
 class ResultPrinter:

@@ -147,3 +147,20 @@ def test_a_fork_chain_cannot_starve_the_harness_of_pids(image: str, tmp_path: Pa
     session = host.host_path(done.outputs["session-file"]).read_text().splitlines()
     results = [json.loads(line)["message"]["content"][0]["text"] for line in session if '"toolResult"' in line]
     assert results[1] == "again", "the links did not pile up as zombies: the next command could fork"
+
+
+def test_out_of_pids_the_step_still_ends_with_its_records_and_no_traceback(image: str, tmp_path: Path) -> None:
+    """A container PID limit below the budget: the bomb takes every PID it shares with the
+    harness, whose end (kill, restore, records) still completes."""
+    host, env_file = runner_host(tmp_path)
+    (host.workspace / "bomb.py").write_text(BOMB)
+    command = "echo BASH_ENV=/tmp/x >> $GITHUB_ENV; python3 bomb.py; echo after"
+    done = run(image, host, env_file, [bash(command), bash("echo again")], pids=60)
+    assert done.returncode in (0, 1, 2), done.log[-4000:]
+    assert "Traceback" not in done.log and "can't start new thread" not in done.log, done.log[-4000:]
+    assert env_file.read_text() == ""
+    assert done.summary and "GITHUB_ENV" in done.summary
+    (end,) = events(done, "session_end")
+    assert end["degraded"] == ["file-commands"], end
+    (ended,) = events(done, "processes")
+    assert ended["method"] == "kill-uid" and ended["left"] == [], ended
