@@ -187,6 +187,7 @@ class RunContext:
         state.record.finish(stop, final)
         if self.guards is not None:  # kill every agent process, then restore and verify
             self.guards.seal(state.journal)
+            await self.runner.flush()  # the seal's records before session_end, the stream's last line
         else:
             kill_all_agent_processes()  # background and setsid children included
         transcript = session.transcript

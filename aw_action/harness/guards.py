@@ -112,6 +112,8 @@ class RunGuards:
     """How the agent's processes end and how many there may be (``security/containment.py``)."""
     post: Callable[[HarnessEvent], None] = lambda event: None
     """Where the ``processes`` record of the seal goes."""
+    notes: list[str] = field(default_factory=list)
+    """The record's security notes (the summary's "Agent access"): the seal adds to them."""
     sealed: bool = field(default=False, init=False)
 
     @property
@@ -179,8 +181,8 @@ class RunGuards:
         if ending.note:
             fields["best_effort"] = ending.note
         self.post(HarnessEvent("processes", fields))
-        if ending.method != containment.method:
-            journal.warn(f"agent processes were ended best effort: {ending.note}")
+        if ending.method != containment.method:  # said in the summary; a stranger is no finding of the run's
+            self.notes.append(f"Processes: ended best effort at the run's end: {ending.note}.")
         if left:
             detail = f"still alive after the kill: {', '.join(left)}"
             journal.warn(f"agent processes {detail}")
@@ -267,6 +269,7 @@ def guard_run(
         withheld,
         containment,
         post,
+        record.security_notes,
     )
     announce(sandbox, guards.tools, record, post, steps)
     return guards
