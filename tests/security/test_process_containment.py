@@ -207,3 +207,26 @@ def test_where_the_tools_run_as_root_the_run_says_containment_is_best_effort(tmp
     assert ended["method"] == "best-effort" and ended["left"] == []
     summary = (tmp_path / "summary.md").read_text()
     assert "best effort" in summary
+
+
+def test_the_plan_counts_the_uid_s_tasks_and_names_what_is_left() -> None:
+    """The limit is the uid's tasks at the start plus the budget; root tools have no bound and a
+    best-effort end; a live process of the uid under the harness is named by ``left_behind``."""
+    import subprocess
+
+    from aw_action.security.containment import left_behind, plan
+
+    user = own_user("aw-test-plan")
+    sleeper = subprocess.Popen(["sleep", "30"], user=user.uid, group=user.gid, extra_groups=[])
+    try:
+        ours = plan(user, 10)
+        assert (ours.method, ours.limit) == ("kill-uid", 11), ours
+        assert "kill(-1) as uid" in ours.describe() and "at most 10 more tasks" in ours.describe()
+        assert left_behind(user.uid) == (f"{sleeper.pid} (sleep)",)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert left_behind(user.uid) == ()
+    root = plan(None, 10)
+    assert (root.method, root.limit) == ("best-effort", 0)
+    assert "best effort (the tools run as root)" in root.describe() and "no process bound" in root.describe()
