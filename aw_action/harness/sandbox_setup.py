@@ -174,6 +174,7 @@ def confinements(tools: ToolSandbox) -> dict[str, Any]:
         "bash_tcp": tools.bash.tcp,
         "files": tools.files.mode,
         "enforced": tools.bash.enforced() and tools.files.enforced(),
+        "metadata_refused": tools.bash.mode == "read-only" and tools.bash.socket_filter,
         "source": tools.bash.source,
     }
 
