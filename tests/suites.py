@@ -26,6 +26,7 @@ SLOW: dict[str, str] = {
     "tests/action/test_workflow_example.py": "the workflow example across three jobs",
     "tests/security/test_attack_suite_action.py": "the hostile script through the action",
     "tests/security/test_attack_suite_cli.py": "the hostile script through the CLI",
+    "tests/security/test_process_containment.py": "fork chains and fork bombs against whole runs",
     "tests/run/test_input_properties.py": "property tests of the input parsers",
     "tests/audit/test_audit_hostile.py": "property tests of the audit's readers",
     "tests/report/test_report.py": "whole runs of every ending, a timeout and a cancel among them, then a report",

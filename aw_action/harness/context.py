@@ -18,7 +18,6 @@ Contracts:
 
 from __future__ import annotations
 
-import asyncio
 import tempfile
 import uuid
 from collections.abc import Mapping, Sequence
@@ -187,9 +186,11 @@ class RunContext:
         else:
             stop, error = state.record.stop_requested or "completed", None
         state.record.finish(stop, final)
-        await asyncio.to_thread(kill_all_agent_processes)  # background and setsid children included
-        if self.guards is not None:  # no agent process is left to write: restore and verify
+        if self.guards is not None:  # kill every agent process, then restore and verify
             self.guards.seal(state.journal)
+            await self.runner.flush()  # the seal's records before session_end, the stream's last line
+        else:
+            kill_all_agent_processes()  # background and setsid children included
         transcript = session.transcript
         if transcript is not None and transcript.error:
             state.journal.degrade("transcript", transcript.error, "check the output dir's free space")

@@ -43,6 +43,8 @@ from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
 from aw_action.run.record import RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
+from aw_action.security.containment import Containment, end_agent_processes, left_behind
+from aw_action.security.containment import plan as plan_containment
 from aw_action.security.credential_files import WithheldFile, give_back, withhold
 from aw_action.security.file_commands import FileCommandGuard
 from aw_action.security.identity import (
@@ -58,7 +60,7 @@ from aw_action.security.record_guard import RecordLedger, Tamper, protect_output
 from aw_action.security.sandbox import SandboxPlan, ToolSandbox
 from aw_action.security.tool_env import GithubAccess, github_access, tool_environment
 from aw_action.tools import FILE_WRITERS
-from aw_action.tools.processes import enable_subreaper
+from aw_action.tools.processes import enable_subreaper, kill_all_agent_processes
 
 _process: dict[str, GuardReport] = {}
 """The entry point's ``harden_process`` report; empty when no entry point hardened this process
@@ -67,6 +69,7 @@ ISOLATION_CHECK = "tool-isolation"
 """The ``check`` field of the warning that says tools are not isolated from the harness."""
 RECORDS_HINT = "the run's records were changed by something other than the harness: do not trust them"
 FILE_COMMANDS_HINT = "the agent wrote the job's file commands; they were restored, review what it ran"
+PROCESSES_HINT = "a process the agent started could not be killed: later steps of the job may share its machine"
 
 
 def harden_process() -> GuardReport:
@@ -105,6 +108,12 @@ class RunGuards:
     """A root-owned workspace lent to the tools' user; given back at the seal."""
     withheld: list[WithheldFile] = field(default_factory=list)
     """Credentials files taken from the tools for the run; given back at the seal."""
+    containment: Containment | None = None
+    """How the agent's processes end and how many there may be (``security/containment.py``)."""
+    post: Callable[[HarnessEvent], None] = lambda event: None
+    """Where the ``processes`` record of the seal goes."""
+    notes: list[str] = field(default_factory=list)
+    """The record's security notes (the summary's "Agent access"): the seal adds to them."""
     sealed: bool = field(default=False, init=False)
 
     @property
@@ -140,17 +149,44 @@ class RunGuards:
         return wipe_initial_environ(name for name in os.environ if name not in kept)
 
     def seal(self, journal: Journal) -> None:
-        """Give a handed-over workspace back, restore the file commands and verify the records;
-        once. Call it when no agent process is left (after ``kill_all_agent_processes``) and
-        before the summary and outputs."""
+        """The run's end, in order and once: every agent process killed (one that will not die is
+        named and the run is degraded), then a handed-over workspace given back, the file
+        commands restored (content and mode) and the records verified. Call it before the
+        summary and outputs."""
         if self.sealed:
             return
         self.sealed = True
+        try:
+            self.end_processes(journal)
+        except Exception as exc:  # the file commands are restored whatever happened here
+            journal.warn(f"could not end the agent's processes: {type(exc).__name__}: {exc}")
+            journal.degrade("processes", f"not ended: {exc}", PROCESSES_HINT)
         try:
             self._seal(journal)
         except Exception as exc:  # a check that fails must not lose the run's result
             journal.warn(f"could not check the run's records and file commands: {type(exc).__name__}: {exc}")
             journal.degrade("records", f"not checked: {exc}", RECORDS_HINT)
+
+    def end_processes(self, journal: Journal) -> None:
+        """Kill every agent process (``kill(-1)`` as the tools' user where the containment allows
+        it, then the ``/proc`` scan for the rest), name any left alive, post the ``processes``
+        record."""
+        containment = self.containment or plan_containment(self.identity, 0)
+        ending = end_agent_processes(containment, self.identity)
+        signalled = kill_all_agent_processes(deadline_s=1.0 if ending.method == "kill-uid" else 3.0)
+        left = left_behind(containment.uid)
+        fields: dict[str, object] = {"method": ending.method, "scan_signalled": signalled, "left": list(left)}
+        if containment.limit:
+            fields.update(process_limit=containment.limit, process_budget=containment.budget)
+        if ending.note:
+            fields["best_effort"] = ending.note
+        self.post(HarnessEvent("processes", fields))
+        if ending.method != containment.method:  # said in the summary; a stranger is no finding of the run's
+            self.notes.append(f"Processes: ended best effort at the run's end: {ending.note}.")
+        if left:
+            detail = f"still alive after the kill: {', '.join(left)}"
+            journal.warn(f"agent processes {detail}")
+            journal.degrade("processes", detail, PROCESSES_HINT)
 
     def _seal(self, journal: Journal) -> None:
         for problem in give_back(self.withheld):  # first: a handed-over workspace then returns it to its owner
@@ -190,6 +226,8 @@ def guard_run(
         journal.warn(f"the harness stays dumpable: {report.detail}")
     decision = reachable(decide_tool_identity(workspace, env_home=env.get("HOME")), workspace)
     steps = list(read_only_steps or [])
+    containment = plan_containment(decision.identity, config.harness.process_budget)
+    record.security_notes.append(containment.describe())
     sandbox = plan_sandbox(
         config,
         env=env,
@@ -198,6 +236,7 @@ def guard_run(
         identity=decision.identity,
         journal=journal,
         read_only_steps=steps,
+        process_limit=containment.limit,
     )
     handed_over = None
     if decision.hand_over_workspace and decision.identity is not None:
@@ -228,6 +267,9 @@ def guard_run(
         bash_policy_mode(config),
         handed_over,
         withheld,
+        containment,
+        post,
+        record.security_notes,
     )
     announce(sandbox, guards.tools, record, post, steps)
     return guards

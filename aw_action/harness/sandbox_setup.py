@@ -7,7 +7,8 @@ and refuses or degrades what it cannot enforce, before any tool exists:
 - a ``read-only`` sandbox (the run's, or a workflow step's read-only bash policy) without
   Landlock fails the invocation (``InvocationError``, exit 2) naming the cause, unless the
   config opted out (``harness.sandbox-required: false``): then a warning and a degraded notice;
-- a ``workspace-write`` sandbox without Landlock, and a TCP restriction without Landlock ABI 4,
+- a ``workspace-write`` sandbox without Landlock, a TCP restriction without Landlock ABI 4, and a
+  read-only sandbox without the seccomp filter (no refusal of metadata changes and the keyring)
   are a warning and a degraded notice.
 
 It makes the run's private temp folder (the tools' ``TMPDIR``, the tools' user's, 0700; removed
@@ -93,6 +94,10 @@ def check_enforceable(
         cause = f"the workspace-write sandbox cannot be enforced: {kernel.note or 'no Landlock'}"
         journal.warn(f"{cause}; commands may write anywhere their user may")
         journal.degrade(SUBSYSTEM, cause, "run on a kernel with Landlock (Linux 5.13+)")
+    if kernel.landlock_abi and needs_read_only and not kernel.socket_filter:
+        cause = "read-only cannot refuse metadata changes (chmod, chown, utime, xattrs) or keys: no seccomp filter"
+        journal.warn(f"{cause}; commands may still change them")
+        journal.degrade(SUBSYSTEM, cause, "run on x86_64 or aarch64 with seccomp")
     if kernel.landlock_abi and not kernel.tcp and (not tools.bash.tcp or read_only_steps):
         cause = f"TCP cannot be restricted: Landlock ABI {kernel.landlock_abi} has no network rules (needs 4)"
         journal.warn(f"{cause}; commands may still connect")
@@ -128,6 +133,7 @@ def plan_sandbox(
     identity: ToolIdentity | None,
     journal: Journal,
     read_only_steps: list[str],
+    process_limit: int = 0,
 ) -> SandboxPlan:
     """Decide the run's sandbox (the module docstring); ``InvocationError`` when a read-only
     sandbox cannot be enforced and the config did not opt out."""
@@ -139,7 +145,8 @@ def plan_sandbox(
         draft = replace(draft, kernel=kernel)
     check_enforceable(kernel, draft.tools([bash_policy_mode(config)]), settings, read_only_steps, journal)
     tmpdir = private_tmpdir(identity)
-    return SandboxPlan(settings, kernel, draft.workspace, str(tmpdir), agent_records_file(config, output_dir, env))
+    extra = agent_records_file(config, output_dir, env)
+    return SandboxPlan(settings, kernel, draft.workspace, str(tmpdir), extra, process_limit)
 
 
 def announce(
@@ -167,6 +174,7 @@ def confinements(tools: ToolSandbox) -> dict[str, Any]:
         "bash_tcp": tools.bash.tcp,
         "files": tools.files.mode,
         "enforced": tools.bash.enforced() and tools.files.enforced(),
+        "metadata_refused": tools.bash.mode == "read-only" and tools.bash.socket_filter,
         "source": tools.bash.source,
     }
 

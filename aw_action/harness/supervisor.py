@@ -74,13 +74,14 @@ def stuck_result(harness: Harness, reason: str) -> RunResult:
     """The outcome of a run that did not wind down in time after a stop: what is known so far,
     with the step summary written if the run did not get to it. Safe from the watchdog's thread
     (it only reads the run's state); never raises."""
-    kill_all_agent_processes(deadline_s=1.0)
+    context = harness.context
+    if context is None or context.guards is None:
+        kill_all_agent_processes(deadline_s=1.0)  # with guards, their seal ends the processes first
     state = harness.state
     model = state.model if state else "unknown"
     what = "the deadline" if reason == "timeout" else "the cancel"
     result = RunResult.ended(reason, model, state, f"the run did not stop in time after {what}")
     if state is not None:
-        context = harness.context
         if context is not None and context.guards is not None:
             with contextlib.suppress(Exception):
                 context.guards.seal(state.journal)
@@ -100,10 +101,15 @@ def _last_summary(harness: Harness, state: RunState, result: RunResult) -> None:
 
 
 def exit_soon(code: int, within_s: float = EXIT_GRACE_S) -> None:
-    """End the process with ``code`` in ``within_s`` seconds unless it has ended by then."""
+    """End the process with ``code`` in ``within_s`` seconds unless it has ended by then. Out of
+    threads (the PIDs the agent's processes share with the harness), the process ends as it
+    would anyway: the result is out already, and no traceback follows it."""
     timer = threading.Timer(within_s, os._exit, args=(code,))
     timer.daemon = True
-    timer.start()
+    try:
+        timer.start()
+    except RuntimeError:  # can't start new thread
+        return
 
 
 class ResultPrinter:

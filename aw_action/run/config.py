@@ -109,6 +109,10 @@ class HarnessSettings(_Strict):
     sandbox_required: bool = True
     """False: a read-only sandbox the kernel cannot enforce runs unenforced, with a warning,
     instead of failing the invocation."""
+    process_budget: int = Field(default=512, ge=8, le=1_000_000)
+    """How many tasks (processes and threads) the agent's commands may add to those the tools'
+    user has at the start (``RLIMIT_NPROC``, ``security/containment.py``); past it a fork fails
+    with EAGAIN."""
 
     @field_validator("extensions")
     @classmethod

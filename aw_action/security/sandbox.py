@@ -60,7 +60,8 @@ class KernelSupport:
     note: str = ""
     """Why Landlock is missing or capped, when it is."""
     socket_filter: bool = False
-    """Whether a seccomp filter can leave a command only Unix sockets (``landlock.forbid_network_sockets``)."""
+    """Whether the seccomp filter (``landlock.install_seccomp``) installs: only Unix sockets for a
+    command without network, no metadata change and no keyring in ``read-only``."""
 
     @property
     def tcp(self) -> bool:
@@ -115,14 +116,27 @@ class Confinement:
     source: str = ""
     """Why this mode (``harness.sandbox``, ``bash policy read-only``, ...): for messages."""
     socket_filter: bool = False
-    """With ``tcp`` False: no socket but a Unix one (seccomp), so no UDP, raw or netlink either."""
+    """Whether the seccomp filter can be had (``landlock.install_seccomp``): with ``tcp`` False, no
+    socket but a Unix one, so no UDP, raw or netlink either; in ``read-only``, no metadata change
+    (mode, owner, times, xattrs, inode flags) and no keyring either."""
+    nproc: int = 0
+    """``RLIMIT_NPROC`` of the command (``security/containment.py``); 0: none set."""
 
     def wrapper_spec(self) -> list[str]:
         """The exec wrapper's spec words (``landlock.main``)."""
         fs = self.mode != "full"
         paths = [*self.writable, *DEVICES] if fs else []
         unix_only = self.socket_filter and not self.tcp
-        return landlock.spec_args(self.abi, fs=fs, writable=paths, tcp=self.tcp, unix_sockets_only=unix_only)
+        no_metadata = self.socket_filter and self.mode == "read-only"
+        return landlock.spec_args(
+            self.abi,
+            fs=fs,
+            writable=paths,
+            tcp=self.tcp,
+            unix_sockets_only=unix_only,
+            nproc=self.nproc,
+            no_metadata=no_metadata,
+        )
 
     def enforced(self) -> bool:
         """Whether the kernel enforces every restriction this confinement asks for."""
@@ -183,13 +197,17 @@ class SandboxPlan:
     workspace: str
     tmpdir: str
     extra_writable: tuple[str, ...] = field(default_factory=tuple)
+    process_limit: int = 0
+    """``RLIMIT_NPROC`` of every confined command (0: none)."""
 
     def confinement(self, policy_modes: Iterable[str | None] = (), source: str = "") -> Confinement:
         modes = list(policy_modes)
         mode, tcp = self.settings.resolve(modes)
         writable = (self.workspace, self.tmpdir, *self.extra_writable) if mode == "workspace-write" else ()
         why = source or self.source(mode, modes)
-        return Confinement(mode, tcp, writable, self.kernel.landlock_abi, why, self.kernel.socket_filter)
+        return Confinement(
+            mode, tcp, writable, self.kernel.landlock_abi, why, self.kernel.socket_filter, self.process_limit
+        )
 
     def source(self, mode: SandboxMode, policy_modes: list[str | None]) -> str:
         if mode == "read-only" and "read-only" in policy_modes:

@@ -21,9 +21,15 @@ Protocol, on the Unix stream socket ``fd`` (a socketpair with the harness):
   for a started command, ``{"id", "exit"}`` when it has ended (``-N``: killed by signal N);
 - the passed descriptors are closed in the server as soon as the command has started.
 
+The server is the child subreaper of its commands: a process a command leaves behind (``cmd &``,
+``setsid``, a double fork) is re-parented to the server when its parent exits, and one reaper
+thread collects every child's exit as it dies (``waitpid(-1)``), reporting a command's and
+dropping an orphan's. No zombie piles up against the process budget, and no exit status is
+taken from anyone: the server's children are only ever waited for there.
+
 When the socket closes (the harness is gone or closed it), the server exits; the commands it
-started run on, as any command a shell left behind (the harness kills them at the end of the
-run). Any malformed request ends the server with exit 3.
+started run on, re-parented to the harness (the subreaper above the server), which kills them at
+the end of the run. Any malformed request ends the server with exit 3.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import threading
 from typing import Any
 
 PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
 MAX_FDS = 3
 HEADER = struct.Struct(">I")
 MAX_REQUEST = 64 * 1024 * 1024
@@ -74,6 +81,10 @@ class Server:
     def __init__(self, channel: socket.socket) -> None:
         self.channel = channel
         self.lock = threading.Lock()
+        self.children = threading.Condition()
+        """Held while a command starts and while a reaped pid is looked up: the reaper never
+        takes the exit of a command before the command is known as ours."""
+        self.commands: dict[int, tuple[int, subprocess.Popen[bytes]]] = {}
 
     def reply(self, message: dict[str, Any]) -> None:
         data = (json.dumps(message) + "\n").encode()
@@ -82,30 +93,49 @@ class Server:
 
     def start(self, request: dict[str, Any], fds: list[int]) -> None:
         stdin, stdout, stderr = _stdio(request, fds)
-        try:
-            proc = subprocess.Popen(
-                request["argv"],
-                env=request["env"],
-                cwd=request["cwd"],
-                stdin=stdin,
-                stdout=stdout,
-                stderr=stderr,
-                start_new_session=bool(request["session"]),
-                close_fds=True,
-            )
-        except OSError as exc:
-            self.reply({"id": request["id"], "errno": exc.errno or 0, "error": exc.strerror or str(exc)})
-            return
-        finally:
-            for fd in fds:
-                os.close(fd)
-        self.reply({"id": request["id"], "pid": proc.pid})
-        threading.Thread(target=self.report_exit, args=(request["id"], proc), daemon=True).start()
+        with self.children:
+            try:
+                proc = subprocess.Popen(
+                    request["argv"],
+                    env=request["env"],
+                    cwd=request["cwd"],
+                    stdin=stdin,
+                    stdout=stdout,
+                    stderr=stderr,
+                    start_new_session=bool(request["session"]),
+                    close_fds=True,
+                )
+            except OSError as exc:
+                self.reply({"id": request["id"], "errno": exc.errno or 0, "error": exc.strerror or str(exc)})
+                return
+            finally:
+                for fd in fds:
+                    os.close(fd)
+            self.commands[proc.pid] = (request["id"], proc)
+            self.reply({"id": request["id"], "pid": proc.pid})
+            self.children.notify()
 
-    def report_exit(self, ident: int, proc: subprocess.Popen[bytes]) -> None:
-        code = proc.wait()
-        with contextlib.suppress(OSError):  # the harness is gone
-            self.reply({"id": ident, "exit": code})
+    def reap(self) -> None:
+        """Collect every child's exit as it dies: a command's is reported, an orphan's (a process
+        a command left behind, re-parented here: the server is their subreaper) is dropped, so
+        none lingers as a zombie counting against the process budget."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                with self.children:
+                    self.children.wait(0.5)
+                continue
+            except InterruptedError:
+                continue
+            with self.children:
+                ident, proc = self.commands.pop(pid, (None, None))
+            if ident is None or proc is None:
+                continue
+            code = os.waitstatus_to_exitcode(status)
+            proc.returncode = code  # subprocess never waits for it again
+            with contextlib.suppress(OSError):  # the harness is gone
+                self.reply({"id": ident, "exit": code})
 
     def serve(self) -> None:
         while True:
@@ -126,9 +156,14 @@ def main(argv: list[str]) -> None:
     if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
         sys.stderr.write("aw-harness spawn server: could not make itself non-dumpable\n")
         os._exit(3)
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        sys.stderr.write("aw-harness spawn server: could not become the commands' subreaper\n")
+        os._exit(3)
     channel = socket.socket(fileno=int(argv[0]))
+    server = Server(channel)
+    threading.Thread(target=server.reap, daemon=True).start()
     try:
-        Server(channel).serve()
+        server.serve()
     except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
         sys.stderr.write(f"aw-harness spawn server: {type(exc).__name__}: {exc}\n")
         os._exit(3)

@@ -47,6 +47,7 @@ from typing import IO, Any
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
 from aw_action.security import spawn
+from aw_action.security.containment import budget_note
 from aw_action.security.sandbox import UNCONFINED
 from aw_action.security.sandbox_denial import denial_line, likely_denied
 from aw_action.tools.bash_output import CommandOutput
@@ -226,6 +227,10 @@ class _Run:
         else:
             self.output.adopt_log()
         code = proc.returncode
+        budget = budget_note(text, self.ctx.identity, (self.ctx.bash_confinement or UNCONFINED).nproc)
+        if budget is not None:
+            text = _join(text, budget[0])
+            details["process_budget"] = {"reached": True, "tasks": budget[1]}
         if outcome == "aborted":
             raise ToolError(_join(text, "Command aborted"))
         if outcome == "timeout":

@@ -132,3 +132,18 @@ def test_a_directory_planted_in_place_of_a_file_is_named_and_restore_does_not_ra
     Path(env["GITHUB_PATH"]).unlink()
     Path(env["GITHUB_PATH"]).mkdir()
     assert guard.restore() == ["GITHUB_PATH"]
+
+
+def test_a_mode_the_agent_changed_is_restored_and_named(tmp_path: Path) -> None:
+    env = file_commands(tmp_path / "fc")
+    Path(env["GITHUB_OUTPUT"]).write_text("earlier=1\n")
+    os.chmod(env["GITHUB_OUTPUT"], 0o644)
+    os.chmod(env["GITHUB_PATH"], 0o644)
+    guard = FileCommandGuard.snapshot(env)
+    os.chmod(env["GITHUB_OUTPUT"], 0o000)  # the runner could no longer read the step's outputs
+    os.chmod(env["GITHUB_PATH"], 0o777)
+    assert sorted(guard.restore()) == ["GITHUB_OUTPUT", "GITHUB_PATH"]
+    assert os.stat(env["GITHUB_OUTPUT"]).st_mode & 0o7777 == 0o644
+    assert os.stat(env["GITHUB_PATH"]).st_mode & 0o7777 == 0o644
+    assert Path(env["GITHUB_OUTPUT"]).read_text() == "earlier=1\n"
+    assert guard.restore() == []

@@ -96,6 +96,7 @@ def test_a_read_only_run_writes_nothing_and_connects_nowhere_and_says_so(tmp_pat
     (record,) = done.events_named("sandbox")
     assert record["scope"] == "run" and record["bash"] == "read-only" and record["files"] == "read-only"
     assert record["bash_tcp"] is False and record["enforced"] is True
+    assert record["metadata_refused"] is KERNEL.socket_filter, "chmod, chown, utime, xattrs and keys refused"
     assert record["landlock_abi"] == KERNEL.landlock_abi and record["tcp_restriction"] and record["no_new_privs"]
     summary = (tmp_path / "summary.md").read_text()
     network = "no network sockets" if KERNEL.socket_filter else "no TCP"

@@ -235,3 +235,41 @@ def test_a_served_command_keeps_the_socket_filter(tmp_path: Path) -> None:
     confinement = Confinement("full", tcp=False, abi=0, socket_filter=True)
     code, out = asyncio.run(_run(command, _launch(tmp_path, confinement)))
     assert (code, out.split()) == (0, ["13", "13", "open"]), out
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    """(pid, state) of the processes whose parent is ``pid``."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                text = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = text[text.rfind(")") + 2 :].split()
+            if int(fields[1]) == pid:
+                out.append((int(entry.name), fields[0]))
+    return out
+
+
+def test_orphans_are_reaped_by_the_server_as_they_die_and_every_exit_is_still_reported(tmp_path: Path) -> None:
+    """Processes a command leaves behind are re-parented to the server (its subreaper) and reaped
+    when they die, not left as zombies until the run's end; the commands' own exit codes still
+    arrive."""
+    parents = tmp_path / "parents"
+    orphan = "import os, time; time.sleep(0.3); print(os.getppid(), flush=True)"
+    command = f"for i in 1 2 3; do python3 -c '{orphan}' >> {parents} & done; echo $PPID"
+
+    async def go() -> tuple[list[int], int, list[tuple[int, str]]]:
+        proc, read_fd = await _start(command, _launch(tmp_path))
+        server = int((await asyncio.to_thread(_read_all, read_fd)).strip())
+        codes = [await proc.wait()]
+        for code in (0, 7, 1):
+            codes.append((await _run(f"exit {code}", _launch(tmp_path)))[0])
+        await asyncio.sleep(1.0)
+        return codes, server, _children(server)
+
+    codes, server, children = asyncio.run(go())
+    assert codes == [0, 0, 7, 1]
+    assert parents.read_text().split() == [str(server)] * 3, "the orphans were re-parented to the server"
+    assert [pid for pid, state in children if state == "Z"] == [], "an orphan left as a zombie"
