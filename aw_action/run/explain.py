@@ -35,6 +35,8 @@ def explain(result: RunResult, audience: Audience) -> Explanation:
 def _raise(kind: BudgetKind, facts: Facts) -> Words:
     limit = facts.limits.get(kind.name)
     now = f" (now {human.limit(kind, limit)})" if limit is not None else ""
+    if kind.gate == "deadline" and facts.audience == "gh-aw":
+        now = ""  # the run's limit is what was left of the workflow's when it started, not the setting to raise
     return ("Raise ", *budget_setting(kind, facts.audience), now, " or narrow the task.")
 
 
@@ -130,8 +132,10 @@ def _timeout(facts: Facts) -> Explanation:
         why: Words = (f"The run was stopped by its deadline after {human.duration(elapsed)}.",)
         return Explanation("timeout", "error", "Time limit reached", why, _raise(kind, facts))
     margin = TimeBudget.from_minutes(limit, 0, 0).margin_s
+    of = "the" if facts.audience == "gh-aw" else "its"
+    left = " left of the workflow's time when it started" if facts.audience == "gh-aw" else ""
     why = (
-        f"The run stopped after {human.duration(elapsed)} of its {human.minutes(limit)} "
+        f"The run stopped after {human.duration(elapsed)} of {of} {human.minutes(limit)}{left} "
         f"({human.percent(elapsed, limit * 60)}): the harness stops {human.duration(margin)} before the limit "
         "so that its records and summary get written.",
     )

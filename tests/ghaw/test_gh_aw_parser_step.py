@@ -214,7 +214,10 @@ def test_a_timeout_says_why_and_what_to_change(endings: dict[str, Ending]) -> No
     assert ending.exit_code == 1
     lines = ending.report.splitlines()
     assert lines[1] == "❌ failure: Time limit reached (stop reason timeout, exit code 1)"
-    assert any(line.startswith("Fix: Raise GH_AW_TIMEOUT_MINUTES (the workflow's limit)") for line in lines)
+    assert "Fix: Raise GH_AW_TIMEOUT_MINUTES (the workflow's limit) or narrow the task." in lines, (
+        "no '(now …)': the run's limit is the time left when it started, not the setting to raise"
+    )
+    assert any("left of the workflow's time when it started" in line for line in lines)
     [error] = ending.summary["errors"]
     assert (
         error.startswith("Time limit reached: The run stopped after ") and " Fix: Raise GH_AW_TIMEOUT_MINUTES" in error

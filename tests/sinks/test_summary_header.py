@@ -271,7 +271,9 @@ def test_every_budget_kind_says_the_figures_and_where_its_limit_is_set(kind: Bud
     title = "Time limit reached" if kind.gate == "deadline" else f"Stopped by the {kind.limit_name}"
     assert top.heading == f"❌ Failure · {title}"
     assert top.callout.startswith("[!CAUTION]")
-    if kind.gate == "deadline":
+    if kind.gate == "deadline" and audience == "gh-aw":  # gh-aw's limit is what was left when the harness started
+        assert "of the 2.5 min left of the workflow's time when it started" in top.callout
+    elif kind.gate == "deadline":
         assert "of its 2.5 min" in top.callout
     else:
         figure = f"{limit:,.{kind.decimals}f}" if kind.decimals else f"{limit:,.0f}"
@@ -283,7 +285,10 @@ def test_every_budget_kind_says_the_figures_and_where_its_limit_is_set(kind: Bud
     else:
         where = "config.json" if audience == "cli" else "the engine's config file (AW_HARNESS_CONFIG)"
         named = f"<code>{kind.config_key}</code> in {where}"
-    assert f"Raise {named} (now " in top.callout
+    if kind.gate == "deadline" and audience == "gh-aw":
+        assert f"Raise {named} or narrow" in top.callout, "the setting, not the time left, is what to raise"
+    else:
+        assert f"Raise {named} (now " in top.callout
 
 
 # ---- the header names the workflow and the model (spec §8.5.3), per entry point ----------------
