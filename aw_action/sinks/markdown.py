@@ -44,14 +44,20 @@ def escape(text: str) -> str:
     return _SPECIAL.sub(r"\\\1", strip_invisible(" ".join(text.split()))[0])
 
 
-def words(parts: Words) -> str:
-    """An explanation's sentence (``run/explain.py``): names as code, quoted text escaped."""
+MODEL_TEXT_HIDDEN = "(the model's words, in the run's summary)"
+
+
+def words(parts: Words, model_text: bool = True) -> str:
+    """An explanation's sentence (``run/explain.py``): names as code, text the harness did not
+    write as code too (inert: no link, mention, heading or HTML works in a code span); with
+    ``model_text`` False, what the model wrote is not shown at all (``MODEL_TEXT_HIDDEN``)."""
     out = []
     for part in parts:
         if isinstance(part, Name):
             out.append(code(strip_invisible(part.text)[0]))
         elif isinstance(part, Verbatim):
-            out.append(escape(part.text))
+            shown = model_text or not part.model
+            out.append(code(strip_invisible(part.text)[0]) if shown else MODEL_TEXT_HIDDEN)
         else:
             out.append(part)
     return " ".join("".join(out).split())

@@ -44,7 +44,7 @@ def test_a_completed_runs_summary_shows_its_answer_and_tool_calls(tmp_path: Path
 def test_the_answer_renders_as_markdown_outside_any_code_block() -> None:
     text = "# Result\n\n| file | status |\n|---|---|\n| a.py | ok |\n\n```py\nprint(1)\n```\n\n- one\n- two"
     html = gfm_with_html(answer_section(text))
-    assert "<h4>Result</h4>" in html, "headings move under the summary's own"
+    assert "<h5>Result</h5>" in html, "headings move under the summary's own"
     assert "<table>" in html and "<td>a.py</td>" in html
     assert '<pre lang="py"><code>print(1)\n</code></pre>' in html
     assert "<li>one</li>" in html and "<blockquote>" not in html
