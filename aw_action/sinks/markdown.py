@@ -37,6 +37,12 @@ def code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def code_cell(text: str) -> str:
+    """A table cell holding ``text`` as one inert code span (no link, mention, image or HTML works
+    in it); its pipes escaped, which GFM undoes inside a code span in a table."""
+    return code(strip_invisible(text)[0]).replace("|", "\\|") if text.strip() else ""
+
+
 def escape(text: str) -> str:
     """``text`` as literal inline text: one line, every character Markdown or HTML could act on
     backslash-escaped, invisible characters removed. (An ``https://`` URL in it may still be

@@ -7,6 +7,7 @@ as GitHub keeps it before its HTML sanitiser): no link or image off GitHub, no m
 closing keyword, no heading the harness did not write, and the harness's own text after the
 agent's (the footer) intact. The oracle's rules are ``test_sanitize_rendered``'s.
 
+Also the tables that show what the agent proposed and what the apply job did with it.
 The corpus: each bypass issue 30 found, and issue 19's findings (``FINDINGS``, ``HIDING``).
 """
 
@@ -23,6 +24,8 @@ from cmarkgfm.cmark import Options
 
 from aw_action.apply_outputs.context import ApplyContext
 from aw_action.apply_outputs.plan import PlannedItem, plan_records
+from aw_action.apply_outputs.report import summary_markdown
+from aw_action.extensions.safe_outputs import summary_section
 from aw_action.run.record import Reporting
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
@@ -205,3 +208,24 @@ def test_a_label_with_an_invisible_bidi_or_line_separator_character_is_refused(n
     with pytest.raises(FieldError, match=r"labels\[0\]: .*invisible or control character U\+"):
         label(name, "labels[0]")
     assert label("approved", "labels[0]") == "approved"
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_the_tables_of_proposed_and_applied_items_show_the_agent_s_words_as_code(name: str) -> None:
+    """The run's "Safe Outputs Proposed" table and the apply job's step summary."""
+    text = CORPUS[name]
+    proposed = summary_section(
+        [
+            RecordLine(1, {"type": "create_issue", "title": text, "body": text}),
+            RecordLine(2, {"type": "add_comment", "body": text}),
+            RecordLine(3, None, f"line 3: {text}"),
+        ]
+    )
+    assert_safe(proposed + "\n\nend", [(3, "Safe Outputs Proposed")], "<p>end</p>")
+    items = [
+        {"line": 1, "type": "create_issue", "status": "failed", "error": text},
+        {"line": 2, "type": "create_issue", "status": "planned", "title": text},
+        {"line": 3, "type": "add_comment", "status": "created", "url": "https://github.com/octo/repo/issues/1#c"},
+    ]
+    applied = summary_markdown({"items": items, "repository": "octo/repo", "run_id": "4242"})
+    assert_safe(applied + "\n\nend", [(3, "Safe outputs")], "<p>end</p>")
