@@ -26,25 +26,26 @@ from tests.workflows.test_cli import TO_THE_GATE, Rig, complete, prompts
 TOKEN = "ghs_checkpointorigintoken0123456789"
 REPO = "octo/repo"
 RUNS: dict[str, dict[str, Any]] = {
-    "101": {"event": "workflow_dispatch", "head_repository": REPO},
+    "101": {"event": "workflow_dispatch", "head_repository": "self"},
     "202": {"event": "pull_request", "head_repository": "stranger/repo"},
-    "303": {"event": "pull_request_target", "head_repository": REPO},
+    "303": {"event": "pull_request_target", "head_repository": "self"},
     "404": {"event": "push", "head_repository": None},
 }
 
 
 def fake_runs_api(request: ReceivedRequest) -> Reply:
-    """``GET /repos/{owner}/{repo}/actions/runs/{id}``, as GitHub answers it (the fields used)."""
+    """``GET /repos/{owner}/{repo}/actions/runs/{id}``, as GitHub answers it (the fields used;
+    ``self``: the run's own repository). Run 101 is the repository's own."""
     parts = request.path.split("?")[0].strip("/").split("/")
     if request.headers.get("authorization") not in (f"token {TOKEN}", f"Bearer {TOKEN}"):
         return Reply.json_body({"message": "Bad credentials"}, status=401)
     if len(parts) == 6 and parts[:1] == ["repos"] and parts[3:5] == ["actions", "runs"] and parts[5] in RUNS:
-        run = RUNS[parts[5]]
-        head = run["head_repository"]
+        run, repository = RUNS[parts[5]], f"{parts[1]}/{parts[2]}"
+        head = repository if run["head_repository"] == "self" else run["head_repository"]
         body = {
             "id": int(parts[5]),
             "event": run["event"],
-            "repository": {"full_name": f"{parts[1]}/{parts[2]}"},
+            "repository": {"full_name": repository},
             "head_repository": {"full_name": head} if head else None,
         }
         return Reply.json_body(body)
