@@ -88,12 +88,25 @@ def _named(match: re.Match[str]) -> str:
     return value if value is not None and len(value) == 1 and " " < value < "\x7f" else match.group(0)
 
 
-def harden_unicode(text: str) -> str:
-    text = unicodedata.normalize("NFC", text)
+MAX_ENTITY_LEVELS = 8
+"""How many times entities are decoded: one entity inside another (``&amp;colon;``) is seen as
+what the renderer's single decoding makes of what is left (``&colon;``, a colon)."""
+
+
+def _decode_entities(text: str) -> str:
     text = re.sub(r"&(?:amp;)?commat;", "@", text, flags=re.IGNORECASE)
     text = _NAMED_ENTITY.sub(_named, text)
     text = re.sub(r"&(?:amp;)?#(\d{1,7});", lambda m: _entity(m, 10), text)
-    text = re.sub(r"&(?:amp;)?#[xX]([0-9a-fA-F]{1,6});", lambda m: _entity(m, 16), text)
+    return re.sub(r"&(?:amp;)?#[xX]([0-9a-fA-F]{1,6});", lambda m: _entity(m, 16), text)
+
+
+def harden_unicode(text: str) -> str:
+    text = unicodedata.normalize("NFC", text)
+    for _ in range(MAX_ENTITY_LEVELS):
+        decoded = _decode_entities(text)
+        if decoded == text:
+            break
+        text = decoded
     return _FULL_WIDTH.sub(lambda m: chr(ord(m.group(0)) - 0xFEE0), text)
 
 
@@ -177,7 +190,7 @@ def sanitize_body(
     """The whole pipeline; the result is at most ``max_chars`` characters. ``allowed_tags``: the
     HTML tags kept (the step summary and the progress comment keep none, so no tag the agent
     wrote can leave an element open around what follows it)."""
-    text = strip_controls(harden_unicode(normalize_lines(text)))
+    text = normalize_lines(strip_controls(harden_unicode(normalize_lines(text))))  # entities may make a CR
     text = _HIDING_ESCAPE.sub(r"\1", text)
     text = remove_comments(text).replace("<!--", "(!--")  # an unclosed one would hide what follows
     text = strip_reference_definitions(text)[0]
