@@ -22,7 +22,8 @@ nothing refers to removed (``[//]: # (...)`` hides text too), links out of GitHu
 replaced (``links.py``), HTML tags other than a small safe set turned into ``(tag)`` (a kept tag
 that is not closed as often as opened too, and any processing instruction or declaration, so no
 HTML block can swallow what follows), then closing keywords (``fixes #1``, ``closes
-owner/repo#2``, ``resolved https://github.com/o/r/issues/3``: GitHub's nine keywords) and
+owner/repo#2``, ``resolved https://github.com/o/r/issues/3``: GitHub's nine keywords: the
+keyword, so the source is inert too, where a squash merge makes it a commit message) and
 ``@mentions`` (``@user``, ``@org/team``, also right after ``_``) made inert, headings moved
 below the harness's own and a fence left open contained (``markdown_blocks``), and the size
 capped.
@@ -64,10 +65,11 @@ _TAG = re.compile(r"<(/?[A-Za-z!][^>]*?)>")
 _TAG_NAME = re.compile(r"^/?\s*([A-Za-z][A-Za-z0-9]*)")
 _KEYWORD = r"close[sd]?|fix(?:e[sd])?|resolve[sd]?"
 _ISSUE = r"\[?(?:#\w+|GH-\d+\b|[\w.-]+/[\w.-]+#\d+\b|https?://[^\s<>]+?/(?:issues|pull)/\d+\b)"
-_TRIGGER = re.compile(rf"(^|[^\w-])((?:{_KEYWORD})\b[*_~]*:?[*_~]*\s+[*_~]*{_ISSUE})", re.IGNORECASE)
-"""GitHub's closing keywords with a reference: ``#N``, ``GH-N``, ``owner/repo#N`` or an issue's
-or pull request's URL, with a colon or emphasis between them too."""
-_TITLE_TRIGGER = re.compile(rf"(^|[^\w-])({_KEYWORD})\b(?=[*_~]*:?[*_~]*\s+[*_~]*{_ISSUE})", re.IGNORECASE)
+_TRIGGER = re.compile(rf"(^|[^\w-])({_KEYWORD})\b(?=[*_~]*:?[*_~]*\s+[*_~]*{_ISSUE})", re.IGNORECASE)
+"""GitHub's closing keywords before a reference: ``#N``, ``GH-N``, ``owner/repo#N`` or an
+issue's or pull request's URL, with a colon or emphasis between them too. Only the keyword is
+made inert: then it stands right before no reference, neither rendered nor in the source, which
+is what a squash merge puts in a commit message (``<code>closes</code> #1``)."""
 _NAMED_ENTITY = re.compile(r"&([A-Za-z][A-Za-z0-9]{1,31};)")
 _HIDING_ESCAPE = re.compile(r"\\([:/@])")
 _DECLARATION = re.compile(r"<(?=[?!])")
@@ -221,7 +223,7 @@ def sanitize_title(title: str, prefix: str, max_chars: int, domains: Iterable[st
         after = " " if match.string[match.end() : match.end() + 1] == "`" else ""
         return f"{before}{ticks}{match.group(2)}{ticks}{after}"
 
-    text = _MENTION.sub(spanned, _TITLE_TRIGGER.sub(spanned, text))
+    text = _MENTION.sub(spanned, _TRIGGER.sub(spanned, text))
     clean = prefix.strip()
     if clean:
         for variant in (clean + ":", clean + " -", clean + " |"):

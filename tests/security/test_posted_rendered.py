@@ -192,6 +192,7 @@ def test_what_the_apply_job_posts_is_inert(name: str, tmp_path: Path) -> None:
         body = item.body.rsplit("\n\n", 1)[0]  # the marker comment, which renders as nothing
         assert_safe(body, [], APPLY_FOOTER)
         assert item.body.endswith(item.marker)
+        assert not CLOSING.search(item.body), "nor in the source, which a squash merge makes a commit message"
     assert issue.title is not None and issue.title.startswith("[bot] ")
     assert_safe(html.escape(issue.title) + "\n\nend", [], "<p>end</p>")  # GitHub shows no HTML in a title
     assert not CLOSING.search(issue.title), "as a commit message, where no Markdown applies"

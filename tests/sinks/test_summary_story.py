@@ -58,7 +58,7 @@ def test_model_text_cannot_reshape_the_page() -> None:
     answer = html.split("<h3>Answer</h3>", 1)[1].split("<h3>Tool calls", 1)[0]
     assert answer.lstrip().startswith("<blockquote>"), "an unclosed fence is kept inside a quote"
     assert answer.rstrip().endswith("</blockquote>")
-    assert "<code>@octocat</code>" in answer and "<code>fixes #12</code>" in answer
+    assert "<code>@octocat</code>" in answer and "<code>fixes</code> #12" in answer
     assert "evil.example" not in answer.replace("(evil.example/redacted)", "")
     assert "<script>" not in html and "<img" not in html and "<h1>" not in html
     assert html.count("<details>") == html.count("</details>") == 3, "only the summary's own blocks"
