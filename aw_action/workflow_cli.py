@@ -1,13 +1,16 @@
 """``aw-harness workflow run|resume``: a declarative multi-step workflow as one run (docs/workflows.md).
 
     aw-harness workflow run FILE --input TEXT [--model MODEL] [--config CONFIG] [--format F]
-    aw-harness workflow resume CHECKPOINT [--approve | --request-changes TEXT]
+    aw-harness workflow resume CHECKPOINT [--approve | --request-changes TEXT] [--checkpoint-run ID]
                                           [--workflow FILE] [--model MODEL] [--config CONFIG] [--format F]
 
 ``--config`` is a config.json (budgets, steering, tools, extensions, ...); ``--model`` overrides
 its ``engine.model`` (and is required without one). ``resume`` reloads the workflow the
 checkpoint names (or ``--workflow``), reconciles the checkpoint with it and continues; a run
-waiting for a review needs ``--approve`` or ``--request-changes``.
+waiting for a review needs ``--approve`` or ``--request-changes``. The reviews a checkpoint
+records count only where its origin vouches for them (``github/run_origin.py``): on a person's
+own machine, or for the run ``--checkpoint-run`` names when GitHub's record of it says it is the
+repository's own; otherwise the run restarts at the first step a reviewer decided.
 
 Output and stops are the CLI's: one JSON result on stdout, the JSONL stream on stderr, the
 shared stop scheme (signals, the deadline), exit 0 (done or paused), 1 (a step failed, the loop
@@ -20,12 +23,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, cast
 
 from aw_action.config import ConfigSources, Override, resolve_config
 from aw_action.config.resolve import MODEL_PATH
 from aw_action.exits import InvocationError
+from aw_action.github.run_origin import approvals_withheld
 from aw_action.harness.arguments import OneLineParser
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
@@ -37,7 +42,7 @@ from aw_action.workflows.resume import GateDecision
 
 USAGE = (
     "aw-harness workflow run FILE --input TEXT [--model MODEL] [--config CONFIG] | "
-    "aw-harness workflow resume CHECKPOINT [--approve | --request-changes TEXT] [--workflow FILE]"
+    "aw-harness workflow resume CHECKPOINT [--approve | --request-changes TEXT] [--workflow FILE] [--checkpoint-run ID]"
 )
 VIRTUAL_CONFIG = "aw-harness.workflow.json"
 """Stands in for config.json when there is none: relative paths resolve in the workspace."""
@@ -55,6 +60,12 @@ def parser() -> argparse.ArgumentParser:
     decision.add_argument("--approve", action="store_true", help="approve the artifact waiting for review")
     decision.add_argument("--request-changes", metavar="TEXT", help="send the artifact back with this feedback")
     resume.add_argument("--workflow", type=Path, help="the workflow file (default: the one the checkpoint names)")
+    resume.add_argument(
+        "--checkpoint-run",
+        metavar="RUN_ID",
+        help="the workflow run that uploaded the checkpoint: its reviews count only if GitHub's record "
+        "of that run says it is this repository's own (needed inside GitHub Actions)",
+    )
     for sub in (run, resume):
         sub.add_argument("--model", help="model, overriding the config's engine.model")
         sub.add_argument("--config", type=Path, help="config.json with budgets, steering and the rest")
@@ -67,7 +78,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def request_of(args: argparse.Namespace) -> WorkflowRequest:
+def request_of(args: argparse.Namespace, env: Mapping[str, str]) -> WorkflowRequest:
     if args.command == "run":
         return WorkflowRequest(workflow=args.workflow, input=args.input)
     decision = None
@@ -77,7 +88,8 @@ def request_of(args: argparse.Namespace) -> WorkflowRequest:
         if not args.request_changes.strip():
             raise InvocationError("--request-changes needs the feedback text")
         decision = GateDecision(approved=False, feedback=args.request_changes)
-    return WorkflowRequest(workflow=args.workflow, checkpoint=args.checkpoint, decision=decision)
+    withheld = approvals_withheld(args.checkpoint_run, env)
+    return WorkflowRequest(args.workflow, None, args.checkpoint, decision, approvals_withheld=withheld)
 
 
 NO_MODEL = "a model is required: pass --model or a --config with engine.model"
@@ -100,7 +112,7 @@ def main(argv: list[str]) -> int:
     workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
     try:
         resolved = resolve_config(config_sources(args, workspace), env)
-        request = request_of(args)
+        request = request_of(args, env)
     except InvocationError as exc:
         return _fail(env, exc, args.model or "unknown")
     pretty = wants_pretty(args.format, sys.stderr)

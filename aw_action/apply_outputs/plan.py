@@ -63,7 +63,7 @@ class _Planning:
         return self.ctx.dry_run and not self.ctx.event
 
     def title(self, text: str, prefix: str) -> str:
-        return sanitize_title(text, prefix, fields.TITLE_MAX_CHARS)
+        return sanitize_title(text, prefix, fields.TITLE_MAX_CHARS, self.domains)
 
     def text(self, text: str, max_chars: int) -> str:
         return sanitize_body(text, max_chars, self.domains)

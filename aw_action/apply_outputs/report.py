@@ -13,12 +13,16 @@ from typing import Any
 
 from aw_action.github.outputs import APPLY_OUTPUT_NAMES, write_outputs
 from aw_action.run.redact import Redactor
+from aw_action.sinks import markdown as md
 
 OK_STATUSES = frozenset({"planned", "created", "exists", "applied", "noted", "in-review"})
 
 
 def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ").replace("\r", " ")[:200]
+    """What an item became: its URL (GitHub's, a link), else its error, message or title (text the
+    agent may have shaped: one inert code span)."""
+    value = " ".join(str(text).split())[:200]
+    return value if value.startswith("https://") and " " not in value else md.code_cell(value)
 
 
 def summary_markdown(report: Mapping[str, Any]) -> str:

@@ -70,12 +70,17 @@ def _target(record: dict[str, Any]) -> str:
     return f"#{number}" if number not in (None, "") else ""
 
 
+def _inert(text: str) -> str:
+    """Text the agent wrote, as one code span (``md.table`` escapes its pipes)."""
+    return md.code(text) if text.strip() else ""
+
+
 def summary_section(lines: list[RecordLine]) -> str:
     """``### Safe outputs proposed``: one row per record, in file order (applied by a later job)."""
     rows = [
-        [str(line.number), md.code(line.type or "?"), md.cell(_target(line.record)), md.cell(_what(line.record))]
+        [str(line.number), md.code(line.type or "?"), md.cell(_target(line.record)), _inert(_what(line.record))]
         if line.record is not None
-        else [str(line.number), "–", "", md.cell(line.error)]
+        else [str(line.number), "–", "", _inert(line.error or "")]
         for line in lines[:MAX_SUMMARY_ROWS]
     ]
     if len(lines) > MAX_SUMMARY_ROWS:

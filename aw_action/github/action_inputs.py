@@ -118,6 +118,7 @@ class _Inputs(BaseSettings):
     sandbox_required: bool | None = _input("sandbox-required")
     workflow: str | None = _input("workflow")
     workflow_checkpoint: str | None = _input("workflow-checkpoint")
+    workflow_checkpoint_run: str | None = _input("workflow-checkpoint-run")
     workflow_decision: Literal["approve", "request-changes", "continue"] | None = _input("workflow-decision")
     workflow_feedback: str | None = _input("workflow-feedback")
 

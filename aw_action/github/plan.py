@@ -37,6 +37,7 @@ from aw_action.github.action_inputs import (
 from aw_action.github.event import TriggerEvent
 from aw_action.github.fork_files import ForkFiles
 from aw_action.github.paths import default_output_dir, keep_out_of_git
+from aw_action.github.run_origin import approvals_withheld
 from aw_action.github.workflow_inputs import require_workflow, workflow_request
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
@@ -238,6 +239,10 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: T
     wants_prompt = not inputs.workflow or inputs.prompt or inputs.prompt_file
     prompt = prompt_path(inputs, workspace, env.get("RUNNER_TEMP"), fork) if wants_prompt else None
     workflow = workflow_request(inputs, prompt)
+    if workflow is not None and workflow.checkpoint is not None:
+        # the checkpoint's reviews count only as far as GitHub's record of its run vouches for them
+        withheld = approvals_withheld(inputs.workflow_checkpoint_run, env, inputs.github_token)
+        workflow = replace(workflow, approvals_withheld=withheld)
     if fork is not None and workflow is not None and workflow.workflow is not None:
         # what the steps run and may do comes from the base commit, like the config
         workflow = replace(workflow, workflow=fork.file(_resolve(workspace, str(workflow.workflow)), "workflow"))

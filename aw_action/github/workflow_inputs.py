@@ -5,6 +5,9 @@
 - ``workflow-checkpoint``: resume the run this checkpoint holds (a ``workflow-checkpoint.json``
   from the paused run's artifact) instead; the input comes from the checkpoint, so ``prompt`` and
   ``prompt-file`` stay empty.
+- ``workflow-checkpoint-run``: the id of the run that uploaded the checkpoint; GitHub's record of
+  it decides whether the checkpoint's reviews count (``github/run_origin.py``, looked up by
+  ``plan.build_plan``).
 - ``workflow-decision``: for a run waiting for review, ``approve`` or ``request-changes``
   (``workflow-feedback`` is then required: what to change); ``continue`` (or empty) resumes a
   run that waits for no review. ``workflow-feedback`` with ``approve`` is the reviewer's note.
@@ -39,7 +42,7 @@ def _decision(inputs: ActionInputs) -> GateDecision | None:
 def require_workflow(inputs: ActionInputs) -> None:
     """The resume inputs make sense only with ``workflow``; checked before the prompt is."""
     if not inputs.workflow:
-        for name in ("workflow-checkpoint", "workflow-decision", "workflow-feedback"):
+        for name in ("workflow-checkpoint", "workflow-checkpoint-run", "workflow-decision", "workflow-feedback"):
             if getattr(inputs, name.replace("-", "_")):
                 raise ActionInputError("workflow", f"required when {name} is set")
 
@@ -50,6 +53,11 @@ def workflow_request(inputs: ActionInputs, prompt_file: Path | None) -> Workflow
     require_workflow(inputs)
     if not inputs.workflow:
         return None
+    run = inputs.workflow_checkpoint_run
+    if run and not inputs.workflow_checkpoint:
+        raise ActionInputError("workflow-checkpoint-run", "only used with workflow-checkpoint (resuming a paused run)")
+    if run and not (run.isascii() and run.isdigit()):
+        raise ActionInputError("workflow-checkpoint-run", f"{run!r} is not a workflow run id (digits)")
     if inputs.workflow_checkpoint:
         if prompt_file is not None:
             raise ActionInputError("prompt", "a resumed workflow takes its input from the checkpoint; leave it empty")

@@ -77,7 +77,7 @@ def prepare_start(request: WorkflowRequest, workspace: Path) -> WorkflowStart:
     where = os.fspath(checkpoint_path)
     try:
         messages = messages_from_json(stored.messages) if stored.messages else []
-        ready = prepare_resume(workflow, stored.state, request.decision)
+        ready = prepare_resume(workflow, stored.state, request.decision, request.approvals_withheld)
     except CheckpointError as exc:
         raise InvocationError(f"checkpoint {where}: {exc}") from None
     problem = history_problem(messages) if messages else None

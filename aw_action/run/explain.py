@@ -162,7 +162,7 @@ def _invalid_output(facts: Facts) -> Explanation:
         "invalid_output",
         "error",
         "The answer did not match the output schema",
-        ("The final answer failed the check: ", Verbatim(_after_colon(error)), "."),
+        ("The final answer failed the check: ", Verbatim(_after_colon(error), model=True), "."),
         ("Make the task ask for what ", *schema, " describes (the model's last answer is below), or loosen it."),
     )
 

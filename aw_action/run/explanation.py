@@ -34,6 +34,10 @@ class Verbatim:
     """Text the harness did not write (an error message, a provider's words): inert in Markdown."""
 
     text: str
+    model: bool = False
+    """The model wrote it or could have shaped it (the schema check of its answer): shown only
+    where the model's answer may be (the progress comment without ``progress-comment-answer``
+    says where to read it instead)."""
 
 
 Part = str | Name | Verbatim

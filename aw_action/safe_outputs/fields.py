@@ -15,6 +15,8 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
+from aw_action.security.public_text import name_problem
+
 TITLE_MAX_CHARS = 256
 BODY_MAX_CHARS = 60_000
 MESSAGE_MAX_CHARS = 4_096
@@ -60,8 +62,12 @@ def text(value: Any, field: str, *, max_chars: int, single_line: bool = False, r
 
 def label(value: Any, field: str) -> str:
     """A label name as GitHub stores it. A leading ``-`` (a removal in some tools), a comma (a
-    separator in comma-joined label lists) and control characters are refused."""
+        separator in comma-joined label lists) and any character nobody sees or that reorders the text
+    (``public_text.name_problem``: controls, zero-width, bidi, line separators) are refused."""
     name = text(value, field, max_chars=LABEL_MAX_CHARS, single_line=True)
+    hidden = name_problem(name)
+    if hidden is not None:
+        raise FieldError(f"{field}: {name!r} {hidden}")
     if name.startswith("-"):
         raise FieldError(f"{field}: {name!r} starts with '-'")
     if "," in name:

@@ -37,6 +37,12 @@ def code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def code_cell(text: str) -> str:
+    """A table cell holding ``text`` as one inert code span (no link, mention, image or HTML works
+    in it); its pipes escaped, which GFM undoes inside a code span in a table."""
+    return code(strip_invisible(text)[0]).replace("|", "\\|") if text.strip() else ""
+
+
 def escape(text: str) -> str:
     """``text`` as literal inline text: one line, every character Markdown or HTML could act on
     backslash-escaped, invisible characters removed. (An ``https://`` URL in it may still be
@@ -44,14 +50,20 @@ def escape(text: str) -> str:
     return _SPECIAL.sub(r"\\\1", strip_invisible(" ".join(text.split()))[0])
 
 
-def words(parts: Words) -> str:
-    """An explanation's sentence (``run/explain.py``): names as code, quoted text escaped."""
+MODEL_TEXT_HIDDEN = "(the model's words, in the run's summary)"
+
+
+def words(parts: Words, model_text: bool = True) -> str:
+    """An explanation's sentence (``run/explain.py``): names as code, text the harness did not
+    write as code too (inert: no link, mention, heading or HTML works in a code span); with
+    ``model_text`` False, what the model wrote is not shown at all (``MODEL_TEXT_HIDDEN``)."""
     out = []
     for part in parts:
         if isinstance(part, Name):
             out.append(code(strip_invisible(part.text)[0]))
         elif isinstance(part, Verbatim):
-            out.append(escape(part.text))
+            shown = model_text or not part.model
+            out.append(code(strip_invisible(part.text)[0]) if shown else MODEL_TEXT_HIDDEN)
         else:
             out.append(part)
     return " ".join("".join(out).split())

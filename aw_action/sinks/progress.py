@@ -116,7 +116,7 @@ def render_progress(
     if result is not None:
         explanation = explain(result, state.record.reporting.audience)
         if explanation.level != "notice":
-            lines += [_callout(explanation), ""]
+            lines += [_callout(explanation, show_answer), ""]
     lines += _turn_lines(shown)
     lines += ["", _usage(state, limits)]
     if result is not None and show_answer and result.conclusion == "success":
@@ -146,9 +146,11 @@ def _head(state: RunState, turns: Sequence[TurnLine], result: RunResult | None) 
     return f"**aw-harness** · {ended} · {title} · {' · '.join(facts)} · {model}"
 
 
-def _callout(explanation: Explanation) -> str:
-    fix = [f"**Fix:** {md.words(explanation.fix)}"] if explanation.fix else []
-    return md.alert("caution" if explanation.level == "error" else "warning", [md.words(explanation.why), *fix])
+def _callout(explanation: Explanation, model_text: bool) -> str:
+    """Why and the fix; what the model wrote only when the comment may show its answer."""
+    fix = [f"**Fix:** {md.words(explanation.fix, model_text)}"] if explanation.fix else []
+    why = md.words(explanation.why, model_text)
+    return md.alert("caution" if explanation.level == "error" else "warning", [why, *fix])
 
 
 def _turn_lines(turns: Sequence[TurnLine]) -> list[str]:

@@ -178,8 +178,12 @@ def decide_gate(workflow: LoadedWorkflow, state: RunState, approved: bool, feedb
     feedback = cap(feedback, MAX_FEEDBACK_CHARS)
     running = state.model_copy(update={"status": "running", "pause": None, "pending_gate": None})
     if approved:
-        running = running.model_copy(update={"reviewed_artifact": pending.artifact, "reviewed_feedback": feedback})
         outcome = step.gate.approved_outcome
+        if step.transitions[outcome] != PAUSE:
+            # an approval to ``$pause`` completes no step, so it records no approval either (as
+            # pi-workflows: the reviewed pair is the latest approval the history holds)
+            reviewed = {"reviewed_artifact": pending.artifact, "reviewed_feedback": feedback}
+            running = running.model_copy(update=reviewed)
         return _advance(
             workflow, running, outcome, pending.summary, pending.artifact, "reviewer", False, pending.artifact, feedback
         )

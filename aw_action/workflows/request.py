@@ -18,3 +18,7 @@ class WorkflowRequest:
     input: str | None = None
     checkpoint: Path | None = None
     decision: GateDecision | None = None
+    approvals_withheld: str | None = None
+    """Why the reviews the checkpoint records do not count (its origin, from GitHub's record of
+    the run that uploaded it: ``github/run_origin.py``); None: they count (docs/workflows.md,
+    "Which resumes are trusted")."""

@@ -10,7 +10,9 @@ checkpoint's step digests with the reloaded workflow:
 - a completed or the current step was removed, or the run belongs to another workflow: fail
   closed with ``CheckpointError`` (restore the step or start a new run).
 
-``prepare_resume`` then applies the reviewer's decision, or simply resumes a paused step.
+``prepare_resume`` then withholds the reviews of a checkpoint whose origin cannot vouch for them
+(``withhold_approvals``: the run restarts at the first step a reviewer decided; docs/workflows.md,
+"Which resumes are trusted") and applies the reviewer's decision, or simply resumes a paused step.
 """
 
 from __future__ import annotations
@@ -59,6 +61,51 @@ def _removed(state: RunState, workflow: LoadedWorkflow) -> None:
         )
 
 
+def _rewound(state: RunState, workflow: LoadedWorkflow, index: int, reason: str) -> Reconciled:
+    """The run restarted at its ``index``-th completed step: what followed dropped, the state
+    rebuilt from the history before it (visits, handoff, the latest approval it holds)."""
+    digests = workflow.step_digests
+    kept = state.history[:index]
+    step = state.history[index].step
+    approvals = [r for r in kept if r.artifact]
+    visits = Counter(r.step for r in kept)
+    visits[step] += 1
+    restarted = _restarted(
+        state,
+        step,
+        reason,
+        workflow_digest=workflow.digest,
+        status="running",
+        current_step=step,
+        current_step_digest=digests[step],
+        visits=dict(visits),
+        history=kept,
+        handoff=handoff_after(workflow, kept),
+        paused_summary="",
+        gate_feedback="",
+        gate_artifact="",
+        reviewed_artifact=approvals[-1].artifact if approvals else "",
+        reviewed_feedback=approvals[-1].feedback if approvals else "",
+        pending_gate=None,
+        pause=None,
+    )
+    return Reconciled(restarted, step, [reason])
+
+
+def withhold_approvals(workflow: LoadedWorkflow, fitted: Reconciled, why: str) -> Reconciled:
+    """``fitted`` without a reviewer's decision its checkpoint records, for a checkpoint whose
+    origin cannot vouch for them (``why``): the run restarts at the first step a reviewer
+    decided, so its gate is decided again; a run no reviewer decided yet is kept."""
+    state = fitted.state
+    first = next((i for i, r in enumerate(state.history) if r.decided_by == "reviewer"), None)
+    if first is None:
+        return fitted
+    step = state.history[first].step
+    reason = f"the review of step {step!r} is not trusted ({why}); the step runs again for a new review"
+    rewound = _rewound(state, workflow, first, reason)
+    return Reconciled(rewound.state, step, [*fitted.notes, reason])
+
+
 def reconcile(state: RunState, workflow: LoadedWorkflow) -> Reconciled:
     """``state`` fitted to the current ``workflow`` (see the module docstring)."""
     definition = workflow.definition
@@ -74,32 +121,8 @@ def reconcile(state: RunState, workflow: LoadedWorkflow) -> Reconciled:
     digests = workflow.step_digests
     changed = next((i for i, r in enumerate(state.history) if digests[r.step] != r.step_digest), None)
     if changed is not None:
-        kept = state.history[:changed]
         step = state.history[changed].step
-        approvals = [r for r in kept if r.artifact]
-        visits = Counter(r.step for r in kept)
-        visits[step] += 1
-        reason = f"step {step!r} changed since it completed; it runs again"
-        restarted = _restarted(
-            state,
-            step,
-            reason,
-            workflow_digest=workflow.digest,
-            status="running",
-            current_step=step,
-            current_step_digest=digests[step],
-            visits=dict(visits),
-            history=kept,
-            handoff=handoff_after(workflow, kept),
-            paused_summary="",
-            gate_feedback="",
-            gate_artifact="",
-            reviewed_artifact=approvals[-1].artifact if approvals else "",
-            reviewed_feedback=approvals[-1].feedback if approvals else "",
-            pending_gate=None,
-            pause=None,
-        )
-        return Reconciled(restarted, step, [reason])
+        return _rewound(state, workflow, changed, f"step {step!r} changed since it completed; it runs again")
     if digests[state.current_step] != state.current_step_digest:
         step = state.current_step
         notes = [f"step {step!r} changed; it restarts"]
@@ -120,14 +143,22 @@ def reconcile(state: RunState, workflow: LoadedWorkflow) -> Reconciled:
     return Reconciled(state.model_copy(update={"workflow_digest": workflow.digest}), None, ["only later steps changed"])
 
 
-def prepare_resume(workflow: LoadedWorkflow, state: RunState, decision: GateDecision | None = None) -> Reconciled:
+def prepare_resume(
+    workflow: LoadedWorkflow,
+    state: RunState,
+    decision: GateDecision | None = None,
+    approvals_withheld: str | None = None,
+) -> Reconciled:
     """The running state to continue from, or ``CheckpointError`` saying why the run cannot go on.
 
     A decision is required exactly when an artifact waits for review, so a reviewer never
-    approves something that is no longer pending."""
+    approves something that is no longer pending. ``approvals_withheld``: why the reviews the
+    checkpoint records do not count (its origin, ``WorkflowRequest.approvals_withheld``)."""
     if state.status == "done":
         raise CheckpointError("the workflow run already finished")
     fitted = reconcile(state, workflow)
+    if approvals_withheld is not None:
+        fitted = withhold_approvals(workflow, fitted, approvals_withheld)
     current = fitted.state
     try:
         if current.pending_gate is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ import pytest
 from ruamel.yaml import YAML
 
 from tests.action.launch import REPO, ActionRun, run_action
+from tests.servers.wire import WireServer
+from tests.workflows.test_checkpoint_origin import TOKEN, fake_runs_api
 
 EXAMPLE = "examples/workflow-review"
 COMPLETE = "workflow_complete_step"
@@ -48,11 +51,19 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture
+def runs_api() -> Iterator[WireServer]:
+    """GitHub's runs API: run 101, the paused run the resume job downloads, is the repository's own."""
+    with WireServer(default=fake_runs_api) as server:
+        yield server
+
+
 class Jobs:
     """Runs the example's jobs one after another, each in a fresh workspace."""
 
-    def __init__(self, tmp: Path, template: Path) -> None:
+    def __init__(self, tmp: Path, template: Path, api: str) -> None:
         self.tmp = tmp
+        self.api = api
         self.template = template
         self.count = 0
         self.checkpoint: Path | None = None
@@ -72,7 +83,11 @@ class Jobs:
         (workspace / EXAMPLE / "script.json").write_text(json.dumps(turns))
         values = {k: v for k, v in _job_steps(job).items() if "${{" not in str(v)}
         values.update(model="faux/scripted", **(inputs or {}))
-        run = run_action(base, values, {"AW_FAUX_SCRIPT": "script.json"})
+        extra = {"AW_FAUX_SCRIPT": "script.json"}
+        if job == "resume":  # the paused run is the repository's own: its recorded reviews count (issue 30)
+            values.update({"workflow-checkpoint-run": "101", "github-token": TOKEN})
+            extra["GITHUB_API_URL"] = self.api
+        run = run_action(base, values, extra)
         files = [Path(f) for f in run.result["files"] if f.endswith("workflow-checkpoint.json")]
         self.checkpoint = files[0] if files else self.checkpoint
         return run
@@ -89,9 +104,9 @@ def _replace(relative: str, old: str, new: str) -> Any:
 
 
 def test_the_release_notes_workflow_pauses_for_review_and_resumes_across_jobs_with_drift(
-    tmp_path: Path, repository: Path
+    tmp_path: Path, repository: Path, runs_api: WireServer
 ) -> None:
-    jobs = Jobs(tmp_path, repository)
+    jobs = Jobs(tmp_path, repository, runs_api.url)
     first = jobs.run(
         "draft",
         [
@@ -164,6 +179,7 @@ def test_the_release_notes_workflow_pauses_for_review_and_resumes_across_jobs_wi
     events = [(e["event"], e["step"]) for e in record["events"]]
     assert ("changes_requested", "draft") in events and ("restarted", "draft") in events
     assert "### Workflow `release-notes`: done" in fourth.summary
+    assert {r.path for r in runs_api.requests} == {"/repos/octo/hello/actions/runs/101"}, "each resume asked GitHub"
 
 
 def _prompts(run: ActionRun) -> list[dict[str, Any]]:

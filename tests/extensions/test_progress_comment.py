@@ -305,8 +305,8 @@ async def test_the_answer_is_shown_sanitised_when_asked_for(tmp_path: Path, api:
     assert result.exit_code == 0
     html = gfm_page(api.comments[100]["body"])  # as GitHub renders a comment: its safe HTML kept
     shown = html.split("<h4>Answer</h4>", 1)[1]
-    assert "<h4>Fixed</h4>" in shown and "<strong>bug</strong>" in shown, "rendered, its heading under the page's"
-    assert "<code>@octocat</code>" in shown and "<code>Closes #9</code>" in shown, "a mention or keyword does nothing"
+    assert "<h5>Fixed</h5>" in shown and "<strong>bug</strong>" in shown, "rendered, its heading under the page's"
+    assert "<code>@octocat</code>" in shown and "<code>Closes</code> #9" in shown, "a mention or keyword does nothing"
     assert shown.index("<blockquote>") < shown.index("<pre>"), "an unclosed fence is held in a quote"
     assert "<sub>updated " in shown.split("</blockquote>")[-1], "the footer still follows it"
 

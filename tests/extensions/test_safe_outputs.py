@@ -74,8 +74,8 @@ def test_a_run_proposes_an_issue_and_a_label_through_tools_and_bash(tmp_path: Pa
     assert json.loads((out / CONFIG_FILE).read_text())["safe-outputs"]["create-issue"]["title-prefix"] == "[triage] "
     summary = (tmp_path / "summary.md").read_text()
     section = summary[summary.index("### Safe Outputs Proposed") :]
-    assert "| 1 | `create_issue` |  | Crash on start |" in section
-    assert "| 3 | `add_labels` |  | needs-info |" in section and "wontfix" not in section
+    assert "| 1 | `create_issue` |  | `Crash on start` |" in section, "the agent's words as code"
+    assert "| 3 | `add_labels` |  | `needs-info` |" in section and "wontfix" not in section
 
 
 def test_a_pull_request_patch_is_a_run_file(tmp_path: Path) -> None:

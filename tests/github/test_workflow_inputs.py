@@ -55,6 +55,7 @@ def test_a_resume_carries_the_checkpoint_and_the_decision(plan_of: PlanOf) -> No
     changes = request(plan_of(workflow_decision="request-changes", workflow_feedback="Shorter, please"))
     assert changes.decision == GateDecision(False, "Shorter, please")
     assert request(plan_of(workflow_decision="continue", workflow_feedback="")).decision is None
+    assert resume.approvals_withheld is None, "outside GitHub Actions the checkpoint is the person's own file"
 
 
 @pytest.mark.parametrize(
@@ -69,6 +70,16 @@ def test_a_resume_carries_the_checkpoint_and_the_decision(plan_of: PlanOf) -> No
             {"workflow": "wf.yml", "workflow_checkpoint": "cp.json", "workflow_decision": "request-changes"},
             "workflow-feedback",
             "required with workflow-decision: request-changes",
+        ),
+        (
+            {"workflow": "wf.yml", "prompt": "x", "workflow_checkpoint_run": "12"},
+            "workflow-checkpoint-run",
+            "only used with workflow-checkpoint",
+        ),
+        (
+            {"workflow": "wf.yml", "workflow_checkpoint": "cp.json", "workflow_checkpoint_run": "12; rm"},
+            "workflow-checkpoint-run",
+            "not a workflow run id",
         ),
         (
             {"workflow": "wf.yml", "workflow_checkpoint": "cp.json", "workflow_feedback": "note"},

@@ -77,7 +77,7 @@ def test_success_shows_the_answer_rendered_and_no_callout(tmp_path: Path) -> Non
     assert re.fullmatch(facts, top.facts), "the header names the workflow (the config file's name) and the model"
     assert top.callout == ""
     answer = top.section("Answer")
-    assert "<h4>Findings</h4>" in answer and "<table>" in answer and "<strong>ok</strong>" in answer
+    assert "<h5>Findings</h5>" in answer and "<table>" in answer and "<strong>ok</strong>" in answer
     assert "<pre" not in answer and "<code>@octocat</code>" in answer, "rendered, outside any code block, inert"
     assert "<li>✅ <code>ls</code> · " in top.section("Tool calls")
     assert closing_line(RunResult.ended("completed", "m", None), "cli").startswith("aw-harness: ✅ success")

@@ -44,7 +44,7 @@ def test_a_completed_runs_summary_shows_its_answer_and_tool_calls(tmp_path: Path
 def test_the_answer_renders_as_markdown_outside_any_code_block() -> None:
     text = "# Result\n\n| file | status |\n|---|---|\n| a.py | ok |\n\n```py\nprint(1)\n```\n\n- one\n- two"
     html = gfm_with_html(answer_section(text))
-    assert "<h4>Result</h4>" in html, "headings move under the summary's own"
+    assert "<h5>Result</h5>" in html, "headings move under the summary's own"
     assert "<table>" in html and "<td>a.py</td>" in html
     assert '<pre lang="py"><code>print(1)\n</code></pre>' in html
     assert "<li>one</li>" in html and "<blockquote>" not in html
@@ -58,7 +58,7 @@ def test_model_text_cannot_reshape_the_page() -> None:
     answer = html.split("<h3>Answer</h3>", 1)[1].split("<h3>Tool calls", 1)[0]
     assert answer.lstrip().startswith("<blockquote>"), "an unclosed fence is kept inside a quote"
     assert answer.rstrip().endswith("</blockquote>")
-    assert "<code>@octocat</code>" in answer and "<code>fixes #12</code>" in answer
+    assert "<code>@octocat</code>" in answer and "<code>fixes</code> #12" in answer
     assert "evil.example" not in answer.replace("(evil.example/redacted)", "")
     assert "<script>" not in html and "<img" not in html and "<h1>" not in html
     assert html.count("<details>") == html.count("</details>") == 3, "only the summary's own blocks"

@@ -344,3 +344,33 @@ def test_a_signal_mid_step_ends_cancelled_with_a_resumable_checkpoint(tmp_path: 
     assert state["pause"]["kind"] == "failed" and "cancelled" in state["pause"]["reason"]
     resumed = rig.resume([complete("ready", "found"), complete("blocked", "stop here")])
     assert resumed.returncode == 0 and prompts(resumed)[0] == "workflow:inspect"
+
+
+GATE_TO_PAUSE = """\
+version: 1
+id: paused-approval
+command: paused-approval
+description: A gate whose approval pauses the run
+start: plan
+steps:
+  plan:
+    prompt: "Plan {{workflow.input}}"
+    permissions: {tools: [read]}
+    gate: {submitOutcome: submit, approvedOutcome: approved, rejectedOutcome: rejected}
+    transitions: {approved: $pause, rejected: $pause, finish: $done}
+"""
+
+
+def test_a_gate_approved_to_pause_leaves_a_checkpoint_that_resumes(tmp_path: Path) -> None:
+    """pi-workflows' "gate approval to $pause remains a valid incomplete checkpoint"
+    (wichayutdew/pi-workflows, test/function/engine.test.ts) through the CLI: the approval pauses
+    the run, and the checkpoint it leaves resumes (issue 30: it was refused as forged)."""
+    rig = Rig(tmp_path, GATE_TO_PAUSE)
+    first = rig.run([complete("submit", "plan ready", "# Plan")])
+    assert first.returncode == 0 and first.result["stop_reason"] == "paused", first.stderr[-3000:]
+    approved = rig.resume([], "--approve")
+    assert approved.returncode == 0 and approved.result["stop_reason"] == "paused", approved.stderr[-3000:]
+    assert rig.stored()["state"]["pause"]["kind"] == "requested"
+    done = rig.resume([complete("finish", "finished")])
+    assert done.returncode == 0 and done.result["stop_reason"] == "completed", done.stderr[-3000:]
+    assert prompts(done) == ["workflow:plan"]

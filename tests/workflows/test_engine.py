@@ -201,3 +201,48 @@ def test_the_step_prompt_ends_with_the_completion_contract(wf: LoadedWorkflow) -
     assert "must be the only tool call in its message" in prompt
     assert "'submit' submits the full content in 'artifact' for human review" in prompt
     assert "at most 4000 characters" in prompt
+
+
+GATE_TO_PAUSE = """\
+version: 1
+id: paused-approval
+command: paused-approval
+description: A gate whose approval pauses the run
+start: plan
+steps:
+  plan:
+    prompt: Plan
+    gate: {submitOutcome: submit, approvedOutcome: approved, rejectedOutcome: rejected}
+    transitions: {approved: $pause, rejected: $pause, finish: $done}
+"""
+
+
+def test_gate_approval_to_pause_remains_a_valid_incomplete_checkpoint(tmp_path: Path) -> None:
+    """Ported from pi-workflows (wichayutdew/pi-workflows, test/function/engine.test.ts, "gate
+    approval to $pause remains a valid incomplete checkpoint"): an approval whose transition is
+    ``$pause`` completes no step, so it records no approval; the paused run is a checkpoint that
+    reconciles unchanged (issue 30: resume refused it as forged) and resumes at the same step."""
+    from aw_action.workflows import read_checkpoint, write_checkpoint
+    from aw_action.workflows.checkpoint import make_checkpoint
+    from aw_action.workflows.resume import prepare_resume, reconcile
+
+    wf = load_workflow(write_workflow(tmp_path, GATE_TO_PAUSE, "paused.workflow.yml"))
+    state = complete_step(
+        wf,
+        start_run(wf, "paused-approval", "x"),
+        "submit",
+        "Approval requires a later resume",
+        "# Approved but incomplete plan",
+    )
+    state = decide_gate(wf, state, approved=True, feedback="Approved")
+    assert (state.status, state.current_step, state.history) == ("paused", "plan", ())
+    assert (state.reviewed_artifact, state.reviewed_feedback) == ("", "")
+    assert state.pause is not None and state.pause.kind == "requested"
+    assert reconcile(state, wf).state == state
+    path = write_checkpoint(tmp_path / "cp.json", make_checkpoint(wf, state))
+    resumed = prepare_resume(wf, read_checkpoint(path).state)
+    assert (resumed.state.status, resumed.state.current_step, resumed.state.trail[-1].event) == (
+        "running",
+        "plan",
+        "resumed",
+    )

@@ -144,11 +144,13 @@ class Planning(Protocol):
         ...
 
     def title(self, text: str, prefix: str) -> str:
-        """A title made safe to post, the prefix added once."""
+        """A title made safe to post and to use as a commit message (``public_text.sanitize_title``),
+        the prefix added once."""
         ...
 
     def text(self, text: str, max_chars: int) -> str:
-        """Agent text made safe to post (mentions, links, tags), at most ``max_chars``."""
+        """Agent Markdown made safe to post (``public_text.sanitize_body``: mentions, closing
+        keywords, links, headings, fences, tags), at most ``max_chars``."""
         ...
 
 
