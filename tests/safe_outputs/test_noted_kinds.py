@@ -45,9 +45,9 @@ def test_reported_shown_and_never_written(tmp_path: Path, fake: FakeGitHub, caps
     assert run.code == 0 and run.statuses() == ["noted", "noted"]
     tool, data = run.report["items"]
     assert tool["message"].startswith("tool: docker; reason: needs <code>@alice</code>'s token, see (evil.example")
-    assert "<script" not in tool["message"] and "<code>fixes #1</code>" in tool["message"]
+    assert "<script" not in tool["message"] and "<code>fixes</code> #1" in tool["message"]
     assert data["message"] == "data_type: the crash log; reason: to find the cause"
-    assert "| missing_tool | noted | tool: docker" in run.summary
+    assert "| `missing_tool` | noted | `tool: docker" in run.summary
     again = apply(tmp_path, fake, capsys)
     assert again.statuses() == ["noted", "noted"]
     assert [r for r in fake.requests if r.path.startswith("/repos/")] == [], "nothing written, nothing read"

@@ -133,8 +133,8 @@ def test_comments_land_on_the_right_lines_of_a_real_diff_in_one_review(
     assert items[5]["error"].endswith("Lines you can comment on: RIGHT 1-5, 7-14, 16-21; LEFT 1-6, 8-13, 15-20")
     assert items[6]["comments"] == [1, 2, 3, 4] and items[6]["refused_comments"] == [5]
     assert items[6]["url"] == fake.reviews[1][0]["html_url"]
-    assert "submit_pull_request_review | created" in summary and "| failed |" in summary
-    assert "| in-review | goes out in the review on line 6 |" in summary
+    assert "`submit_pull_request_review` | created" in summary and "| failed |" in summary
+    assert "| in-review | `goes out in the review on line 6` |" in summary
 
 
 def test_reapply_finds_the_review_by_its_marker_and_posts_nothing(
@@ -306,7 +306,7 @@ def test_hostile_text_is_sanitised_in_the_review_and_its_comments(
     apply(tmp_path, fake, pr, capsys)
     (post,) = fake.calls("POST", "^/repos/")
     for text in (post.body["body"], post.body["comments"][0]["body"]):
-        assert "<code>Fixes #1</code>" in text and "<code>@alice</code>" in text
+        assert "<code>Fixes</code> #1" in text and "<code>@alice</code>" in text
         assert "<script" not in text and "evil.example/x" not in text and "hidden" not in text
 
 
@@ -364,8 +364,8 @@ def test_the_runs_step_summary_shows_where_each_comment_goes(tmp_path: Path, pr:
         ],
     )
     section = summary_section(read_records(tmp_path / "out" / RECORDS_FILE))
-    assert "| #1 | app.txt:10-11 (default side) pair |" in section
-    assert "| COMMENT: Summary |" in section
+    assert "| #1 | `app.txt:10-11 (default side) pair` |" in section
+    assert "| `COMMENT: Summary` |" in section
 
 
 def test_footer_none_keeps_only_the_hidden_marker(

@@ -38,7 +38,7 @@ def test_appends_and_retitles_once(tmp_path: Path, fake: FakeGitHub, capsys: Any
     (patch,) = fake.calls("PATCH")
     assert set(patch.body) == {"title", "body"}
     issue = fake.issues[1]
-    assert issue["body"].startswith("It crashes.\n\n---\n\nTriage: <code>fixes #2</code> (script)x(/script)")
+    assert issue["body"].startswith("It crashes.\n\n---\n\nTriage: <code>fixes</code> #2 (script)x(/script)")
     assert "aw-harness-safe-output" in issue["body"] and issue["title"].startswith("Crash on start")
     again = apply(tmp_path, fake, capsys)
     assert again.code == 0 and again.statuses() == ["exists"] and len(fake.calls("PATCH")) == 1
