@@ -26,6 +26,7 @@ SLOW: dict[str, str] = {
     "tests/action/test_workflow_example.py": "the workflow example across three jobs",
     "tests/security/test_attack_suite_action.py": "the hostile script through the action",
     "tests/security/test_attack_suite_cli.py": "the hostile script through the CLI",
+    "tests/security/test_env_policy_run.py": "the tools' environment in a run through the CLI",
     "tests/run/test_input_properties.py": "property tests of the input parsers",
     "tests/audit/test_audit_hostile.py": "property tests of the audit's readers",
     "tests/ghaw/test_install_step.py": "wheel builds and pip installs",

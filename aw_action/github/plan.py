@@ -88,6 +88,7 @@ def input_overrides(inputs: ActionInputs, workspace: Path, fork: ForkFiles | Non
         ("compaction", ("harness", "context", "compaction"), inputs.compaction),
         ("extensions", ("harness", "extensions"), split_list(inputs.extensions) or None),
         ("imports", ("imports",), split_list(inputs.imports) or None),
+        ("pass-env", ("tools", "pass-env"), split_list(inputs.pass_env) or None),
         ("otlp-endpoint", ("observability", "otlp", "endpoint"), inputs.otlp_endpoint),
         ("otlp-headers", ("observability", "otlp", "headers"), parse_headers(inputs.otlp_headers) or None),
         ("output-schema", ("harness", "output-schema"), _output_schema(inputs.output_schema, workspace, fork)),

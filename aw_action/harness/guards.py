@@ -17,8 +17,10 @@ what they can touch, and the check at the end.
   5. the kernel sandbox (``sandbox_setup.plan_sandbox``): first of all, so a read-only sandbox
      the kernel cannot enforce refuses the run (exit 2) before anything changed; its private
      ``TMPDIR`` and its ``sandbox`` record.
-- ``RunGuards.tool_env(...)``: the tools' environment (no credential, unless GitHub access is
-  granted; then ``GITHUB_TOKEN``/``GH_TOKEN`` only; ``TMPDIR`` the run's private folder);
+- ``RunGuards.tool_env(...)``: the tools' environment (``security/tool_env.py``'s allow-list:
+  the core set, the toolchain's, what the config grants by name (``env_grant``, named in the
+  summary's access note); no credential, unless GitHub access is granted; then
+  ``GITHUB_TOKEN``/``GH_TOKEN`` only; ``TMPDIR`` the run's private folder);
   ``RunGuards.wipe(...)``: the credentials' values wiped from the process's initial environment
   block (entry points only). ``RunGuards.tools`` / ``step_tools(...)``: the tools' sandbox for
   the run and for a workflow step.
@@ -56,7 +58,7 @@ from aw_action.security.identity import (
 from aw_action.security.process_guard import GuardReport, make_non_dumpable, wipe_initial_environ
 from aw_action.security.record_guard import RecordLedger, Tamper, protect_output_dir
 from aw_action.security.sandbox import SandboxPlan, ToolSandbox
-from aw_action.security.tool_env import GithubAccess, github_access, tool_environment
+from aw_action.security.tool_env import GithubAccess, credential_free, github_access, tool_environment
 from aw_action.tools import FILE_WRITERS
 from aw_action.tools.processes import enable_subreaper
 
@@ -92,6 +94,12 @@ def github_grant(config: RunConfig) -> GithubAccess:
     return github_access(config.tools.github.model_dump(by_alias=True))
 
 
+def env_grant(config: RunConfig) -> tuple[str, ...]:
+    """The variables the config grants the tools: ``tools.pass-env`` and the names
+    ``tools.bash-variables`` lets a command spell (both checked when the config was read)."""
+    return tuple(dict.fromkeys([*config.tools.pass_env, *config.tools.bash_variables]))
+
+
 @dataclass
 class RunGuards:
     decision: IdentityDecision
@@ -105,6 +113,8 @@ class RunGuards:
     """A root-owned workspace lent to the tools' user; given back at the seal."""
     withheld: list[WithheldFile] = field(default_factory=list)
     """Credentials files taken from the tools for the run; given back at the seal."""
+    env_grant: tuple[str, ...] = ()
+    """The variables the config grants the tools beyond the core set (``tool_env.py``)."""
     sealed: bool = field(default=False, init=False)
 
     @property
@@ -124,7 +134,7 @@ class RunGuards:
 
     def tool_env(self, env: Mapping[str, str], secrets: Iterable[str], output_dir: Path) -> dict[str, str]:
         """The tools' environment: never empty (an empty one would mean "inherit the harness's")."""
-        out = tool_environment(env, github=self.github, secrets=secrets)
+        out = tool_environment(env, github=self.github, secrets=secrets, grant=self.env_grant)
         out = self.identity.environment(out) if self.identity is not None else out
         out["AW_OUTPUT_DIR"] = str(output_dir)
         out.update(TMPDIR=self.sandbox.tmpdir, TMP=self.sandbox.tmpdir, TEMP=self.sandbox.tmpdir)
@@ -136,7 +146,7 @@ class RunGuards:
         Only in a process an entry point hardened; ``None`` otherwise."""
         if not _process:
             return None
-        kept = tool_environment(os.environ, github=github_access(None), secrets=secrets)
+        kept = credential_free(os.environ, secrets=secrets)
         return wipe_initial_environ(name for name in os.environ if name not in kept)
 
     def seal(self, journal: Journal) -> None:
@@ -219,6 +229,9 @@ def guard_run(
     github = github_grant(config)
     if github.granted:
         record.security_notes.append(f"GitHub access granted: {github.reason}.")
+    grant = env_grant(config)
+    if grant:
+        record.security_notes.append(f"Environment granted to the tools by the config: {', '.join(grant)}.")
     guards = RunGuards(
         decision,
         github,
@@ -228,6 +241,7 @@ def guard_run(
         bash_policy_mode(config),
         handed_over,
         withheld,
+        grant,
     )
     announce(sandbox, guards.tools, record, post, steps)
     return guards
