@@ -27,6 +27,7 @@ SLOW: dict[str, str] = {
     "tests/security/test_attack_suite_action.py": "the hostile script through the action",
     "tests/security/test_attack_suite_cli.py": "the hostile script through the CLI",
     "tests/security/test_env_policy_run.py": "the tools' environment in a run through the CLI",
+    "tests/security/test_replay_trust.py": "whole action runs replaying on a fork's pull request",
     "tests/run/test_input_properties.py": "property tests of the input parsers",
     "tests/audit/test_audit_hostile.py": "property tests of the audit's readers",
     "tests/ghaw/test_install_step.py": "wheel builds and pip installs",
