@@ -132,9 +132,14 @@ class HarnessSettings(_Strict):
         return refs
 
 
+MAX_TIMEOUT_MINUTES = 50_400
+"""35 days, the longest a GitHub Actions workflow run may last: a longer ``timeout-minutes`` is a
+mistake (``1e308``), refused naming it (exit 2)."""
+
+
 class RunConfig(_Open):
     engine: Engine
-    timeout_minutes: float = Field(default=20, gt=0)
+    timeout_minutes: float = Field(default=20, gt=0, le=MAX_TIMEOUT_MINUTES)
     imports: list[ImportEntry | str] = Field(default_factory=list)
     cli_proxy: bool = True
     tools: Tools = Field(default_factory=Tools)
