@@ -39,13 +39,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aw_action.agent.events import HarnessEvent
-from aw_action.ai.credentials import credential_files
+from aw_action.ai.credentials import credential_file_variables
+from aw_action.exits import InvocationError, Setting
 from aw_action.harness.sandbox_setup import announce, bash_policy_mode, plan_sandbox
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
 from aw_action.run.record import RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
-from aw_action.security.credential_files import WithheldFile, give_back, withhold
+from aw_action.security.credential_files import WithheldFile, give_back, unopenable, withhold
 from aw_action.security.file_commands import FileCommandGuard
 from aw_action.security.identity import (
     HandedOver,
@@ -250,16 +251,29 @@ def guard_run(
 def _withhold_credential_files(
     env: Mapping[str, str], decision: IdentityDecision, journal: Journal
 ) -> list[WithheldFile]:
-    """The credentials files ``env`` names, kept from the tools when a file mode can do it."""
-    paths = credential_files(env)
+    """The credentials files ``env`` names, kept from the tools when a file mode can do it. A
+    file a set variable names that cannot be opened, or cannot be withheld, is an
+    ``InvocationError`` naming the variable (exit 2, before any command): never a warning while
+    the file may stay within the tools' reach."""
+    named = credential_file_variables(env)
+    for name, path in named.items():
+        problem = unopenable(path)
+        if problem is not None:
+            raise InvocationError(
+                f"{name}={path}: cannot open the credentials file it names ({problem}); set it to a path this "
+                "process can open (in the container action: under the workspace or runner.temp)",
+                Setting(name, "variable"),
+            )
+    paths = list(named.values())
     if not paths:
         return []
     if not decision.protected:
         journal.warn(f"credentials file {', '.join(paths)} is within the tools' reach: they run as the harness's user")
         return []
     withheld, problems = withhold(paths)
-    for problem in problems:
-        journal.warn(f"credentials file not kept from the tools: {problem}")
+    if problems:
+        give_back(withheld)
+        raise InvocationError(f"a credentials file could not be kept from the tools: {'; '.join(problems)}")
     return withheld
 
 
