@@ -10,7 +10,7 @@ from this table by node id, never from decorators in the test files.
 
 from __future__ import annotations
 
-CONTAINER = ("tests/container/",)
+CONTAINER = ("tests/container/", "tests/security/test_image_env_and_paths.py")
 """The action's image under Docker (they skip, saying why, without an engine)."""
 
 SLOW: dict[str, str] = {
