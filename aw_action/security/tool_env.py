@@ -7,7 +7,8 @@ only when it is one of:
   and ``LC_*``, ``TERM``, ``USER``, ``TMPDIR``, ``TZ``, ...), ``CI``, the runner's facts
   (``RUNNER_OS``/``_ARCH``/...), GitHub's non-secret ``GITHUB_*`` facts (the runner's own list:
   ``GITHUB_REPOSITORY``, ``GITHUB_SHA``, ``GITHUB_WORKSPACE``, the file commands' paths, ...; never
-  ``GITHUB_TOKEN``), the network's proxy and CA-bundle settings, gh-aw's facts for the agent;
+  ``GITHUB_TOKEN``), ``gh``'s repository and host (``GH_REPO``, ``GH_HOST``), the network's proxy
+  and CA-bundle settings, gh-aw's facts for the agent;
 - what toolchain setup steps export (``TOOLCHAIN``, ``TOOLCHAIN_PATTERN``: ``JAVA_HOME*``,
   ``GOROOT``, ``pythonLocation``, ``Python*_ROOT_DIR``, ``PKG_CONFIG_PATH``, ``DOTNET_ROOT``,
   ``CARGO_HOME``, ``RUSTUP_HOME``, ``VIRTUAL_ENV``, ...);
@@ -69,6 +70,8 @@ CORE = frozenset(
         *_words("GITHUB_RUN_ID GITHUB_RUN_NUMBER GITHUB_SERVER_URL GITHUB_SHA GITHUB_STATE GITHUB_STEP_SUMMARY"),
         *_words("GITHUB_TRIGGERING_ACTOR GITHUB_WORKFLOW GITHUB_WORKFLOW_REF GITHUB_WORKFLOW_SHA"),
         *_words("GITHUB_WORKSPACE GITHUB_AW GH_AW_PHASE GH_AW_VERSION GH_AW_SAFE_OUTPUTS"),
+        # the tools' own settings that name no secret: gh's repository and host, colours
+        *_words("GH_REPO GH_HOST GH_PROMPT_DISABLED GH_NO_UPDATE_NOTIFIER NO_COLOR FORCE_COLOR"),
         # the network: proxies (AWF's included) and CA bundles
         *_words("HTTP_PROXY HTTPS_PROXY NO_PROXY ALL_PROXY http_proxy https_proxy no_proxy all_proxy"),
         *_words("SSL_CERT_FILE SSL_CERT_DIR NODE_EXTRA_CA_CERTS REQUESTS_CA_BUNDLE CURL_CA_BUNDLE"),
