@@ -92,18 +92,22 @@ def main(argv: list[str]) -> int:
         inputs = ActionInputs.from_env()
         if inputs.mode == "apply":
             return run_apply_mode(inputs, env, log, Path.cwd())
-        if inputs.mode == "replay":
-            from aw_action.replay.action_mode import run_replay_mode  # only a replay pays for it
-
-            return run_replay_mode(inputs, env, log, stops, CANCEL_RUN_S, CANCEL_TOTAL_S)
+        event = TriggerEvent.from_env(env)
+        decision = trigger_decision(inputs, event, env)  # a replay trusts what a live run trusts, no more
+        if not decision.allowed:
+            return _skipped(decision, inputs, event, env, log)
         if inputs.mode == "report":
             from aw_action.report.action_mode import run_report_mode  # only a report pays for it
 
             return run_report_mode(inputs, env, log)
         event = TriggerEvent.from_env(env)
-        decision = trigger_decision(inputs, event, env)
+        decision = trigger_decision(inputs, event, env)  # a replay trusts what a live run trusts, no more
         if not decision.allowed:
             return _skipped(decision, inputs, event, env, log)
+        if inputs.mode == "replay":
+            from aw_action.replay.action_mode import run_replay_mode  # only a replay pays for it
+
+            return run_replay_mode(inputs, env, log, stops, CANCEL_RUN_S, CANCEL_TOTAL_S, event)
         plan = build_plan(inputs, env, Path.cwd(), event)
     except ActionInputError as exc:
         return asyncio.run(_invalid(exc.invocation_error(), env, log, stops))

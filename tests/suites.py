@@ -10,7 +10,7 @@ from this table by node id, never from decorators in the test files.
 
 from __future__ import annotations
 
-CONTAINER = ("tests/container/",)
+CONTAINER = ("tests/container/", "tests/security/test_image_env_and_paths.py")
 """The action's image under Docker (they skip, saying why, without an engine)."""
 
 SLOW: dict[str, str] = {
@@ -27,6 +27,8 @@ SLOW: dict[str, str] = {
     "tests/security/test_attack_suite_action.py": "the hostile script through the action",
     "tests/security/test_attack_suite_cli.py": "the hostile script through the CLI",
     "tests/security/test_process_containment.py": "fork chains and fork bombs against whole runs",
+    "tests/security/test_env_policy_run.py": "the tools' environment in a run through the CLI",
+    "tests/security/test_replay_trust.py": "whole action runs replaying on a fork's pull request",
     "tests/run/test_input_properties.py": "property tests of the input parsers",
     "tests/audit/test_audit_hostile.py": "property tests of the audit's readers",
     "tests/report/test_report.py": "whole runs of every ending, a timeout and a cancel among them, then a report",

@@ -130,7 +130,12 @@ def _described(row: CredentialVar) -> str:
 
 def credential_files(env: Mapping[str, str]) -> list[str]:
     """The paths of the credentials files ``env`` names (the table's ``file`` rows that are set)."""
-    return [env[row.name].strip() for row in credential_table() if row.file and env.get(row.name, "").strip()]
+    return list(credential_file_variables(env).values())
+
+
+def credential_file_variables(env: Mapping[str, str]) -> dict[str, str]:
+    """Variable -> the path of the credentials file it names (the table's ``file`` rows that are set)."""
+    return {row.name: env[row.name].strip() for row in credential_table() if row.file and env.get(row.name, "").strip()}
 
 
 def withheld_variables() -> frozenset[str]:

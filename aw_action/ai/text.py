@@ -77,13 +77,3 @@ def clean_message(message: AssistantMessage) -> AssistantMessage:
     if message.error_message is not None:
         message.error_message = clean_text(message.error_message)
     return message
-
-
-def one_line(text: str) -> str:
-    """``text`` as one printable line: line breaks and other control characters become their
-    backslash escapes (a path or argument can hold a newline; an error line must stay one line).
-    Lone surrogates are cleaned too."""
-    cleaned = clean_text(text)
-    if cleaned.isprintable():
-        return cleaned
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in cleaned)

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from aw_action.run.config import MAX_TIMEOUT_MINUTES
 from aw_action.run.mode import gh_aw_mode
 
 START_FILE = Path("/tmp/gh-aw/agent_cli_start_ms.txt")
@@ -161,6 +162,8 @@ def read_limits(env: Mapping[str, str], start_file: Path | None = None) -> GhAwL
     ``start_file``, else ``AW_AGENT_START_FILE``, else gh-aw's ``/tmp/gh-aw/agent_cli_start_ms.txt``."""
     start_file = start_file or start_file_from(env)
     timeout = positive_number(env, TIMEOUT_ENV)
+    if timeout is not None and timeout > MAX_TIMEOUT_MINUTES:
+        raise GhAwEnvError(f"{TIMEOUT_ENV}: at most {MAX_TIMEOUT_MINUTES} (35 days), got {env[TIMEOUT_ENV]!r}")
     return GhAwLimits(
         in_gh_aw=gh_aw_mode(env),
         phase=_text(env, "GH_AW_PHASE"),

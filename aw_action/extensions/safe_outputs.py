@@ -36,12 +36,11 @@ from aw_action.safe_outputs import (
 )
 from aw_action.safe_outputs.records import RecordLine
 from aw_action.security.record_guard import is_record_file
-from aw_action.security.tool_env import GithubAccess, tool_environment
+from aw_action.security.tool_env import credential_free
 from aw_action.sinks import markdown as md
 
 MAX_SUMMARY_ROWS = 50
 MAX_CELL_CHARS = 100
-NO_GITHUB = GithubAccess(False, "recording safe outputs needs no GitHub access")
 
 
 def _short(text: Any) -> str:
@@ -103,7 +102,7 @@ class SafeOutputs:
         except SafeOutputsConfigError as exc:
             raise InvocationError(str(exc)) from None
         redactor = self.api.services.redactor
-        env = tool_environment(self.api.env, github=NO_GITHUB, secrets=redactor.secrets)
+        env = credential_free(self.api.env, secrets=redactor.secrets)
         held = self.api.services.records
         tools = safe_output_tools(
             config, self.output_dir, self.api.workspace, env=env, scrub=redactor.text, records=held

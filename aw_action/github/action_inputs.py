@@ -92,6 +92,7 @@ class _Inputs(BaseSettings):
     model: str | None = _input("model")
     compaction: Literal["none", "sliding-window", "summarize"] | None = _input("compaction")
     extensions: str | None = _input("extensions")
+    pass_env: str | None = _input("pass-env")
     imports: str | None = _input("imports")
     otlp_endpoint: str | None = _input("otlp-endpoint")
     otlp_headers: str | None = _input("otlp-headers")

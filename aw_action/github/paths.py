@@ -15,13 +15,18 @@ container. So:
   it (steps start there), the host path of the runner temp folder when under its mount (the
   runner keeps ``RUNNER_WORKSPACE`` as a host path, and its temp folder is the sibling ``_temp``
   of that folder: ``HostContext`` ``WellKnownDirectory.Temp`` is ``<work>/_temp`` and
-  ``runner.workspace`` is ``<work>/<repository>``), else as it is.
+  ``runner.workspace`` is ``<work>/<repository>``), else as it is;
+- a path a step gave this one that names the runner host's workspace or temp folder (a
+  credentials file an earlier step exported) is opened where the container sees it
+  (``container_path``, ``container_credential_files``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+
+from aw_action.ai.credentials import credential_file_variables
 
 RUNNER_TEMP_MOUNT = "/github/runner_temp"
 """Where the runner (>= 2.328) mounts its temp folder in a container action."""
@@ -91,16 +96,43 @@ def visible_path(path: Path, env: Mapping[str, str], workspace: Path) -> str:
     return str(path)
 
 
+def host_workspace(env: Mapping[str, str]) -> PurePosixPath | None:
+    """The workspace's path on the runner host, inside a container action: ``GITHUB_WORKSPACE``
+    on the host is ``<work>/<repository>/<repository>`` and the runner keeps ``RUNNER_WORKSPACE``
+    (``<work>/<repository>``) as a host path."""
+    if env.get("GITHUB_WORKSPACE") != CONTAINER_WORKSPACE:
+        return None
+    workspace = env.get("RUNNER_WORKSPACE", "").rstrip("/")
+    if not workspace.startswith("/") or workspace in ("", "/"):
+        return None
+    return PurePosixPath(workspace) / PurePosixPath(workspace).name
+
+
 def container_path(value: str, env: Mapping[str, str], workspace: Path) -> Path:
     """``value`` as this process can open it: relative to the workspace, and a host path under
-    the runner temp folder moved to where the runner mounts that folder."""
+    the runner temp folder or the workspace (a path a step before this one wrote, such as the
+    credentials file google-github-actions/auth exports) moved to where the runner mounts it."""
     path = Path(value).expanduser()
     if not path.is_absolute():
         return workspace / path
-    host_temp = host_runner_temp(env)
-    if host_temp is not None and not path.exists():
-        try:
-            return Path(RUNNER_TEMP_MOUNT) / PurePosixPath(path).relative_to(host_temp)
-        except ValueError:
-            pass
+    if path.exists():
+        return path
+    for host, mount in ((host_runner_temp(env), Path(RUNNER_TEMP_MOUNT)), (host_workspace(env), workspace)):
+        if host is not None:
+            try:
+                return mount / PurePosixPath(path).relative_to(host)
+            except ValueError:
+                pass
     return path
+
+
+def container_credential_files(env: Mapping[str, str], workspace: Path) -> dict[str, str]:
+    """The credential variables that name a file (``GOOGLE_APPLICATION_CREDENTIALS``) whose value
+    is a runner host path, each with the path this container opens instead; the file is then
+    read by provider setup and withheld from the tools there (``harness/guards.py``)."""
+    out: dict[str, str] = {}
+    for name, value in credential_file_variables(env).items():
+        mapped = str(container_path(value, env, workspace))
+        if mapped != value:
+            out[name] = mapped
+    return out

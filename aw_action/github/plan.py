@@ -36,7 +36,7 @@ from aw_action.github.action_inputs import (
 )
 from aw_action.github.event import TriggerEvent
 from aw_action.github.fork_files import ForkFiles
-from aw_action.github.paths import default_output_dir, keep_out_of_git
+from aw_action.github.paths import container_credential_files, default_output_dir, keep_out_of_git
 from aw_action.github.run_origin import approvals_withheld
 from aw_action.github.workflow_inputs import require_workflow, workflow_request
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
@@ -89,6 +89,7 @@ def input_overrides(inputs: ActionInputs, workspace: Path, fork: ForkFiles | Non
         ("compaction", ("harness", "context", "compaction"), inputs.compaction),
         ("extensions", ("harness", "extensions"), split_list(inputs.extensions) or None),
         ("imports", ("imports",), split_list(inputs.imports) or None),
+        ("pass-env", ("tools", "pass-env"), split_list(inputs.pass_env) or None),
         ("otlp-endpoint", ("observability", "otlp", "endpoint"), inputs.otlp_endpoint),
         ("otlp-headers", ("observability", "otlp", "headers"), parse_headers(inputs.otlp_headers) or None),
         ("output-schema", ("harness", "output-schema"), _output_schema(inputs.output_schema, workspace, fork)),
@@ -223,6 +224,7 @@ def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, wor
             out[variable] = value
     out["AW_OUTPUT_DIR"] = str(out_dir)
     out["GITHUB_WORKSPACE"] = str(workspace)
+    out.update(container_credential_files(env, workspace))  # the runner host's path of a file the container sees
     return out
 
 

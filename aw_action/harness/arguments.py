@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any, NoReturn
 
-from aw_action.ai.text import one_line
+from aw_action.ai.inert_line import one_line
 from aw_action.exits import InvocationError
 from aw_action.run.result import RunResult
 

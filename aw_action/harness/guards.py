@@ -17,8 +17,10 @@ what they can touch, and the check at the end.
   5. the kernel sandbox (``sandbox_setup.plan_sandbox``): first of all, so a read-only sandbox
      the kernel cannot enforce refuses the run (exit 2) before anything changed; its private
      ``TMPDIR`` and its ``sandbox`` record.
-- ``RunGuards.tool_env(...)``: the tools' environment (no credential, unless GitHub access is
-  granted; then ``GITHUB_TOKEN``/``GH_TOKEN`` only; ``TMPDIR`` the run's private folder);
+- ``RunGuards.tool_env(...)``: the tools' environment (``security/tool_env.py``'s allow-list:
+  the core set, the toolchain's, what the config grants by name (``env_grant``, named in the
+  summary's access note); no credential, unless GitHub access is granted; then
+  ``GITHUB_TOKEN``/``GH_TOKEN`` only; ``TMPDIR`` the run's private folder);
   ``RunGuards.wipe(...)``: the credentials' values wiped from the process's initial environment
   block (entry points only). ``RunGuards.tools`` / ``step_tools(...)``: the tools' sandbox for
   the run and for a workflow step.
@@ -37,7 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aw_action.agent.events import HarnessEvent
-from aw_action.ai.credentials import credential_files
+from aw_action.ai.credentials import credential_file_variables
+from aw_action.exits import InvocationError, Setting
 from aw_action.harness.sandbox_setup import announce, bash_policy_mode, plan_sandbox
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
@@ -45,7 +48,7 @@ from aw_action.run.record import RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
 from aw_action.security.containment import Containment, end_agent_processes, left_behind
 from aw_action.security.containment import plan as plan_containment
-from aw_action.security.credential_files import WithheldFile, give_back, withhold
+from aw_action.security.credential_files import WithheldFile, give_back, unopenable, withhold
 from aw_action.security.file_commands import FileCommandGuard
 from aw_action.security.identity import (
     HandedOver,
@@ -58,7 +61,7 @@ from aw_action.security.identity import (
 from aw_action.security.process_guard import GuardReport, make_non_dumpable, wipe_initial_environ
 from aw_action.security.record_guard import RecordLedger, Tamper, protect_output_dir
 from aw_action.security.sandbox import SandboxPlan, ToolSandbox
-from aw_action.security.tool_env import GithubAccess, github_access, tool_environment
+from aw_action.security.tool_env import GithubAccess, credential_free, github_access, tool_environment
 from aw_action.tools import FILE_WRITERS
 from aw_action.tools.processes import enable_subreaper, kill_all_agent_processes
 
@@ -95,6 +98,12 @@ def github_grant(config: RunConfig) -> GithubAccess:
     return github_access(config.tools.github.model_dump(by_alias=True))
 
 
+def env_grant(config: RunConfig) -> tuple[str, ...]:
+    """The variables the config grants the tools: ``tools.pass-env`` and the names
+    ``tools.bash-variables`` lets a command spell (both checked when the config was read)."""
+    return tuple(dict.fromkeys([*config.tools.pass_env, *config.tools.bash_variables]))
+
+
 @dataclass
 class RunGuards:
     decision: IdentityDecision
@@ -114,6 +123,8 @@ class RunGuards:
     """Where the ``processes`` record of the seal goes."""
     notes: list[str] = field(default_factory=list)
     """The record's security notes (the summary's "Agent access"): the seal adds to them."""
+    env_grant: tuple[str, ...] = ()
+    """The variables the config grants the tools beyond the core set (``tool_env.py``)."""
     sealed: bool = field(default=False, init=False)
 
     @property
@@ -133,7 +144,7 @@ class RunGuards:
 
     def tool_env(self, env: Mapping[str, str], secrets: Iterable[str], output_dir: Path) -> dict[str, str]:
         """The tools' environment: never empty (an empty one would mean "inherit the harness's")."""
-        out = tool_environment(env, github=self.github, secrets=secrets)
+        out = tool_environment(env, github=self.github, secrets=secrets, grant=self.env_grant)
         out = self.identity.environment(out) if self.identity is not None else out
         out["AW_OUTPUT_DIR"] = str(output_dir)
         out.update(TMPDIR=self.sandbox.tmpdir, TMP=self.sandbox.tmpdir, TEMP=self.sandbox.tmpdir)
@@ -145,7 +156,7 @@ class RunGuards:
         Only in a process an entry point hardened; ``None`` otherwise."""
         if not _process:
             return None
-        kept = tool_environment(os.environ, github=github_access(None), secrets=secrets)
+        kept = credential_free(os.environ, secrets=secrets)
         return wipe_initial_environ(name for name in os.environ if name not in kept)
 
     def seal(self, journal: Journal) -> None:
@@ -258,6 +269,9 @@ def guard_run(
     github = github_grant(config)
     if github.granted:
         record.security_notes.append(f"GitHub access granted: {github.reason}.")
+    grant = env_grant(config)
+    if grant:
+        record.security_notes.append(f"Environment granted to the tools by the config: {', '.join(grant)}.")
     guards = RunGuards(
         decision,
         github,
@@ -270,6 +284,7 @@ def guard_run(
         containment,
         post,
         record.security_notes,
+        grant,
     )
     announce(sandbox, guards.tools, record, post, steps)
     return guards
@@ -278,16 +293,29 @@ def guard_run(
 def _withhold_credential_files(
     env: Mapping[str, str], decision: IdentityDecision, journal: Journal
 ) -> list[WithheldFile]:
-    """The credentials files ``env`` names, kept from the tools when a file mode can do it."""
-    paths = credential_files(env)
+    """The credentials files ``env`` names, kept from the tools when a file mode can do it. A
+    file a set variable names that cannot be opened, or cannot be withheld, is an
+    ``InvocationError`` naming the variable (exit 2, before any command): never a warning while
+    the file may stay within the tools' reach."""
+    named = credential_file_variables(env)
+    for name, path in named.items():
+        problem = unopenable(path)
+        if problem is not None:
+            raise InvocationError(
+                f"{name}={path}: cannot open the credentials file it names ({problem}); set it to a path this "
+                "process can open (in the container action: under the workspace or runner.temp)",
+                Setting(name, "variable"),
+            )
+    paths = list(named.values())
     if not paths:
         return []
     if not decision.protected:
         journal.warn(f"credentials file {', '.join(paths)} is within the tools' reach: they run as the harness's user")
         return []
     withheld, problems = withhold(paths)
-    for problem in problems:
-        journal.warn(f"credentials file not kept from the tools: {problem}")
+    if problems:
+        give_back(withheld)
+        raise InvocationError(f"a credentials file could not be kept from the tools: {'; '.join(problems)}")
     return withheld
 
 

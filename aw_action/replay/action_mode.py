@@ -7,6 +7,11 @@ and as for a run ``output-dir``, ``upload-artifacts`` and ``artifact-name`` for 
 records. The downloaded artifact must lie outside the workspace (``prepare.check_apart``): a
 replayed ``ls`` would see it and the replayed commands could change it.
 
+Trust (docs/security.md, "Replay's trust rules"): the trigger guard has let the event through
+(``action.py`` asks it before any mode but ``apply``), and on a fork's pull request the recorded
+config's path extensions and ``output-schema`` come from the base commit (``ForkFiles.pin``, as a
+live run's do), never the pull request's checkout; one the base lacks ends the replay (exit 2).
+
 The replay runs as ``aw-harness replay`` does (``runner.ReplayHarness``), its output on the
 step log's guard (the records hold the agent's text: none of it may act as a workflow command),
 under the action's stop scheme. Then the report object, the outputs (``replay``,
@@ -21,11 +26,14 @@ import asyncio
 import json
 from collections.abc import Mapping
 from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, cast
 
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
+from aw_action.github.event import TriggerEvent
+from aw_action.github.fork_files import ForkFiles
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import REPLAY_OUTPUT_NAMES, result_outputs
 from aw_action.github.paths import container_path
@@ -56,14 +64,24 @@ def run_replay_mode(
     stops: StopSignals,
     wind_down_s: float,
     total_s: float,
+    event: TriggerEvent,
 ) -> int:
-    """Replay, report, upload; ``ActionInputError`` for a missing or unusable input."""
+    """Replay, report, upload; ``ActionInputError`` for a missing or unusable input. ``event``
+    has passed the trigger guard (``action.py``); on a fork's pull request what the harness
+    imports comes from the base commit (``ForkFiles.pin``), as in a live run."""
     workspace = Path(env.get("GITHUB_WORKSPACE") or Path.cwd())
     records, out = replay_inputs(inputs, env, workspace)
+    fork = ForkFiles.for_event(event.name, event.payload, env, workspace, inputs.github_token)
     harness_env = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNTIME_VARS}
     try:
         recording, options = prepare(records, workspace=workspace, env=harness_env, output_dir=out)
+        if fork is not None:
+            log.notice(fork.check.reason, title=TITLE)
+            options = replace(options, pin=fork.pin)
         harness = ReplayHarness(recording, options, harness_env, stderr=cast(IO[str], log), readable=True)
+    except ActionInputError as exc:  # a fork's file the base commit lacks
+        log.error(str(exc), title=TITLE)
+        return _finish(report_object(None, None, None, None, str(exc)), env, log)
     except InvocationError as exc:
         log.error(str(exc), title=TITLE)
         return _finish(report_object(None, None, None, None, str(exc)), env, log)

@@ -39,6 +39,10 @@ def confine(config: RunConfig, config_dir: str, workspace: Path, where: str) -> 
     folder = (root / config_dir).resolve()
     harness = config.harness
     schema = harness.output_schema
+    named = [("harness.output-schema", schema)] if isinstance(schema, str) else []
+    for field, text in [*named, *(("harness.extensions", ref) for ref in harness.extensions)]:
+        if "\0" in text:
+            raise RecordingError(f"{where}: the recorded {field} entry {text[:80]!r} holds a NUL byte")
     if isinstance(schema, str):
         _inside(root, folder / schema, f"{where}: the recorded harness.output-schema {schema[:80]!r}")
     for ref in harness.extensions:

@@ -16,10 +16,10 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from aw_action.ai.inert_line import one_line
 from aw_action.replay.recording import Recording
 from aw_action.replay.verdict import Verdict
 from aw_action.run.result import RunResult
-from aw_action.sinks.readable import clean
 
 
 def recording_summary(recording: Recording) -> dict[str, Any]:
@@ -64,9 +64,9 @@ def report_object(
 
 
 def people_lines(report: dict[str, Any]) -> list[str]:
-    """The report for a person reading stderr, printable whatever the recording held (no control
-    or bidi characters: ``sinks/readable.clean``)."""
-    return [part for line in _lines(report) for part in clean(line).split("\n")]
+    """The report for a person reading stderr, printable whatever the recording held: each line
+    inert (``ai/inert_line.one_line``), a recorded message with a line break included."""
+    return [one_line(line) for line in _lines(report)]
 
 
 def _lines(report: dict[str, Any]) -> list[str]:

@@ -5,7 +5,8 @@ and whose model is the recorded model served by the replay provider (``replay/<i
 as the recorded model), so budgets, steering, the tools' policies and sandbox, and the records
 are what the recorded run had, within the limits a replay puts on what a recording names
 (``confine.py``: the tools at most in ``workspace-write``, nothing read or imported from outside
-the workspace). What a replay must not repeat is left out: the imports (the
+the workspace; on an untrusted ref, ``ReplayOptions.pin``: extension and ``output-schema`` files
+from the base commit only, as a live run on that ref). What a replay must not repeat is left out: the imports (the
 recorded prompt holds them), the OTLP export and the progress comment. It sends the recorded
 prompt as it was sent, holds the answer to ``output-schema`` as the recorded run did, then judges
 the replay (``verdict.py``) and puts the verdict in the step summary before the run's records
@@ -19,7 +20,7 @@ replayed commands get none, whatever the recorded run granted), but the live mod
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -38,7 +39,7 @@ from aw_action.replay.recording import Recording
 from aw_action.replay.source import RecordingError
 from aw_action.replay.verdict import Verdict, judge
 from aw_action.replay.watch import ReplayPlan, ReplayWatch
-from aw_action.run.config import HarnessSettings, Observability
+from aw_action.run.config import HarnessSettings, Observability, RunConfig
 from aw_action.run.mode import MODE_ENV
 from aw_action.run.prompt_files import ResolvedImport
 from aw_action.sinks.markdown import code, code_block
@@ -54,6 +55,10 @@ class ReplayOptions:
     output_dir: Path
     until: int | None = None
     live: Model | None = None
+    pin: Callable[[RunConfig, Path], RunConfig] | None = None
+    """On an untrusted ref (a fork's pull request): the config with its path extensions and
+    ``output-schema`` taken from the base commit (``github/fork_files.ForkFiles.pin``), as a live
+    run on that ref takes them; a file the base lacks is refused (exit 2)."""
 
 
 def replay_model(recorded: RecordedModel) -> Model:
@@ -70,14 +75,19 @@ def replay_model(recorded: RecordedModel) -> Model:
     )
 
 
-def replay_config(recording: Recording, workspace: Path) -> ResolvedConfig:
-    """The recorded config as the replay runs it (see the module docstring)."""
+def replay_config(
+    recording: Recording, workspace: Path, pin: Callable[[RunConfig, Path], RunConfig] | None = None
+) -> ResolvedConfig:
+    """The recorded config as the replay runs it (see the module docstring); ``pin`` as
+    ``ReplayOptions.pin``."""
     header = recording.header
     try:
         config = validate(header.config, f"{recording.where}: the recorded config")
     except ConfigError as exc:
         raise RecordingError(str(exc)) from None
     config, folder = confine(config, header.config_dir, workspace, recording.where)
+    if pin is not None:
+        config = pin(config, folder)
     settings: HarnessSettings = config.harness.model_copy(update={"progress_comment": False})
     config = config.model_copy(update={"imports": [], "observability": Observability(), "harness": settings})
     return ResolvedConfig(config, replay_model(header.model), folder / CONFIG_NAME)
@@ -101,7 +111,7 @@ class ReplayHarness(Harness):
         readable: bool = False,
     ) -> None:
         check_kernel(env)
-        resolved = replay_config(recording, options.workspace)
+        resolved = replay_config(recording, options.workspace, options.pin)
         super().__init__(resolved, resolved.path, replay_env(env, options), stderr=stderr, readable=readable)
         self.recording = recording
         self.options = options

@@ -117,10 +117,13 @@ class StopSignals:
             loop.call_soon(self._fire)
 
     def arm_deadline(self, delay_s: float) -> None:
-        """Stop the run with reason ``timeout`` ``delay_s`` seconds from now, from a timer thread."""
+        """Stop the run with reason ``timeout`` ``delay_s`` seconds from now, from a timer thread.
+        A delay beyond what a timer can wait (``threading.TIMEOUT_MAX``, about 292 years; a larger
+        or non-finite one would kill the timer thread and drop the deadline) waits that long."""
         if self._deadline is not None:
             self._deadline.cancel()
-        self._deadline = threading.Timer(max(0.0, delay_s), self.trigger, args=("timeout",))
+        delay = min(delay_s, threading.TIMEOUT_MAX) if delay_s == delay_s else 0.0  # NaN: no wait at all
+        self._deadline = threading.Timer(max(0.0, delay), self.trigger, args=("timeout",))
         self._deadline.daemon = True
         self._deadline.start()
 

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from aw_action.security.tool_env import refused_grant
+
 
 def _kebab(name: str) -> str:
     return name.replace("_", "-")
@@ -51,6 +53,18 @@ class Tools(_Open):
     """Allowed commands, or true/false: the bash policy (``extensions/bash_policy.py``)."""
     bash_variables: list[str] = Field(default_factory=list)
     """Variables a restricted command may use as ``"$NAME"`` (never credentials)."""
+    pass_env: list[str] = Field(default_factory=list)
+    """Variables the tools get beyond the core set (``security/tool_env.py``); never the
+    harness's, the runner's or a credential (``refused_grant``)."""
+
+    @field_validator("pass_env")
+    @classmethod
+    def _grantable(cls, names: list[str]) -> list[str]:
+        for name in names:
+            why = refused_grant(name)
+            if why is not None:
+                raise ValueError(f"{name!r}: {why}")
+        return list(dict.fromkeys(names))
 
 
 class Otlp(_Open):
@@ -122,9 +136,14 @@ class HarnessSettings(_Strict):
         return refs
 
 
+MAX_TIMEOUT_MINUTES = 50_400
+"""35 days, the longest a GitHub Actions workflow run may last: a longer ``timeout-minutes`` is a
+mistake (``1e308``), refused naming it (exit 2)."""
+
+
 class RunConfig(_Open):
     engine: Engine
-    timeout_minutes: float = Field(default=20, gt=0)
+    timeout_minutes: float = Field(default=20, gt=0, le=MAX_TIMEOUT_MINUTES)
     imports: list[ImportEntry | str] = Field(default_factory=list)
     cli_proxy: bool = True
     tools: Tools = Field(default_factory=Tools)

@@ -11,7 +11,10 @@ are not secrets and stay); and, for values of at least ``DERIVED_MIN_LENGTH`` ch
 encodings (``encoded_forms``): reversed, hex (either case) and base64 (standard and URL-safe,
 at each of the three byte alignments it can have inside a longer base64 text), the hex and
 base64 forms also when wrapped over lines (``base64`` wraps at 76 columns, ``xxd -p`` at 60).
-Redaction is the second line of defence: the first is that the agent cannot read the secret.
+Secrets by shape are masked too, known or not (``security/secret_shapes.py``: tokens with their
+issuer's prefix, such as ``ghp_`` or ``sk-ant-``, and a URL's password), except AWF's
+placeholders; and a shaped secret any environment variable holds is a known secret (its
+encodings masked too). Redaction is the second line of defence: the first is that the agent cannot read the secret.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from aw_action.ai.credentials import is_awf_placeholder, is_credential_name
+from aw_action.security.secret_shapes import mask_shapes, shaped_secrets
 
 MASK = "***"
 MIN_SECRET_LENGTH = 6
@@ -58,6 +62,7 @@ def _gh_aw_otlp_headers(raw: str) -> list[str]:
 def secrets_from_env(env: Mapping[str, str]) -> list[str]:
     found: list[str] = _gh_aw_otlp_headers(env.get(GH_AW_OTLP_ENDPOINTS, ""))
     for name, value in env.items():
+        found.extend(s for s in shaped_secrets(value or "") if not is_awf_placeholder(s))
         if not value or not is_secret_name(name) or _NOT_A_SECRET.match(value.strip()) or is_awf_placeholder(value):
             continue
         found.append(value)
@@ -135,9 +140,11 @@ class Redactor:
         return frozenset(self._secrets)
 
     def text(self, value: str) -> str:
-        if self._pattern is None or not value:
+        if not value:
             return value
-        return self._pattern.sub(MASK, value)
+        if self._pattern is not None:
+            value = self._pattern.sub(MASK, value)
+        return mask_shapes(value, MASK, keep=is_awf_placeholder)
 
     def obj(self, value: Any) -> Any:
         """Redact every string inside a JSON-like value (dict keys included)."""

@@ -34,6 +34,19 @@ def _open(path: str) -> int:
     return os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
 
 
+def unopenable(path: str) -> str | None:
+    """Why the harness cannot open ``path`` as a regular file without following a link, or
+    ``None`` when it can."""
+    try:
+        fd = _open(path)
+    except OSError as exc:
+        return f"{exc.strerror or exc} (a symbolic link is not followed)"
+    try:
+        return None if stat.S_ISREG(os.fstat(fd).st_mode) else "not a regular file"
+    finally:
+        os.close(fd)
+
+
 def withhold(paths: Iterable[str]) -> tuple[list[WithheldFile], list[str]]:
     """Make each file the harness's own with mode ``0600``. Returns what was withheld and, for
     each path that was not, why (one line each)."""

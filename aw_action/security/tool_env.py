@@ -1,28 +1,42 @@
-"""The environment the agent's tools get: the run's, minus every credential it does not need.
+"""The environment the agent's tools get: an allow-list, the one table of what it may hold.
 
-Dropped, whatever the config says:
-- every variable of the credential table (``ai/credentials.py``: provider keys, other engines'
-  keys, the GitHub tokens);
-- the Actions runtime: ``ACTIONS_RUNTIME_TOKEN``/``_URL``, ``ACTIONS_RESULTS_URL``,
-  ``ACTIONS_CACHE_URL``, ``ACTIONS_ID_TOKEN_REQUEST_TOKEN``/``_URL`` (artifact, cache and OIDC
-  credentials are the action's), every ``ACTIONS_*`` variable and every ``INPUT_*`` variable
-  (action inputs hold the key inputs);
-- OpenTelemetry exporter headers (``OTEL_EXPORTER_OTLP*_HEADERS``);
-- any variable whose name says it holds a credential (``*TOKEN``, ``*API_KEY``, ``*SECRET*``,
-  ``*PASSWORD*``, ...: ``ai/credentials.is_credential_name``), and any variable whose value
-  contains a configured secret (a key copied into ``MY_SETTING`` is still a key).
+Like codex's ``shell_environment_policy`` with ``inherit = "core"``, a variable reaches the tools
+only when it is one of:
 
-Kept only when GitHub access is granted (``github_access``): the credential table's GitHub tokens
-(``GITHUB_TOKEN`` and ``GH_TOKEN``), so the agent's ``gh`` and ``git`` can authenticate. The
-summary should say when it was granted.
+- the core set (``CORE``, ``CORE_PREFIXES``): the shell's basics (``PATH``, ``HOME``, ``LANG``
+  and ``LC_*``, ``TERM``, ``USER``, ``TMPDIR``, ``TZ``, ...), ``CI``, the runner's facts
+  (``RUNNER_OS``/``_ARCH``/...), GitHub's non-secret ``GITHUB_*`` facts (the runner's own list:
+  ``GITHUB_REPOSITORY``, ``GITHUB_SHA``, ``GITHUB_WORKSPACE``, the file commands' paths, ...; never
+  ``GITHUB_TOKEN``), ``gh``'s repository and host (``GH_REPO``, ``GH_HOST``), the network's proxy
+  and CA-bundle settings, gh-aw's facts for the agent;
+- what toolchain setup steps export (``TOOLCHAIN``, ``TOOLCHAIN_PATTERN``: ``JAVA_HOME*``,
+  ``GOROOT``, ``pythonLocation``, ``Python*_ROOT_DIR``, ``PKG_CONFIG_PATH``, ``DOTNET_ROOT``,
+  ``CARGO_HOME``, ``RUSTUP_HOME``, ``VIRTUAL_ENV``, ...);
+- granted by name by the config (``tools.pass-env``, the action's ``pass-env`` input, and the
+  names ``tools.bash-variables`` lets a command spell): passed as they are;
+- ``GITHUB_TOKEN``/``GH_TOKEN`` when GitHub access is granted (``github_access``).
+
+A core or toolchain variable whose value holds a known secret or a secret by shape
+(``secret_shapes.py``: a ``ghp_`` token, a URL with a password) is withheld all the same. Never
+passed, whatever the config grants (``refused_grant``): the action's inputs (``INPUT_*``), the
+Actions runtime (``ACTIONS_*``: artifact, cache and OIDC credentials), the harness's own
+(``AW_*``), the image's settings for the harness's Python (``HARNESS_OWN``: ``PYTHONSAFEPATH``
+would keep a repository's ``python3 test_app.py`` from importing its neighbour ``app.py``), the
+credential table's variables and every name that says it holds a credential (those need
+``tools.github`` or nothing).
+
+``credential_free`` is the older, wider rule (everything but credentials), for the harness's own
+children that are not the agent's tools and for wiping the process's initial environment.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from aw_action.ai.credentials import github_access_variables, is_credential_name
+from aw_action.security.secret_shapes import shaped_secrets
 
 GITHUB_TOKEN_VARS = github_access_variables()
 RUNTIME_CREDENTIALS = ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
@@ -36,6 +50,54 @@ RUNTIME_VARS = frozenset(
         "ACTIONS_ID_TOKEN_REQUEST_URL",
     }
 )
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+CORE = frozenset(
+    {
+        *_words("PATH HOME LANG LANGUAGE TERM COLORTERM USER LOGNAME SHELL TMPDIR TMP TEMP TZ PWD CI"),
+        *_words("RUNNER_OS RUNNER_ARCH RUNNER_NAME RUNNER_ENVIRONMENT RUNNER_TEMP RUNNER_TOOL_CACHE"),
+        *_words("RUNNER_WORKSPACE RUNNER_DEBUG GITHUB_ACTIONS"),
+        # the runner's GITHUB_* facts (actions/runner GitHubContext.cs), GITHUB_TOKEN never among them
+        *_words("GITHUB_ACTION GITHUB_ACTION_PATH GITHUB_ACTION_REF GITHUB_ACTION_REPOSITORY GITHUB_ACTOR"),
+        *_words("GITHUB_ACTOR_ID GITHUB_API_URL GITHUB_BASE_REF GITHUB_ENV GITHUB_EVENT_NAME GITHUB_EVENT_PATH"),
+        *_words("GITHUB_GRAPHQL_URL GITHUB_HEAD_REF GITHUB_JOB GITHUB_OUTPUT GITHUB_PATH GITHUB_REF"),
+        *_words("GITHUB_REF_NAME GITHUB_REF_PROTECTED GITHUB_REF_TYPE GITHUB_REPOSITORY GITHUB_REPOSITORY_ID"),
+        *_words("GITHUB_REPOSITORY_OWNER GITHUB_REPOSITORY_OWNER_ID GITHUB_RETENTION_DAYS GITHUB_RUN_ATTEMPT"),
+        *_words("GITHUB_RUN_ID GITHUB_RUN_NUMBER GITHUB_SERVER_URL GITHUB_SHA GITHUB_STATE GITHUB_STEP_SUMMARY"),
+        *_words("GITHUB_TRIGGERING_ACTOR GITHUB_WORKFLOW GITHUB_WORKFLOW_REF GITHUB_WORKFLOW_SHA"),
+        *_words("GITHUB_WORKSPACE GITHUB_AW GH_AW_PHASE GH_AW_VERSION GH_AW_SAFE_OUTPUTS"),
+        # the tools' own settings that name no secret: gh's repository and host, colours
+        *_words("GH_REPO GH_HOST GH_PROMPT_DISABLED GH_NO_UPDATE_NOTIFIER NO_COLOR FORCE_COLOR"),
+        # the network: proxies (AWF's included) and CA bundles
+        *_words("HTTP_PROXY HTTPS_PROXY NO_PROXY ALL_PROXY http_proxy https_proxy no_proxy all_proxy"),
+        *_words("SSL_CERT_FILE SSL_CERT_DIR NODE_EXTRA_CA_CERTS REQUESTS_CA_BUNDLE CURL_CA_BUNDLE"),
+    }
+)
+"""The core set every run's tools get (``CORE_PREFIXES`` too)."""
+CORE_PREFIXES = ("LC_",)
+TOOLCHAIN = frozenset(
+    {
+        *_words("GOROOT GOPATH GOBIN GOTOOLCHAIN GOFLAGS pythonLocation PKG_CONFIG_PATH LD_LIBRARY_PATH"),
+        *_words("DOTNET_ROOT DOTNET_INSTALL_DIR DOTNET_NOLOGO DOTNET_CLI_TELEMETRY_OPTOUT CARGO_HOME RUSTUP_HOME"),
+        *_words("RUSTUP_TOOLCHAIN VIRTUAL_ENV CONDA CONDA_PREFIX ANDROID_HOME ANDROID_SDK_ROOT ANDROID_NDK_HOME"),
+        *_words("ANDROID_NDK_ROOT GRADLE_HOME GRADLE_USER_HOME M2_HOME MAVEN_HOME MAVEN_OPTS NVM_DIR PNPM_HOME"),
+        *_words("BUN_INSTALL DENO_INSTALL DENO_DIR GEM_HOME GEM_PATH BUNDLE_PATH RBENV_ROOT PYENV_ROOT"),
+        *_words("PIPX_HOME PIPX_BIN_DIR POETRY_HOME UV_PYTHON_INSTALL_DIR COMPOSER_HOME SWIFT_PATH FLUTTER_ROOT"),
+        *_words("CHROME_BIN CHROMEWEBDRIVER GECKOWEBDRIVER EDGEWEBDRIVER SELENIUM_JAR_PATH VCPKG_ROOT"),
+    }
+)
+"""What toolchain setup steps export (setup-java, setup-go, setup-python, setup-dotnet, rustup, ...)."""
+TOOLCHAIN_PATTERN = re.compile(r"^(JAVA_HOME(_\w+)?|Python\d*_ROOT_DIR|GOROOT_\w+|ANT_HOME|ANDROID_NDK_\w+)$")
+HARNESS_OWN = frozenset(
+    _words("PYTHONSAFEPATH PYTHONDONTWRITEBYTECODE PYTHONUNBUFFERED PIP_NO_CACHE_DIR PIP_DISABLE_PIP_VERSION_CHECK")
+)
+"""The image's settings for the harness's own Python: never the agent's."""
+NEVER_PREFIXES = ("INPUT_", "ACTIONS_", "AW_")
+"""The action's inputs, the Actions runtime and the harness's own variables: never the agent's."""
 MIN_VALUE_MATCH = 8
 """Secrets shorter than this are not looked for inside other variables' values."""
 
@@ -65,20 +127,63 @@ def github_access(tools_github: object) -> GithubAccess:
 
 
 def is_withheld_name(name: str) -> bool:
+    """A name the tools never get unless granted GitHub access (its tokens only): the action's
+    inputs, the Actions runtime, every credential."""
     upper = name.upper()
     return upper.startswith(("INPUT_", "ACTIONS_")) or name in RUNTIME_VARS or is_credential_name(name)
 
 
-def tool_environment(env: Mapping[str, str], *, github: GithubAccess, secrets: Iterable[str] = ()) -> dict[str, str]:
-    """``env`` without what the module docstring lists; ``secrets`` are the run's known secret
-    values (the redactor's), looked for inside every kept value."""
-    probes = [s for s in {s.strip() for s in secrets} if len(s) >= MIN_VALUE_MATCH]
-    out: dict[str, str] = {}
-    for name, value in env.items():
-        granted = github.granted and name in GITHUB_TOKEN_VARS
-        if not granted and is_withheld_name(name):
-            continue
-        if not granted and any(p in value for p in probes):
-            continue
-        out[name] = value
-    return out
+def is_core(name: str) -> bool:
+    """In the core set or exported by a toolchain setup step."""
+    return name in CORE or name in TOOLCHAIN or name.startswith(CORE_PREFIXES) or bool(TOOLCHAIN_PATTERN.match(name))
+
+
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def refused_grant(name: str) -> str | None:
+    """Why the config may not grant ``name`` to the tools, or ``None`` when it may."""
+    if not NAME.match(name):
+        return "not a variable name"
+    if name.upper().startswith(NEVER_PREFIXES) or name in HARNESS_OWN or name in RUNTIME_VARS:
+        return "the harness's and the runner's own variables never reach the tools"
+    if name in GITHUB_TOKEN_VARS:
+        return "GitHub's token reaches the tools only through tools.github"
+    if is_credential_name(name):
+        return "a credential of the harness's (its name says so) never reaches the tools"
+    return None
+
+
+def _probes(secrets: Iterable[str]) -> list[str]:
+    return [s for s in {s.strip() for s in secrets} if len(s) >= MIN_VALUE_MATCH]
+
+
+def _holds_secret(value: str, probes: list[str]) -> bool:
+    return any(p in value for p in probes) or bool(shaped_secrets(value))
+
+
+def tool_environment(
+    env: Mapping[str, str], *, github: GithubAccess, secrets: Iterable[str] = (), grant: Iterable[str] = ()
+) -> dict[str, str]:
+    """The tools' environment from ``env`` (see the module docstring): the core and toolchain
+    variables whose values hold no secret (``secrets`` are the run's known secret values, the
+    redactor's), the names ``grant`` names (each passed ``refused_grant`` when the config was
+    read; checked again here) unless one holds a known secret, and GitHub's tokens when ``github`` is granted."""
+    probes = _probes(secrets)
+    granted = {name for name in grant if refused_grant(name) is None}
+
+    def passes(name: str, value: str) -> bool:
+        if name in GITHUB_TOKEN_VARS:
+            return github.granted
+        if name in granted:
+            return not any(p in value for p in probes)
+        return is_core(name) and not is_withheld_name(name) and not _holds_secret(value, probes)
+
+    return {name: value for name, value in env.items() if passes(name, value)}
+
+
+def credential_free(env: Mapping[str, str], *, secrets: Iterable[str] = ()) -> dict[str, str]:
+    """``env`` without its credentials (by name, by a known secret value, by shape), for the
+    harness's own children that are not the agent's tools, and the initial environment's wipe."""
+    probes = _probes(secrets)
+    return {k: v for k, v in env.items() if not is_withheld_name(k) and not _holds_secret(v, probes)}

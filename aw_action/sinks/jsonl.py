@@ -1,7 +1,9 @@
 """The JSONL event stream on stderr: one JSON object a line, ``event`` and ``ts`` keys.
 
-Every line passes through the redactor. Diagnostics that are not events (the per-turn human
-line, one-line errors) go through ``line`` so that stderr has a single, ordered writer.
+Every line passes through the redactor, then is made inert (``ai/inert_line.py``: a record's
+characters a terminal or the runner would act on as JSON escapes, a human line as ``one_line``).
+Diagnostics that are not events (the per-turn human line, one-line errors) go through ``line`` so
+that stderr has a single, ordered writer.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
+from aw_action.ai.inert_line import inert_json, one_line
 from aw_action.run.redact import Redactor
 from aw_action.timestamps import utc_iso
 
@@ -41,13 +44,15 @@ class JsonlSink:
         rest = {k: v for k, v in fields.items() if k not in ("event", "ts")}
         record: dict[str, Any] = {"event": name, **rest, "ts": utc_iso()}
         record = self._redactor.obj(record)
-        self._write(json.dumps(record, ensure_ascii=False, default=str))
+        self._write(inert_json(json.dumps(record, ensure_ascii=False, default=str)))
         for listener in self.listeners:
             listener(record)
         return record
 
     def line(self, text: str) -> None:
-        self._write(self._redactor.text(text))
+        """One line for people: redacted, then made inert (``one_line``: a caller's foreign text
+        can neither start a line of its own nor act on a terminal or the runner)."""
+        self._write(one_line(self._redactor.text(text)))
 
     def _write(self, text: str) -> None:
         try:

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aw_action.agent.events import AnyMessage
+from aw_action.ai.inert_line import tool_label
 from aw_action.ai.types import AssistantMessage
 from aw_action.run import human
 from aw_action.run.ledger import RequestRecord, TurnRecord
@@ -52,7 +53,7 @@ def tool_counts(tools: Sequence[tuple[str, bool]]) -> str:
     if not tools:
         return "no tool call"
     counts = Counter(name for name, _ in tools)
-    names = ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in counts.items())
+    names = ", ".join(f"{tool_label(name)} ×{n}" if n > 1 else tool_label(name) for name, n in counts.items())
     failed = sum(1 for _, bad in tools if bad)
     return names + (f" ({failed} failed)" if failed else "")
 

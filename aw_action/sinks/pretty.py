@@ -4,7 +4,9 @@
 in ``PrettyStream``: the run's JSONL records become a few words each (a rule per turn, warnings,
 steering and budget notices, retries, the end of the run), and the records people do not need
 (message, request and tool records, which the readable log covers) are left out; every other
-line (the readable log, the per-turn line, ``aw-harness:`` diagnostics) passes unchanged.
+line (the readable log, the per-turn line, ``aw-harness:`` diagnostics) passes as it is, made
+inert (``ai/inert_line.one_line``: a terminal escape sequence or control character that reached
+stderr is shown escaped, never acted on).
 ``--format jsonl`` (and ``auto`` when stderr is not a terminal) keeps the JSONL stream as it is.
 
 Thread-safe: the cancel watchdog may write while the run writes, so lines are assembled and
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TextIO
 
+from aw_action.ai.inert_line import one_line
 from aw_action.sinks.line_stream import LineStream
 from aw_action.sinks.record_text import annotation_for, describe, parse_record
 
@@ -78,11 +81,11 @@ class PrettyStream(LineStream):
     def _line(self, line: str) -> None:
         record = parse_record(line)
         if record is None:
-            self._emit(line)
+            self._emit(one_line(line))
             return
         text = render(record)
         if text is not None:
-            self._emit(text)
+            self._emit(one_line(text))
 
     def _emit(self, line: str) -> None:
         try:

@@ -12,11 +12,13 @@ whatever the model wrote)::
           │ -rw-r--r-- main.py
       … still waiting for the model (40 s)
 
-Contract: model-produced text is cleaned before it is shaped: line separators become new lines,
-control characters (ANSI escapes included) and bidirectional overrides become ``?``, tabs four
-spaces. ``ReadableLog`` caps what one turn and the whole run may write (``TURN_MAX_CHARS``,
-``RUN_MAX_CHARS``) and says once when it stops; heartbeats are never capped (they are small and
-are the point during a long request). Secrets are the writer's business (the JSONL sink redacts).
+Contract: model-produced text is cleaned before it is shaped: line separators become new lines, tabs
+four spaces, and each line is made inert by ``ai/inert_line.one_line`` (control characters, ANSI
+escapes included, bidirectional and invisible characters escaped; a workflow command's prefix
+escaped); a tool name is shown by ``tool_label`` (an invented one quoted and escaped).
+``ReadableLog`` caps what one turn and the whole run may write (``TURN_MAX_CHARS``,
+``RUN_MAX_CHARS``) and says once when it stops; heartbeats are never capped (they are small and are
+the point during a long request). Secrets are the writer's business (the JSONL sink redacts).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
+from aw_action.ai.inert_line import one_line, tool_label
 
 TEXT_MAX_CHARS = 1_500
 CALL_MAX_CHARS = 160
@@ -46,12 +49,18 @@ DONE = "  ← "
 OUTPUT = "      │ "
 
 _SEPARATORS = re.compile(r"\r\n|[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
-_UNSAFE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def clean(text: str) -> str:
-    """``text`` safe to print: one kind of line break, no control or bidi characters."""
-    return _UNSAFE.sub("?", _SEPARATORS.sub("\n", text).replace("\t", "    "))
+    """``text`` safe to print: one kind of line break, each line inert (``one_line``)."""
+    lines = _SEPARATORS.sub("\n", text).replace("\t", "    ").split("\n")
+    return "\n".join(one_line(line) for line in lines)
+
+
+def name_of(name: str) -> str:
+    """A tool name as the log shows it, at most 60 characters."""
+    label = tool_label(name)
+    return label if len(label) <= 60 else label[:59] + "…"
 
 
 def shorten(text: str, limit: int) -> str:
@@ -110,7 +119,7 @@ def _edit_summary(args: Mapping[str, Any]) -> str:
 
 
 def call_line(index: int, name: str, args: Mapping[str, Any]) -> str:
-    return f"{CALL}[{index}] {shorten(name, 60)}: {describe_call(name, args)}"
+    return f"{CALL}[{index}] {name_of(name)}: {describe_call(name, args)}"
 
 
 _STATUS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -143,7 +152,7 @@ def result_lines(index: int, name: str, text: str, is_error: bool, duration_ms: 
     how = failure_of(text)[0] if is_error else ""
     status = ("failed" + (f" ({how})" if how else "")) if is_error else "ok"
     count = f"{len(lines):,} line{'s' if len(lines) != 1 else ''}" if lines else "no output"
-    out = [f"{DONE}[{index}] {shorten(name, 60)}: {status}, {duration_ms:,} ms, {count}"]
+    out = [f"{DONE}[{index}] {name_of(name)}: {status}, {duration_ms:,} ms, {count}"]
     if len(lines) > HEAD_LINES + TAIL_LINES + 1:
         hidden = len(lines) - HEAD_LINES - TAIL_LINES
         lines = [*lines[:HEAD_LINES], f"… {hidden:,} lines not shown …", *lines[-TAIL_LINES:]]

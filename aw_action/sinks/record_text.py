@@ -1,11 +1,13 @@
-"""The run's JSONL records in words: which records deserve a warning, and how one reads as a
-line. Shared by the action's step log (``github/turns.py``: annotations) and the CLI's pretty
-mode (``sinks/pretty.py``)."""
+"""The run's JSONL records in words: which records deserve a warning, and how one reads as a line (each
+made inert: ``ai/inert_line.one_line``). Shared by the action's step log (``github/turns.py``:
+annotations) and the CLI's pretty mode (``sinks/pretty.py``)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from aw_action.ai.inert_line import one_line, tool_label
 
 _NOT_DETAILS = frozenset({"event", "ts", "message"})
 
@@ -33,7 +35,8 @@ def annotation_for(record: dict[str, Any]) -> tuple[str, str] | None:
     if event == "steering" or event.endswith("_steering"):
         kind, threshold = record.get("type", "resource"), record.get("threshold")
         at = f" at {threshold}%" if threshold is not None else ""
-        return "aw-harness: steering", f"{kind} steering notice{at} sent to the agent: {record.get('message') or ''}"
+        told = one_line(f"{kind} steering notice{at} sent to the agent: {record.get('message') or ''}")
+        return "aw-harness: steering", told
     if event in ("warning", "degraded"):
         return f"aw-harness: {event}", describe(record)
     return None
@@ -52,11 +55,11 @@ def _figure(value: Any) -> str:
 def describe(record: dict[str, Any]) -> str:
     """The record's ``message``, then its scalar fields as ``key=value``."""
     details = ", ".join(
-        f"{key}={value}"
+        f"{key}={tool_label(value) if key == 'tool_name' and isinstance(value, str) else value}"
         for key, value in record.items()
         if key not in _NOT_DETAILS and isinstance(value, str | int | float | bool)
     )
     message = str(record.get("message") or "")
     if message and details:
-        return f"{message} ({details})"
-    return message or details or str(record["event"])
+        return one_line(f"{message} ({details})")
+    return one_line(message or details or str(record["event"]))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from aw_action.ai.types import AssistantMessage
 
@@ -57,7 +57,18 @@ def varying(workspace: str, output_dir: str, tmpdir: str | None, session_id: str
 
 
 class _Line(BaseModel):
+    """A recorded line's fields: a text field never holds a NUL byte (no path, id or name can,
+    and a recording that says otherwise was crafted: refused naming the field)."""
+
     model_config = ConfigDict(extra="ignore", protected_namespaces=())
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        texts = value.values() if isinstance(value, dict) else [value]
+        if any(isinstance(text, str) and "\0" in text for text in texts):
+            raise ValueError("holds a NUL byte")
+        return value
 
 
 class RecordedModel(_Line):

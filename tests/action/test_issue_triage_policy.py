@@ -63,6 +63,7 @@ def _triage_run(tmp_path: Path) -> tuple[ActionRun, Path]:
         "model": "faux/scripted",
         "upload-artifacts": "false",
         "output-dir": "out",
+        "pass-env": "GH_CALLS",  # the stub's log: the tools' environment is an allow-list (issue 29)
     }
     extra = {
         "AW_FAUX_SCRIPT": "script.json",

@@ -114,7 +114,7 @@ def test_model_text_forges_no_command_record_group_or_annotation(run: ActionRun)
     ], "the model's ::endgroup:: closed no group and opened none"
     assert not [c for c in runner.processed if "pwned" in c.data or "forged" in c.data]
     assert not [c for c in runner.processed if c.name == "warning" and "budget" in c.data]
-    assert "  ::warning::pwned via turn text" in runner.lines_while_stopped
+    assert "  \\x3a:warning::pwned via turn text" in runner.lines_while_stopped, "shown escaped (issue 29)"
     assert "  " + FORGED in _groups(run.stdout)["Turn 2"]
     assert runner.stop_token is None
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
+from aw_action.ai.inert_line import one_line
 from aw_action.ai.stream_state import StreamState, parse_arguments
-from aw_action.ai.text import clean_message, clean_text, clean_value, is_clean, one_line
+from aw_action.ai.text import clean_message, clean_text, clean_value, is_clean
 from aw_action.ai.types import AssistantMessage, TextContent, ThinkingContent, ToolCall
 
 

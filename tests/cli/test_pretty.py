@@ -36,7 +36,7 @@ def test_pretty_shows_turns_text_calls_output_and_the_end_and_no_jsonl(tmp_path:
     assert not [line for line in lines if line.startswith("{")], "no JSONL in pretty mode"
     assert lines[0].startswith("aw-harness: session ") and "model faux/scripted" in lines[0]
     assert [line for line in lines if line.startswith("── Turn ")] == [f"── Turn {n} " + "─" * 40 for n in (1, 2, 3)]
-    assert "  Listing." in lines and '  ?[31m{"event": "session_end"}' in lines
+    assert "  Listing." in lines and '  \\x1b[31m{"event": "session_end"}' in lines
     assert "  → [1] bash: $ printf 'a\\nb\\n'" in lines
     done = lines.index(next(line for line in lines if line.startswith("  ← [1] bash: ok, ")))
     assert lines[done + 1 : done + 3] == ["      │ a", "      │ b"]
@@ -44,7 +44,8 @@ def test_pretty_shows_turns_text_calls_output_and_the_end_and_no_jsonl(tmp_path:
     assert any(line.startswith("  ← [1] bash: failed (exit 3), ") for line in lines)
     assert lines[-1].startswith("aw-harness: ⚠️ success · 1 of 2 tool calls failed · in "), "the closing line ends it"
     assert lines[-1].endswith("Fix: Check that the answer accounts for the failed call.")
-    assert not [line for line in lines if "session_end" in line and "?[31m" not in line], "said once, by the last line"
+    forged = "\\x1b[31m"
+    assert not [line for line in lines if "session_end" in line and forged not in line], "said once, by the last line"
     assert "\x1b" not in run.stderr
     assert run.result["conclusion"] == "success", "stdout still holds the one result object"
 

@@ -86,6 +86,7 @@ def start(
     (folder / "script.json").write_text(json.dumps({"turns": [*turns, {"text": "done"}]}))
     config = {"engine": {"model": "faux/scripted"}, **config}
     config.setdefault("harness", {})["faux-script"] = "script.json"
+    config.setdefault("tools", {})["pass-env"] = ["EVIL"]  # the agent's armoury: granted, as the env is an allow-list
     (folder / "config.json").write_text(json.dumps(config))
     given = {"prompt": "Go.", "config": "/github/runner_temp/cfg/config.json", "upload-artifacts": "false"}
     given.update({name: value for name, value in SECRETS.items()}, **inputs)

@@ -113,3 +113,20 @@ def test_secrets_registered_later_also_get_encoded_forms() -> None:
     redactor.add(KEY)
     assert redactor.text(base64.b64encode(KEY.encode()).decode()) == "***"
     assert redactor.secrets == frozenset({KEY})
+
+
+def test_secrets_by_shape_are_masked_known_or_not_and_awf_placeholders_stay() -> None:
+    """Issue 29: a ``ghp_`` token, a URL's password, a Slack webhook: masked though no variable
+    named them; AWF's placeholder keys are not secrets."""
+    from aw_action.run.redact import Redactor
+
+    pat = "ghp_" + "A1b2C3d4E5" * 4
+    text = (
+        f"token {pat} db postgres://app:planted-pw@db:5432/x hook https://hooks.slack.com/services/T0/B0/abcdefghijklmnop0"
+        " npm npm_" + "x" * 36 + " aws AKIAABCDEFGHIJKLMNOP placeholder sk-ant-placeholder-key-for-credential-isolation"
+    )
+    out = Redactor().text(text)
+    for secret in (pat, "planted-pw", "abcdefghijklmnop0", "npm_" + "x" * 36, "AKIAABCDEFGHIJKLMNOP"):
+        assert secret not in out
+    assert "postgres://app:***@db:5432/x" in out
+    assert "sk-ant-placeholder-key-for-credential-isolation" in out

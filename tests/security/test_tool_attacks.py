@@ -172,4 +172,4 @@ def test_the_attacks_were_really_refused_not_just_empty(attack: dict[str, object
 def test_records_stay_intact_and_the_tool_env_holds_no_credential(attack: dict[str, object]) -> None:
     assert attack["tamper"] == []
     kept = set(attack["env"]) - {"LC_CTYPE"}  # type: ignore[arg-type]  # Python's C-locale coercion adds it
-    assert kept == {"PATH", "PYTHONPATH", "HOME", "USER", "LOGNAME", "AW_OUTPUT_DIR"}
+    assert kept == {"PATH", "HOME", "USER", "LOGNAME", "AW_OUTPUT_DIR"}  # PYTHONPATH is the harness's (issue 29)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aw_action.security.tool_env import GithubAccess, github_access, tool_environment
+from aw_action.security.tool_env import GithubAccess, github_access, refused_grant, tool_environment
 
 # What the entrypoint sees on a runner (../shared/notes/actions-runtime.md §2), plus the keys
 # and a secret copied into an innocent-looking variable.
@@ -47,10 +47,9 @@ KEPT = {
     "GITHUB_EVENT_PATH",
     "GITHUB_API_URL",
     "RUNNER_TEMP",
-    "AW_OUTPUT_DIR",
-    "OTEL_EXPORTER_OTLP_ENDPOINT",
-    "MAX_TOKENS",
 }
+"""The core set's: the harness's own (``AW_OUTPUT_DIR``), OTel's endpoint and ``MAX_TOKENS`` are
+not the agent's (issue 29: the environment is an allow-list)."""
 
 
 def test_without_github_access_tools_get_no_credential_at_all() -> None:
@@ -72,9 +71,12 @@ def test_with_github_access_only_the_github_token_is_added() -> None:
 
 def test_a_secret_copied_into_any_variable_is_withheld() -> None:
     env = tool_environment(
-        {"A": "x", "B": "has hunter2hunter2 inside"}, github=GithubAccess(False, ""), secrets=["hunter2hunter2"]
+        {"LANG": "x", "TERM": "has hunter2hunter2 inside", "MINE": "has hunter2hunter2 too"},
+        github=GithubAccess(False, ""),
+        secrets=["hunter2hunter2"],
+        grant=["MINE"],
     )
-    assert env == {"A": "x"}
+    assert env == {"LANG": "x"}
 
 
 def test_short_secrets_are_not_searched_inside_values() -> None:
@@ -89,3 +91,63 @@ def test_github_access_is_opt_in_and_says_why() -> None:
     granted = github_access({"toolsets": ["repos", "issues"]})
     assert granted.granted and "toolsets: repos, issues" in granted.reason
     assert github_access(True).granted
+
+
+# -- issue 29: the allow-list ---------------------------------------------------------------
+LEAKY = {
+    "GH_PAT": "ghp_" + "A1b2C3d4E5" * 4,
+    "NPM_CONFIG__AUTH": "bnBtOnBsYW50ZWQtbnBtLWF1dGg=",
+    "OPENAI_ADMIN_KEY": "sk-admin-planted0123456789abcdef",
+    "DATABASE_URL": "postgres://app:planted-db-pw@db.internal:5432/app",
+    "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T000/B000/plantedslackwebhook00",
+    "PYTHONSAFEPATH": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "AW_OUTPUT_DIR": "/tmp/gh-aw",
+    "INPUT_MODEL": "faux",
+    "ACTIONS_CACHE_MODE": "read-write",
+}
+TOOLCHAIN = {
+    "JAVA_HOME": "/opt/java/21",
+    "JAVA_HOME_17_X64": "/opt/java/17",
+    "GOROOT": "/opt/go",
+    "pythonLocation": "/opt/py/3.12",
+    "Python3_ROOT_DIR": "/opt/py/3.12",
+    "PKG_CONFIG_PATH": "/opt/py/3.12/lib/pkgconfig",
+    "DOTNET_ROOT": "/opt/dotnet",
+    "CARGO_HOME": "/opt/cargo",
+    "RUSTUP_HOME": "/opt/rustup",
+    "VIRTUAL_ENV": "/github/workspace/.venv",
+    "LC_ALL": "C.UTF-8",
+}
+
+
+def test_the_runners_leaky_variables_and_the_harnesss_own_never_reach_the_tools() -> None:
+    env = tool_environment({**RUNNER_ENV, **LEAKY}, github=github_access(None), secrets=SECRETS)
+    assert set(env) == KEPT
+    assert not set(LEAKY) & set(env)
+
+
+def test_toolchain_variables_reach_the_tools() -> None:
+    env = tool_environment({**RUNNER_ENV, **TOOLCHAIN}, github=github_access(None), secrets=SECRETS)
+    assert set(env) == KEPT | set(TOOLCHAIN)
+
+
+def test_a_granted_variable_reaches_the_tools_and_a_core_one_holding_a_token_does_not() -> None:
+    env = tool_environment(
+        {"PATH": "/bin", "MY_FLAG": "on", "OTHER": "x", "HTTPS_PROXY": "http://u:pw-planted@proxy:3128"},
+        github=github_access(None),
+        grant=["MY_FLAG"],
+    )
+    assert env == {"PATH": "/bin", "MY_FLAG": "on"}
+
+
+def test_the_harnesss_and_the_runners_own_cannot_be_granted() -> None:
+    env = tool_environment(
+        {"PYTHONSAFEPATH": "1", "AW_OUTPUT_DIR": "/o", "ACTIONS_RUNTIME_TOKEN": "t", "GITHUB_TOKEN": "ghs_x"},
+        github=github_access(None),
+        grant=["PYTHONSAFEPATH", "AW_OUTPUT_DIR", "ACTIONS_RUNTIME_TOKEN", "GITHUB_TOKEN"],
+    )
+    assert env == {}
+    for name in ("PYTHONSAFEPATH", "AW_X", "INPUT_MODEL", "ACTIONS_X", "GITHUB_TOKEN", "ANTHROPIC_API_KEY", "A-B"):
+        assert refused_grant(name), name
+    assert refused_grant("MY_FLAG") is None

@@ -44,7 +44,8 @@ def test_no_model_text_can_read_as_a_record_a_diagnostic_or_a_control_sequence(t
 
 def test_clean_keeps_text_and_neutralises_controls() -> None:
     assert clean("tab\there\r\nnext\x85last") == "tab    here\nnext\nlast"
-    assert clean("\x1b[31mred") == "?[31mred"
+    assert clean("\x1b[31mred") == "\\x1b[31mred"  # escaped, as every human line does (issue 29)
+    assert clean("::error::x\n  ::warning::y ##[error]z") == "\\x3a:error::x\n  \\x3a:warning::y #\\x23[error]z"
     assert clean("naïve – ünïcödé ✓") == "naïve – ünïcödé ✓"
 
 
