@@ -92,10 +92,6 @@ def main(argv: list[str]) -> int:
         inputs = ActionInputs.from_env()
         if inputs.mode == "apply":
             return run_apply_mode(inputs, env, log, Path.cwd())
-        event = TriggerEvent.from_env(env)
-        decision = trigger_decision(inputs, event, env)  # a replay trusts what a live run trusts, no more
-        if not decision.allowed:
-            return _skipped(decision, inputs, event, env, log)
         if inputs.mode == "report":
             from aw_action.report.action_mode import run_report_mode  # only a report pays for it
 
