@@ -36,12 +36,19 @@ MAX_RUNS = 100_000
 """A ``continues.runs`` above this is not a count a conversation reaches: read as unknown."""
 
 
-def read_continuation(path: Path, source: str) -> Continuation:
-    """The conversation recorded at ``path``; ``source`` names the input in every refusal."""
+def read_continuation(path: Path, source: str, run_id: str | None = None) -> Continuation:
+    """The conversation recorded at ``path``; ``source`` names the input in every refusal.
+    ``run_id``: the run that uploaded the artifact (the action's ``continue-from-run``), which its
+    records must name (an artifact one run re-uploads of another's is not that run's)."""
     try:
-        return _read(path, source)
+        found = _read(path, source)
     except RecordingError as exc:
         raise RecordingError(f"{source}: {exc}") from None
+    recorded = found.run.get("run_id")
+    if run_id is not None and recorded != run_id:
+        said = f"run {recorded}" if recorded else "no run"
+        raise RecordingError(f"{source}: {found.where}: its records name {said}, not run {run_id}, which uploaded it")
+    return found
 
 
 def _read(path: Path, source: str) -> Continuation:
