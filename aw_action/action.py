@@ -246,7 +246,8 @@ def _continuation(request: ContinueRequest) -> Continuation:
     """The earlier run's conversation (its reader imported only when a run continues one)."""
     from aw_action.replay.continuation import read_continuation
 
-    return read_continuation(request.path, "continue-from", request.run_id)
+    vouched = request.run_id if request.untrusted is None else None  # waived: its run proves nothing
+    return read_continuation(request.path, "continue-from", vouched)
 
 
 def _session_file(harness: Harness, plan: RunPlan, env: dict[str, str], result: RunResult) -> str:
