@@ -19,6 +19,7 @@ import pytest
 from aw_action.github.archive import zip_directory
 from tests.conftest import CliRun, base_env, run_cli, write_run_files
 from tests.replay.rig import KEY, PROMPT, SDKS, Recorded, lines, make_workspace, record, record_faux
+from tests.servers import anthropic as ant
 from tests.servers.wire import WireServer
 
 NEXT = "Now add a third line to a.txt."
@@ -179,3 +180,34 @@ def test_the_budget_gate_counts_the_re_sent_history(tmp_path: Path) -> None:
     assert done.run.returncode == 1 and done.requests == [], "the first request would exceed the budget: not sent"
     assert done.run.result["stop_reason"] == "budget_exceeded"
     assert "effective" in done.run.stderr
+
+
+@pytest.fixture(scope="module")
+def thought(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An earlier Sonnet run whose answer carries a reasoning block with its signature."""
+    tmp = tmp_path_factory.mktemp("thought")
+    ws = make_workspace(tmp / "ws")
+    cfg, prompt = write_run_files(tmp, {"engine": {"id": "aw", "model": SONNET.model}}, PROMPT)
+    with WireServer() as server:
+        server.script(ant.stream_reply(text="Nothing to write.", thinking=("Let me think.", "sig-SONNET-ONLY")))
+        env = base_env(tmp, **SONNET.env(server.url), AW_RETRY_MAX_ATTEMPTS="1")
+        run = run_cli(["--config", str(cfg), "--prompt", str(prompt), "--format", "jsonl"], env, cwd=ws)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.output_dir
+
+
+def blocks(done: Continued, kind: str) -> list[dict[str, Any]]:
+    messages = done.requests[0]["messages"]
+    return [b for m in messages if isinstance(m["content"], list) for b in m["content"] if b.get("type") == kind]
+
+
+def test_reasoning_goes_back_only_to_the_model_that_wrote_it(thought: Path, tmp_path: Path) -> None:
+    same = cont(tmp_path, thought)
+    assert same.run.returncode == 0, same.run.stderr[-2000:]
+    assert [b["signature"] for b in blocks(same, "thinking")] == ["sig-SONNET-ONLY"]
+    other = cont(tmp_path, thought, {"engine": {"id": "aw", "model": "haiku"}}, name="haiku")
+    assert other.run.returncode == 0, other.run.stderr[-2000:]
+    assert blocks(other, "thinking") == [] and "sig-SONNET-ONLY" not in json.dumps(other.requests[0])
+    assert "Nothing to write." in json.dumps(other.requests[0]["messages"])
+    [entry] = [e for e in lines(other.run.output_dir / "session.jsonl") if e["type"] == "continued"]
+    assert entry["reasoning_dropped"] == 1
