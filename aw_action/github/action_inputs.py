@@ -109,6 +109,7 @@ class _Inputs(BaseSettings):
     report_path: str | None = _input("report-path")
     continue_from: str | None = _input("continue-from")
     continue_from_run: str | None = _input("continue-from-run")
+    continue_from_artifact: str | None = _input("continue-from-artifact")
     continue_from_untrusted: bool = _input("continue-from-untrusted", False)
     allowed_actor_roles: str | None = _input("allowed-actor-roles")
     allowed_bots: str | None = _input("allowed-bots")

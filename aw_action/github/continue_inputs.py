@@ -13,15 +13,21 @@ comment continues, which a fork must not be able to write for it.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
+from aw_action.github.artifact_fetch import ArtifactFetchError, fetch_artifact
 from aw_action.github.paths import container_path
 from aw_action.github.run_origin import approvals_withheld
+from aw_action.github.trigger_guard import DEFAULT_API_URL
 
 INPUT = "continue-from"
+ARTIFACT_INPUT = "continue-from-artifact"
+MAX_DOWNLOAD = 256 * 1024 * 1024
+"""The largest artifact zip downloaded (a replay reads at most this much of one, inflated)."""
 
 
 @dataclass(frozen=True)
@@ -36,24 +42,46 @@ class ContinueRequest:
 
 
 def continue_request(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> ContinueRequest | None:
-    """The request, or None without ``continue-from``; ``ActionInputError`` naming the input."""
+    """The request, or None without ``continue-from``; ``ActionInputError`` naming the input.
+    With ``continue-from-artifact`` the artifact is downloaded here, after its origin is checked."""
     run = inputs.continue_from_run or None
-    if not inputs.continue_from:
+    named = inputs.continue_from_artifact or None
+    if not inputs.continue_from and named is None:
         if run:
-            raise ActionInputError("continue-from-run", "only used with continue-from")
+            raise ActionInputError("continue-from-run", "only used with continue-from or continue-from-artifact")
         return None
+    given = INPUT if named is None else ARTIFACT_INPUT
+    if inputs.continue_from and named is not None:
+        raise ActionInputError(ARTIFACT_INPUT, "not with continue-from (name the downloaded folder or the artifact)")
     if inputs.workflow:
-        raise ActionInputError(INPUT, "not with workflow (a workflow resumes from its workflow-checkpoint)")
+        raise ActionInputError(given, "not with workflow (a workflow resumes from its workflow-checkpoint)")
     if run is not None and not (run.isascii() and run.isdigit()):
         raise ActionInputError("continue-from-run", f"{run!r} is not a workflow run id (digits)")
     refusal = origin_refusal(run, env, inputs.github_token)
     if refusal is not None and not inputs.continue_from_untrusted:
         raise ActionInputError(
-            INPUT,
+            given,
             f"{refusal}: GitHub does not vouch for this artifact, so its conversation is not continued "
             "(continue-from-untrusted: true continues it anyway)",
         )
-    return ContinueRequest(container_path(inputs.continue_from, env, workspace), run, refusal)
+    if named is None:
+        return ContinueRequest(container_path(str(inputs.continue_from), env, workspace), run, refusal)
+    return ContinueRequest(_fetched(named, run, inputs.github_token, env), run, refusal)
+
+
+def _fetched(name: str, run: str | None, token: str | None, env: Mapping[str, str]) -> Path:
+    """``continue-from-artifact`` downloaded from run ``continue-from-run`` into a new folder."""
+    token = token or env.get("GITHUB_TOKEN", "")
+    repository = env.get("GITHUB_REPOSITORY", "")
+    if run is None or not token or not repository:
+        missing = "continue-from-run" if run is None else "github-token" if not token else "GITHUB_REPOSITORY"
+        raise ActionInputError(ARTIFACT_INPUT, f"needs {missing} to find the artifact")
+    folder = Path(tempfile.mkdtemp(prefix="aw-continue-", dir=env.get("RUNNER_TEMP") or None))
+    api_url = env.get("GITHUB_API_URL") or DEFAULT_API_URL
+    try:
+        return fetch_artifact(api_url, repository, run, name, token, folder / f"{name}.zip", MAX_DOWNLOAD)
+    except ArtifactFetchError as exc:
+        raise ActionInputError(ARTIFACT_INPUT, str(exc)) from None
 
 
 def origin_refusal(run_id: str | None, env: Mapping[str, str], token: str | None) -> str | None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from aw_action.github.archive import zip_directory
 from tests.action.launch import ActionRun, run_action
 from tests.conftest import base_env, run_cli, write_run_files
 from tests.servers import anthropic as ant
@@ -37,9 +38,32 @@ FIRST_ANSWER = "The review: one typo in README."
 NEXT = "Please also check the tests."
 
 
+ZIPS: dict[str, bytes] = {}
+"""Artifact id -> its zip, as blob storage serves it."""
+ARTIFACTS: dict[str, list[dict[str, Any]]] = {
+    "101": [{"id": 9, "name": "aw-review-pr-7", "expired": False}, {"id": 8, "name": "other", "expired": False}],
+    "606": [{"id": 6, "name": "aw-review-pr-7", "expired": True}],
+}
+
+
 def runs_api(request: ReceivedRequest) -> Reply:
-    """GitHub's record of a run, as ``run_origin.read_run_origin`` reads it."""
+    """GitHub's record of a run, as ``run_origin.read_run_origin`` reads it; a run's artifacts and
+    their download (a redirect to blob storage on another host, which must not get the token)."""
     parts = request.path.split("?")[0].strip("/").split("/")
+    host = request.headers.get("host", "")
+    if parts[0] == "blob":
+        if "authorization" in request.headers:
+            return Reply.json_body({"message": "the token went to blob storage"}, status=400)
+        return Reply(200, {"content-type": "application/zip"}, [ZIPS[parts[1]]], chunked=False)
+    if parts[-1] == "zip" and request.headers.get("authorization") == f"Bearer {TOKEN}":
+        port = host.rsplit(":", 1)[-1]
+        return Reply(302, {"location": f"http://localhost:{port}/blob/{parts[-2]}"}, [], chunked=False)
+    if parts[-1] == "artifacts" and parts[-2] in ARTIFACTS:
+        listed = [
+            {**a, "archive_download_url": f"http://{host}/repos/{REPO}/actions/artifacts/{a['id']}/zip"}
+            for a in ARTIFACTS[parts[-2]]
+        ]
+        return Reply.json_body({"total_count": len(listed), "artifacts": listed})
     if request.headers.get("authorization") not in (f"token {TOKEN}", f"Bearer {TOKEN}"):
         return Reply.json_body({"message": "Bad credentials"}, status=401)
     if request.path.startswith("/repos/") and "/actions/runs/" in request.path and parts[-1] in RUNS:
@@ -49,6 +73,7 @@ def runs_api(request: ReceivedRequest) -> Reply:
             "event": run["event"],
             "repository": {"full_name": run["repository"]},
             "head_repository": {"full_name": run["head"]},
+            "artifacts_url": f"http://{host}/repos/{REPO}/actions/runs/{parts[-1]}/artifacts",
         }
         return Reply.json_body(body)
     return Reply.json_body({"message": "Not Found"}, status=404)
@@ -144,3 +169,33 @@ def test_records_of_another_run_than_the_one_that_uploaded_them_are_refused(
     assert run.returncode == 2 and requests == []
     assert "its records name run 101, not run 606" in run.result["error"]
     assert run.result["error"].startswith("continue-from: ")
+
+
+def test_the_action_downloads_the_artifact_by_its_run_and_name(earlier: Path, api: WireServer, tmp_path: Path) -> None:
+    ZIPS["9"] = zip_directory(earlier, tmp_path / "upload.zip").path.read_bytes()
+    run, requests = continued(
+        tmp_path,
+        earlier,
+        api,
+        **{"continue-from": "", "continue-from-artifact": "aw-review-pr-7", "continue-from-run": "101"},
+    )
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert len(requests) == 1 and FIRST_ANSWER in json.dumps(requests[0]["messages"])
+
+
+@pytest.mark.parametrize(
+    ("run_id", "name", "why"),
+    [
+        ("606", "aw-review-pr-7", "has expired"),
+        ("101", "aw-review-pr-8", "has no artifact named 'aw-review-pr-8' (it has: aw-review-pr-7, other)"),
+        ("202", "aw-review-pr-7", "a fork's"),
+    ],
+    ids=["expired", "no-such-name", "a-forks-run"],
+)
+def test_an_artifact_that_cannot_be_had_is_said_so(
+    earlier: Path, api: WireServer, tmp_path: Path, run_id: str, name: str, why: str
+) -> None:
+    inputs = {"continue-from": "", "continue-from-artifact": name, "continue-from-run": run_id}
+    run, requests = continued(tmp_path, earlier, api, **inputs)
+    assert run.returncode == 2 and requests == []
+    assert run.result["error"].startswith("Input 'continue-from-artifact': ") and why in run.result["error"]
