@@ -247,7 +247,10 @@ def _continuation(request: ContinueRequest) -> Continuation:
     from aw_action.replay.continuation import read_continuation
 
     vouched = request.run_id if request.untrusted is None else None  # waived: its run proves nothing
-    return read_continuation(request.path, "continue-from", vouched)
+    try:
+        return read_continuation(request.path, "continue-from", vouched)
+    except InvocationError as exc:  # the fix names the input
+        raise InvocationError(str(exc), Setting("continue-from", "input")) from None
 
 
 def _session_file(harness: Harness, plan: RunPlan, env: dict[str, str], result: RunResult) -> str:

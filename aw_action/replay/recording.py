@@ -62,6 +62,11 @@ def load_recording(path: Path) -> Recording:
     source = read_source(path)
     where = source.where
     header, replies, end = replay_lines(source.files[REPLAY_FILE], f"{where}/{REPLAY_FILE}")
+    if header.continues is not None:
+        raise RecordingError(
+            f"{where}/{REPLAY_FILE}: the run continued an earlier conversation (--continue-from): its history did "
+            "not come from its prompt, so it cannot be replayed; replay the runs it continued"
+        )
     prompt, results = _transcript(source.files[TRANSCRIPT], f"{where}/{TRANSCRIPT}")
     return Recording(str(path), where, header, replies, end, prompt, results)
 

@@ -91,6 +91,12 @@ def test_a_run_continues_from_the_earlier_runs_folder(first: Recorded, tmp_path:
     assert next(e for e in entries if e["type"] == "continued")["session_id"] == first_header["session_id"]
 
 
+def test_a_continued_run_is_not_replayed(first: Recorded, tmp_path: Path) -> None:
+    done = cont(tmp_path, first.records)
+    again = run_cli(["replay", str(done.run.output_dir), "--format", "jsonl"], base_env(tmp_path / "next"))
+    assert again.returncode == 2 and "continued an earlier conversation" in again.stderr
+
+
 def test_a_run_continues_from_the_artifact_zip(first: Recorded, tmp_path: Path) -> None:
     archive = zip_directory(first.records, tmp_path / "artifact.zip")
     assert_continues(cont(tmp_path, archive.path), first)
