@@ -131,6 +131,10 @@ def test_the_repositorys_own_run_is_continued(earlier: Path, api: WireServer, tm
     assert first["messages"][-1]["role"] == "user" and NEXT in json.dumps(first["messages"][-1])
     assert len(run.outputs["session-id"]) == 36
     assert "### Continued conversation" in run.summary and "run `101`" in run.summary
+    records = tmp_path / "runner_temp" / "aw-harness" / "aw_session.jsonl"
+    [harness_run] = [json.loads(line) for line in records.read_text().splitlines() if '"harness.run"' in line]
+    continues = json.dumps(harness_run)
+    assert '"runId": "101"' in continues and f'"repository": "{REPO}"' in continues and '"runs": 1' in continues
 
 
 @pytest.mark.parametrize(
