@@ -217,3 +217,18 @@ def test_reasoning_goes_back_only_to_the_model_that_wrote_it(thought: Path, tmp_
     assert "Nothing to write." in json.dumps(other.requests[0]["messages"])
     [entry] = [e for e in lines(other.run.output_dir / "session.jsonl") if e["type"] == "continued"]
     assert entry["reasoning_dropped"] == 1
+
+
+def test_a_run_continues_in_the_earlier_runs_own_output_folder(tmp_path: Path) -> None:
+    """The default output folder is the same for both runs: the earlier records are read before
+    they move aside to ``previous-runs/``."""
+    earlier = record_faux(tmp_path)
+    (tmp_path / "next").mkdir()
+    cfg, prompt = write_run_files(tmp_path / "next", {"engine": {"id": "aw", "model": "faux/scripted"}}, NEXT, [])
+    (tmp_path / "next" / "script.json").write_text(json.dumps({"turns": [{"text": "Went on."}]}))
+    argv = ["--config", str(cfg), "--prompt", str(prompt), "--continue-from", str(earlier.records), "--format", "jsonl"]
+    run = run_cli(argv, base_env(tmp_path), cwd=earlier.workspace)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert (earlier.records / "previous-runs").is_dir()
+    entries = lines(earlier.records / "session.jsonl")
+    assert entries[1]["type"] == "continued" and PROMPT in json.dumps(entries[2])
