@@ -36,7 +36,7 @@ from aw_action.ai.types import Model, UserMessage
 from aw_action.ai.usage import estimate_tokens
 from aw_action.run.config import RunConfig
 from aw_action.run.ledger import UsageLedger
-from aw_action.sinks.markdown import code, table, usd
+from aw_action.sinks.markdown import code, integer, table, usd
 
 SOURCE = "continued"
 """The ``UserMessage.source`` of every user message taken from an earlier run."""
@@ -57,9 +57,12 @@ class Continuation:
     messages: tuple[AnyMessage, ...]
     cost_usd: float | None
     """The continued run's own cost (None: some request's price was unknown)."""
+    tokens: int = 0
+    """The continued run's own tokens (every request's, as its replay record holds them)."""
     earlier_runs: int = 0
     """The runs the continued run itself continued."""
     earlier_cost_usd: float | None = 0.0
+    earlier_tokens: int = 0
 
     @property
     def runs(self) -> int:
@@ -81,6 +84,7 @@ class Continuation:
             "artifact": self.where,
             "runs": self.runs,
             "cost_usd": self.cost_before,
+            "tokens": self.tokens + self.earlier_tokens,
         }
 
 
@@ -112,18 +116,21 @@ def seed(session: AgentSession, continuation: Continuation) -> dict[str, Any]:
 
 
 def section(continuation: Continuation, ledger: UsageLedger) -> str:
-    """The step summary's section: this run's cost beside the earlier runs'."""
+    """The step summary's section: this run's tokens and cost beside the earlier runs'."""
     before, now = continuation.cost_before, ledger.cost_usd
     total = None if before is None or now is None else before + now
+    tokens_before = continuation.tokens + continuation.earlier_tokens
     run = continuation.run
     made_by = f" of run {code(run['run_id'])}" if run.get("run_id") else ""
     rows = [
-        [f"earlier runs ({continuation.runs})", usd(before)],
-        ["this run", usd(now)],
-        ["**all runs**", f"**{usd(total)}**"],
+        [f"earlier runs ({continuation.runs})", integer(tokens_before), usd(before)],
+        ["this run", integer(ledger.totals.total), usd(now)],
+        ["**all runs**", f"**{integer(tokens_before + ledger.totals.total)}**", f"**{usd(total)}**"],
     ]
     return (
         "### Continued conversation\n\n"
         f"This run continues session {code(continuation.session_id)}{made_by} ({continuation.source}).\n\n"
-        + table(["runs", "cost"], rows, "lr", escaped=True)
+        + table(["runs", "tokens", "cost"], rows, "lrr", escaped=True)
+        + "\n\nThe budgets are this run's own: its first request re-sent the earlier conversation, and they "
+        "counted it."
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -63,7 +63,7 @@ def _read(path: Path, source: str) -> Continuation:
     if problem is not None:
         raise RecordingError(f"{name}: not a conversation to continue: {problem}")
     run = header.run.model_dump()
-    earlier_runs, earlier_cost = _earlier(header.continues)
+    earlier_runs, earlier_cost, earlier_tokens = _earlier(header.continues)
     return Continuation(
         source=source,
         where=where,
@@ -71,8 +71,10 @@ def _read(path: Path, source: str) -> Continuation:
         run={key: str(run[key]) for key in ("repository", "run_id", "server_url") if run.get(key)},
         messages=tuple(messages),
         cost_usd=_cost(replies),
+        tokens=sum(reply.message.usage.total for reply in replies),
         earlier_runs=earlier_runs,
         earlier_cost_usd=earlier_cost,
+        earlier_tokens=earlier_tokens,
     )
 
 
@@ -102,13 +104,18 @@ def _cost(replies: list[Reply]) -> float | None:
     return round(sum(cost for cost in costs if cost is not None), 6)
 
 
-def _earlier(continues: dict[str, Any] | None) -> tuple[int, float | None]:
-    """The runs before the recorded one and their cost, as its header says (a value of the wrong
-    type or range: unknown)."""
+def _earlier(continues: dict[str, Any] | None) -> tuple[int, float | None, int]:
+    """The runs before the recorded one, their cost and their tokens, as its header says (a
+    value of the wrong type or range: unknown, or no tokens)."""
     if continues is None:
-        return 0, 0.0
-    runs, cost = continues.get("runs"), continues.get("cost_usd")
-    count = runs if isinstance(runs, int) and not isinstance(runs, bool) and 0 < runs <= MAX_RUNS else 0
+        return 0, 0.0, 0
+    runs, cost, tokens = continues.get("runs"), continues.get("cost_usd"), continues.get("tokens")
+    count = runs if _whole(runs) and 0 < runs <= MAX_RUNS else 0
+    used = tokens if _whole(tokens) and 0 <= tokens < 2**53 else 0
     if isinstance(cost, int | float) and not isinstance(cost, bool) and math.isfinite(cost) and cost >= 0:
-        return count, float(cost)
-    return count, None
+        return count, float(cost), used
+    return count, None, used
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)

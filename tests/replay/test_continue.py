@@ -108,16 +108,18 @@ def test_cost_is_shown_per_run_and_for_all_runs_and_a_chain_adds_up(first: Recor
     assert earlier > 0 and now > 0
     summary = second.summary
     assert "### Continued conversation" in summary
-    assert f"| earlier runs (1) | ${earlier:,.4f} |" in summary
-    assert f"| this run | ${now:,.4f} |" in summary
-    assert f"**${earlier + now:,.4f}**" in summary
+    tokens_before, tokens_now = first.run.result["tokens"]["total"], second.run.result["tokens"]["total"]
+    assert f"| earlier runs (1) | {tokens_before:,} | ${earlier:,.4f} |" in summary
+    assert f"| this run | {tokens_now:,} | ${now:,.4f} |" in summary
+    assert f"| **all runs** | **{tokens_before + tokens_now:,}** | **${earlier + now:,.4f}** |" in summary
     third = cont(tmp_path, second.run.output_dir, name="third")
     assert third.run.returncode == 0, third.run.stderr[-3000:]
     messages = json.dumps(third.requests[0]["messages"])
     assert PROMPT in messages and NEXT in messages and ANSWER in messages, "the whole chain is re-sent"
-    assert f"| earlier runs (2) | ${earlier + now:,.4f} |" in third.summary
+    assert f"| earlier runs (2) | {tokens_before + tokens_now:,} | ${earlier + now:,.4f} |" in third.summary
     header = lines(third.run.output_dir / "replay.jsonl")[0]
     assert header["continues"]["runs"] == 2 and header["continues"]["cost_usd"] == pytest.approx(earlier + now)
+    assert header["continues"]["tokens"] == tokens_before + tokens_now
 
 
 def test_a_tampered_artifact_is_refused_naming_the_option(first: Recorded, tmp_path: Path) -> None:
