@@ -44,6 +44,7 @@ from aw_action.github import credential_help
 from aw_action.github.action_help import action_help
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, raw_input, secret_values
 from aw_action.github.action_manifest import ManifestError, action_inputs, unknown_inputs
+from aw_action.github.continue_inputs import ContinueRequest
 from aw_action.github.event import TriggerEvent
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import result_outputs
@@ -53,6 +54,7 @@ from aw_action.github.run_report import report_end, uploader, write_outputs_or_w
 from aw_action.github.trigger_gate import event_appendix, skipped_result, skipped_summary, trigger_decision
 from aw_action.github.trigger_guard import TriggerDecision
 from aw_action.harness.context import TRANSCRIPT_FILE
+from aw_action.harness.continuation import Continuation
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.run_files import start_afresh
@@ -194,6 +196,11 @@ async def _run(
     else:
         harness = Harness(plan.resolved, plan.prompt_path, plan.env, stderr=stream, readable=True)
     harness.appendix = appendix
+    request = plan.continuation
+    if request is not None:
+        if request.untrusted:
+            log.warning(f"continuing anyway (continue-from-untrusted): {request.untrusted}", title="aw-harness")
+        harness.continue_from = lambda: _continuation(request)
     harness.explain = lambda exc: credential_help.explain(exc, plan.env, action=True)
     harness.reporting = Reporting("action", artifact=plan.artifact_name if plan.upload else None)
     # Lines that bypass the harness's sinks (an extension's print) are redacted with the same
@@ -227,11 +234,23 @@ async def _run(
             records=ledger,
             upload=upload,
             session_file=_session_file(harness, plan, env, result),
+            session_id=context.session.session_id if context is not None else "",
             on_outputs=lambda: written.append(True),
         )
     log.finish()
     exit_soon(result.exit_code)  # the container's process: nothing left behind may keep it alive
     return result.exit_code
+
+
+def _continuation(request: ContinueRequest) -> Continuation:
+    """The earlier run's conversation (its reader imported only when a run continues one)."""
+    from aw_action.replay.continuation import read_continuation
+
+    vouched = request.run_id if request.untrusted is None else None  # waived: its run proves nothing
+    try:
+        return read_continuation(request.path, "continue-from", vouched)
+    except InvocationError as exc:  # the fix names the input
+        raise InvocationError(str(exc), Setting("continue-from", "input")) from None
 
 
 def _session_file(harness: Harness, plan: RunPlan, env: dict[str, str], result: RunResult) -> str:

@@ -23,6 +23,7 @@ from typing import IO, Any, NoReturn, cast
 
 from aw_action.exits import InvocationError
 from aw_action.harness.arguments import OneLineParser
+from aw_action.harness.continuation import Continuation
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import run_and_print, stop_signals
@@ -89,6 +90,13 @@ def run_parser() -> argparse.ArgumentParser:
         default="auto",
         help="stderr for people (pretty) or machines (jsonl); auto: pretty on a terminal",
     )
+    parser.add_argument(
+        "--continue-from",
+        type=Path,
+        metavar="ARTIFACT",
+        help="continue the conversation of an earlier run from its records (a folder or an artifact zip), "
+        "with --prompt as the next message (docs/continue.md)",
+    )
     parser.add_argument("--version", action=_PrintVersion, help="print the version and exit")
     return parser
 
@@ -139,7 +147,16 @@ def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
     stream = cast(IO[str], PrettyStream(sys.stderr)) if pretty else None  # a text stream but for typeshed
     harness = Harness(parsed.config, parsed.prompt, stderr=stream, readable=pretty)
     harness.explain = lambda exc: _explain(exc, harness.env)
+    if parsed.continue_from is not None:
+        harness.continue_from = lambda: _continuation(parsed.continue_from)
     return run_and_print(harness, stops, guard_exit=guard_exit)
+
+
+def _continuation(path: Path) -> Continuation:
+    """The earlier run's conversation (its reader imported only when a run continues one)."""
+    from aw_action.replay.continuation import read_continuation
+
+    return read_continuation(path, "--continue-from")
 
 
 def _explain(exc: InvocationError, env: dict[str, str]) -> InvocationError:

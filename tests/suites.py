@@ -36,6 +36,8 @@ SLOW: dict[str, str] = {
     "tests/ghaw/test_install_step.py": "wheel builds and pip installs",
     "tests/ghaw/test_gh_aw_parser_step.py": "four whole gh-aw agent steps, one waiting out its deadline",
     "tests/ai/test_cli_providers.py": "whole runs against each provider's local server",
+    "tests/replay/test_continue.py": "whole runs through the anthropic SDK, then runs that continue them",
+    "tests/action/test_continue_from.py": "whole action runs continuing an earlier run, per origin",
     "tests/extensions/test_model_switch_sdks.py": "whole runs switching models against the SDKs' local servers",
     "tests/docs/test_examples_offline.py": "every example's offline commands",
     "tests/docs/test_readme.py::test_the_quick_suite_and_the_rest_are_every_test_once": "two collections",

@@ -73,3 +73,17 @@ def apply_change(
     if others and transcript is not None:
         transcript.append("config_change", changed=others)
     return messages, event
+
+
+def reasoning_for(messages: Sequence[AnyMessage], model: Model) -> tuple[list[AnyMessage], int]:
+    """``messages`` keeping reasoning only on the assistant messages ``model`` wrote itself
+    (provider and id): the rule of ``without_reasoning`` for a history written by several models
+    (an earlier run's, continued with another model). Returns the messages and the blocks dropped."""
+    out: list[AnyMessage] = []
+    dropped = 0
+    for message in messages:
+        if isinstance(message, AssistantMessage) and (message.provider, message.model) != (model.provider, model.id):
+            kept, count = without_reasoning([message])
+            message, dropped = kept[0], dropped + count
+        out.append(message)
+    return out, dropped

@@ -7,7 +7,9 @@ model for a structured summary of it (a ``purpose="compaction"`` request, gated 
 the cost tracker like any other). The most recent messages and the task prompt stay verbatim.
 
 The new history is written with ``session.replace_messages`` from the ``turn_end`` handler, so it
-is applied at the save point that directly follows, before anything else is appended. ``compact``
+is applied at the save point that directly follows, before anything else is appended. A run that continues
+an earlier conversation is compacted the same way at ``session_start``, before its first request
+(reason ``continued``). ``compact``
 is also what repair calls to recover from a context overflow. Each compaction emits a JSONL
 ``compaction`` record with the context tokens before and after.
 """
@@ -123,4 +125,11 @@ def setup(api: ExtensionAPI) -> None:
         if event.message.tool_calls and not ctx.session.signal.aborted:
             await compact(ctx, settings.compaction, "threshold", settings.compaction_threshold)
 
+    async def on_session_start(_event: object, ctx: ExtensionContext) -> None:
+        """A run that continues an earlier conversation (``harness/continuation.py``) starts with
+        its history: compacted here, before the first request, when it is over the threshold."""
+        if ctx.session.messages:
+            await compact(ctx, settings.compaction, "continued", settings.compaction_threshold)
+
     api.on("turn_end", on_turn_end)
+    api.on("session_start", on_session_start)

@@ -26,6 +26,7 @@ OUTPUT_NAMES = (
     "ai-credits",
     "final-message",
     "session-file",
+    "session-id",
     "artifact-id",
     "structured-output",
     "created-urls",
@@ -85,11 +86,13 @@ def _final_message(text: str) -> str:
     return text[:FINAL_MESSAGE_MAX_CHARS] + f"\n\n[final message truncated: {len(text):,} characters; see session-file]"
 
 
-def result_outputs(result: Mapping[str, Any], session_file: str = "") -> dict[str, str]:
+def result_outputs(result: Mapping[str, Any], session_file: str = "", session_id: str = "") -> dict[str, str]:
     """Output values from the run's result object (``RunResult.to_json()``, already redacted).
 
     ``input-tokens`` counts every input token including cache reads and writes;
-    ``output-tokens`` includes reasoning tokens; unknown costs are empty strings.
+    ``output-tokens`` includes reasoning tokens; unknown costs are empty strings; ``session-id``
+    is the run's session (empty when none started), the one a later run's ``continue-from``
+    continues (docs/continue.md).
     """
     tokens: Mapping[str, Any] = result.get("tokens") or {}
     input_tokens = sum(int(tokens.get(k) or 0) for k in ("input", "cache_read", "cache_write"))
@@ -106,6 +109,7 @@ def result_outputs(result: Mapping[str, Any], session_file: str = "") -> dict[st
         "ai-credits": _number(result.get("ai_credits"), 4),
         "final-message": _final_message(str(result.get("final_message") or "")),
         "session-file": session_file,
+        "session-id": session_id,
         "structured-output": _structured(result),
     }
 

@@ -34,6 +34,7 @@ from aw_action.github.action_inputs import (
     raw_input,
     split_list,
 )
+from aw_action.github.continue_inputs import ContinueRequest, continue_request
 from aw_action.github.event import TriggerEvent
 from aw_action.github.fork_files import ForkFiles
 from aw_action.github.paths import container_credential_files, default_output_dir, keep_out_of_git
@@ -62,6 +63,9 @@ class RunPlan:
     event: TriggerEvent
     fork: ForkFiles | None = None
     """Set on a fork's pull request: the files above came from its base commit."""
+    continuation: ContinueRequest | None = None
+    """Set with ``continue-from``: the earlier run's artifact, its origin checked
+    (``github/continue_inputs.py``)."""
     workflow: WorkflowRequest | None = None
     """Set when the run is a workflow (``github/workflow_inputs.py``); ``prompt_path`` then
     held its input."""
@@ -248,6 +252,7 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: T
     if fork is not None and workflow is not None and workflow.workflow is not None:
         # what the steps run and may do comes from the base commit, like the config
         workflow = replace(workflow, workflow=fork.file(_resolve(workspace, str(workflow.workflow)), "workflow"))
+    continuation = continue_request(inputs, env, workspace)
     out_dir = made_output_dir(inputs, env, workspace)
     return RunPlan(
         resolved=resolved,
@@ -260,4 +265,5 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: T
         event=event,
         fork=fork,
         workflow=workflow,
+        continuation=continuation,
     )

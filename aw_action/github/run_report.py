@@ -77,13 +77,14 @@ async def report_end(
     records: RecordWrites | None,
     upload: Callable[[], Any] | None,
     session_file: str = "",
+    session_id: str = "",
     on_outputs: Callable[[], None] | None = None,
 ) -> None:
     """Steps 1-5 of the module docstring. ``upload``: the coroutine function that uploads the
     artifact (None when upload is off); ``on_outputs`` is called once the outputs are written."""
     log.write(json.dumps(payload, ensure_ascii=False) + "\n")
     write_result_file(folder, payload, records, log)
-    write_outputs_or_warn(env, result_outputs(payload, session_file), log)
+    write_outputs_or_warn(env, result_outputs(payload, session_file, session_id), log)
     if on_outputs is not None:
         on_outputs()
     done = await upload() if upload is not None else Upload(problem="upload-artifacts is false")

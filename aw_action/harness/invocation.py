@@ -22,6 +22,7 @@ from aw_action.config import ConfigSources, ResolvedConfig, UnknownModel, resolv
 from aw_action.exits import InvocationError
 from aw_action.extensions.loader import ExtensionSpec
 from aw_action.harness.context import RunContext, assemble
+from aw_action.harness.continuation import Continuation, fit_problem, section, seed
 from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
 from aw_action.harness.run_files import start_afresh
 from aw_action.run.config import RunConfig
@@ -76,6 +77,10 @@ class Harness:
         event context)."""
         self.explain: Callable[[InvocationError], InvocationError] | None = None
         """Rewords an invocation error for this entry point's users (the action names its inputs)."""
+        self.continue_from: Callable[[], Continuation] | None = None
+        """Reads the earlier run's conversation this run continues (``harness/continuation.py``;
+        raises ``InvocationError``), set by the entry point that took ``--continue-from``."""
+        self.continuation: Continuation | None = None
         self.reporting = Reporting("gh-aw" if gh_aw_mode(self.env) else "cli")
         """Who reads the run's reports and where its records go (the action sets its own); the
         workflow it names is ``workflow_label``'s, set when the run starts."""
@@ -106,6 +111,7 @@ class Harness:
         self.reporting = replace(self.reporting, workflow=self.workflow_label())
         try:
             self.read_inputs()
+            self.continuation = self.continue_from() if self.continue_from is not None else None
             self.reporting = replace(self.reporting, workflow=self.workflow_label())  # a workflow's, once read
             moved = start_afresh(self.output_dir, self.env)
             if moved is not None:
@@ -125,6 +131,10 @@ class Harness:
             state.record.reporting = self.reporting
             state.record.phase = gh_aw_phase(self.env)
             record_inputs(state, imports, prompt)
+            if self.continuation is not None:
+                problem = fit_problem(self.continuation, prompt, resolved.model, config)
+                if problem is not None:
+                    raise InvocationError(problem)
             if self.appendix is not None:
                 record_appendix(state, *self.appendix)
             context = self.context = await assemble(
@@ -144,7 +154,16 @@ class Harness:
             return self.refuse(self.explain(raised) if self.explain is not None else raised, model_name)
         if self._cancel_reason:
             context.cancel(self._cancel_reason)
+        continuation = self.continuation
+        if continuation is not None:
+            state.record.continues = seed(context.session, continuation)
+            self.jsonl.line(
+                f"aw-harness: continuing session {continuation.session_id} ({len(continuation.messages)} messages) "
+                f"from {continuation.where}"
+            )
         await self.drive(context, imports, prompt)
+        if continuation is not None:
+            state.record.summary_sections.append(section(continuation, state.ledger))
         return await context.finish()
 
     def read_inputs(self) -> None:

@@ -61,12 +61,17 @@ def load_recording(path: Path) -> Recording:
     """The recording at ``path`` (``RecordingError`` with the file and reason)."""
     source = read_source(path)
     where = source.where
-    header, replies, end = _replay_lines(source.files[REPLAY_FILE], f"{where}/{REPLAY_FILE}")
+    header, replies, end = replay_lines(source.files[REPLAY_FILE], f"{where}/{REPLAY_FILE}")
+    if header.continues is not None:
+        raise RecordingError(
+            f"{where}/{REPLAY_FILE}: the run continued an earlier conversation (--continue-from): its history did "
+            "not come from its prompt, so it cannot be replayed; replay the runs it continued"
+        )
     prompt, results = _transcript(source.files[TRANSCRIPT], f"{where}/{TRANSCRIPT}")
     return Recording(str(path), where, header, replies, end, prompt, results)
 
 
-def _lines(data: bytes, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def json_lines(data: bytes, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -87,17 +92,17 @@ def _lines(data: bytes, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
         yield number, clean_value(value)
 
 
-def _problem(exc: ValidationError) -> str:
+def validation_problem(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "the line"
     return f"{where}: {first['msg']}"
 
 
-def _replay_lines(data: bytes, name: str) -> tuple[Header, list[Reply], End]:
+def replay_lines(data: bytes, name: str) -> tuple[Header, list[Reply], End]:
     header: Header | None = None
     replies: list[Reply] = []
     end: End | None = None
-    for number, value in _lines(data, name):
+    for number, value in json_lines(data, name):
         kind = value.get("type")
         if header is None:
             if kind != "header":
@@ -117,7 +122,7 @@ def _replay_lines(data: bytes, name: str) -> tuple[Header, list[Reply], End]:
             else:
                 raise RecordingError(f"{name}:{number}: unexpected line type {str(kind)[:40]!r}")
         except ValidationError as exc:
-            raise RecordingError(f"{name}:{number}: {_problem(exc)}") from None
+            raise RecordingError(f"{name}:{number}: {validation_problem(exc)}") from None
     if header is None:
         raise RecordingError(f"{name}: empty: the run recorded nothing")
     if end is None:
@@ -140,7 +145,7 @@ def _check_format(value: dict[str, Any], name: str) -> None:
 def _transcript(data: bytes, name: str) -> tuple[str, dict[str, ToolResultMessage]]:
     prompt: str | None = None
     results: dict[str, ToolResultMessage] = {}
-    for number, value in _lines(data, name):
+    for number, value in json_lines(data, name):
         message = value.get("message") if value.get("type") == "message" else None
         if not isinstance(message, dict):
             continue
@@ -158,7 +163,7 @@ def _transcript(data: bytes, name: str) -> tuple[str, dict[str, ToolResultMessag
                 result = ToolResultMessage.model_validate(message)
                 results.setdefault(result.tool_call_id, result)
         except ValidationError as exc:
-            raise RecordingError(f"{name}:{number}: {_problem(exc)}") from None
+            raise RecordingError(f"{name}:{number}: {validation_problem(exc)}") from None
     if prompt is None:
         raise RecordingError(f"{name}: holds no prompt: the run never started its session")
     return prompt, results

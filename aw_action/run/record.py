@@ -99,6 +99,10 @@ class RunRecord:
     """When this run replays a recording (``aw-harness replay``): the recording it replays, as
     the replay record's ``replay_of`` (``sinks/replay_format.ReplayOf``); set before the session
     starts."""
+    continues: Mapping[str, Any] | None = None
+    """When this run continues an earlier run's conversation (``--continue-from``): which session
+    and run, from which artifact, and what the runs before it cost (``harness/continuation.py``);
+    set before the session starts."""
 
     @property
     def elapsed_ms(self) -> int:

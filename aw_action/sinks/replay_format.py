@@ -129,6 +129,9 @@ class Header(_Line):
     patterns: list[str] = Field(default_factory=list)
     """The names of the ``VARYING_PATTERNS`` that applied."""
     replay_of: ReplayOf | None = None
+    continues: dict[str, Any] | None = None
+    """When the run continued an earlier conversation (``harness/continuation.Continuation.record``):
+    which session and run, how many runs came before it and what they cost together."""
 
 
 class Reply(_Line):

@@ -136,6 +136,7 @@ class ReplayRecord(RecordWriter):
             varies=varying(session.workspace, str(self.ctx.output_dir), session.tmpdir, session.session_id, run.run_id),
             patterns=list(VARYING_PATTERNS),
             replay_of=ReplayOf.model_validate(origin) if origin is not None else None,
+            continues=dict(self.state.record.continues) if self.state.record.continues is not None else None,
         )
         self.file.write(self.header.model_dump(mode="json"))
 
@@ -163,7 +164,9 @@ class ReplayRecord(RecordWriter):
         self.file.write(end.model_dump(mode="json"))
         self.file.close()
         header = self.header
-        if header is None or header.replay_of is not None or gh_aw_mode(self.env) or not self.replayable:
+        if header is None or header.replay_of is not None or header.continues is not None:
+            return  # a replay, or a run that began with an earlier conversation: no replay hint
+        if gh_aw_mode(self.env) or not self.replayable:
             return
         hint = replay_hint(header.run, header.workspace.commit)
         if hint is not None:

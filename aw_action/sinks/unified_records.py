@@ -40,7 +40,9 @@ def closing(
 ) -> list[tuple[str, dict[str, Any]]]:
     """``session.result``, ``agent.execution`` and ``harness.run``, in that order. ``explanation``
     is why the run ended, on one line (``run/explain.py``'s ``Explanation.plain()``), which
-    ``aw-harness report`` shows beside a run that failed or stopped."""
+    ``aw-harness report`` shows beside a run that failed or stopped. A run that continued an
+    earlier conversation says which in ``harness.run``'s ``continues`` (the session, the run, how
+    many runs came before and what they cost together)."""
     t = result.tokens
     session: dict[str, Any] = {
         "sessionId": session_id,
@@ -85,4 +87,14 @@ def closing(
     }
     if explanation is not None:
         run["explanation"] = explanation
+    continues = state.record.continues
+    if continues is not None:  # the conversation this run went on from (docs/continue.md)
+        earlier = continues.get("run") or {}
+        run["continues"] = {
+            "sessionId": continues.get("session_id"),
+            "runId": earlier.get("run_id"),
+            "repository": earlier.get("repository"),
+            "runs": continues.get("runs"),
+            "costUsd": continues.get("cost_usd"),
+        }
     return [("session.result", session), ("agent.execution", execution), ("harness.run", run)]

@@ -55,6 +55,7 @@ def test_every_example_has_its_three_files() -> None:
         "workflow-review",
         "replay",
         "budget-step-down",
+        "continue",
     }
     for folder in EXAMPLES:
         for name in ("workflow.yml", "config.json", "prompt.txt"):

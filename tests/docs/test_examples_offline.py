@@ -105,6 +105,10 @@ def test_the_example_runs_offline_as_its_readme_says(tmp_path: Path, folder: Pat
         assert "**3 runs**: 2 succeeded, 1 failed or stopped" in proc.stdout
         assert "| 1 | `aw-harness-tests` | `max_turns` | Stopped by the turn limit" in proc.stdout
         assert "```mermaid\npie showData" in proc.stdout
+    if folder.name == "continue":
+        assert [r["stop_reason"] for r in results] == ["completed", "completed"]
+        assert '"type": "continued"' in proc.stdout and "### Continued conversation" in proc.stdout
+        assert "| earlier runs (1) |" in proc.stdout and "| $0.0000 |" in proc.stdout
     if folder.name == "pr-review":
         report = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith('{"dry_run"')))
         comment, review = report["items"]
