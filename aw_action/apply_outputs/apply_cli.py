@@ -78,7 +78,7 @@ def apply_items(
         if isinstance(entry, Refused) or writer is None:
             out.append(entry.to_json())
             continue
-        base = {"line": entry.line, "type": entry.type, "title": entry.title}
+        base = {"line": entry.line, "type": entry.type, "title": entry.title, "repository": entry.repository}
         try:
             done = apply_item(entry, writer)
             result = {**base, "status": done.status, "url": done.url, "number": done.number, **(done.details or {})}

@@ -113,7 +113,9 @@ def plan_one(
     body = None
     if "body" in record:
         body = sanitize_body(record["body"], GITHUB_BODY_MAX_CHARS - len(footer), domains) + footer
-    item = PlannedItem(line=line.number, type=kind.name, record_hash=digest, marker=mark, body=body)
+    item = PlannedItem(
+        line=line.number, type=kind.name, record_hash=digest, marker=mark, body=body, repository=cfg.repository()
+    )
     return kind.plan(item, record, cfg, _Planning(ctx, domains, attached))
 
 
