@@ -62,6 +62,10 @@ class _Planning:
     def previewing(self) -> bool:
         return self.ctx.dry_run and not self.ctx.event
 
+    @property
+    def untrusted(self) -> str | None:
+        return self.ctx.untrusted
+
     def title(self, text: str, prefix: str) -> str:
         return sanitize_title(text, prefix, fields.TITLE_MAX_CHARS, self.domains)
 

@@ -29,6 +29,8 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
     items: list[dict[str, Any]] = report["items"]
     heading = "### Safe outputs (dry run)" if report.get("dry_run") else "### Safe outputs"
     lines = [heading, "", f"Repository `{report['repository']}`, run {report['run_id']}.", ""]
+    if report.get("untrusted"):
+        lines += [f"Untrusted records: {md.code_cell(report['untrusted'])}; only COMMENT reviews apply.", ""]
     if not items:
         return "\n".join([*lines, "No records.", ""])
     lines += ["| line | type | status | result |", "|---|---|---|---|"]

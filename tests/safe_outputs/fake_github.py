@@ -6,6 +6,9 @@ body, Authorization header) so tests can assert the exact calls; and can be told
 next matching requests with a status and headers (rate limits, 5xx). Blob hashes are real git
 hashes, so a tree seeded from a local repository matches the patches made from it.
 
+Workflow runs (``runs``) answer ``GET /actions/runs/{id}`` with their event and the repository
+their code came from, as GitHub records them (the origin an apply job trusts).
+
 Who a token is, as GitHub answers it: ``identities`` maps a token to a login and a kind. A
 ``user`` token (a personal access token) answers ``GET /user``; an ``app`` token (an
 installation token, such as the job's ``GITHUB_TOKEN``) gets GitHub's 403 "Resource not
@@ -82,6 +85,9 @@ class FakeGitHub:
     reviews: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     actions_can_approve: bool = True
     """The repository setting "Allow GitHub Actions to create and approve pull requests"."""
+    runs: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Workflow runs GitHub knows (``GET /actions/runs/{id}``): id -> ``event`` and
+    ``head_repository`` (``owner/name``, or None for a deleted fork)."""
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -300,6 +306,20 @@ class FakeGitHub:
             full = f"{self.owner}/{self.name}"
             return 200, {"full_name": full, "default_branch": self.default_branch, "url": self._api("")}, {}
         author = _user(*self.identity(req.authorization))
+        if (m := re.fullmatch(r"/actions/runs/(\d+)", path)) and method == "GET":
+            run = self.runs[int(m.group(1))]
+            head = run.get("head_repository")
+            return (
+                200,
+                {
+                    "id": int(m.group(1)),
+                    "event": run["event"],
+                    "repository": {"full_name": f"{self.owner}/{self.name}"},
+                    "head_repository": {"full_name": head} if head else None,
+                    "url": self._api(f"/actions/runs/{m.group(1)}"),
+                },
+                {},
+            )
         if path == "/issues":
             if method == "POST":
                 return 201, self._issue_json(self._new_issue(body, author)), {}

@@ -143,6 +143,12 @@ class Planning(Protocol):
         """A dry run with no event: the plan is shown, a missing triggering target is not an error."""
         ...
 
+    @property
+    def untrusted(self) -> str | None:
+        """Why the records come from a run a fork's code could control (``apply_outputs/origin.py``),
+        or None: from such records no kind applies what only a trusted run may (an approval)."""
+        ...
+
     def title(self, text: str, prefix: str) -> str:
         """A title made safe to post and to use as a commit message (``public_text.sanitize_title``),
         the prefix added once."""
