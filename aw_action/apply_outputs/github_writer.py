@@ -101,6 +101,15 @@ class GitHubWriter:
             self._login.append(self.retry(lambda: applying_login(self.gh)))
         return self._login[0]
 
+    @property
+    def repository(self) -> str:
+        return self.ctx.repository
+
+    def graphql(self, query: str, variables: Mapping[str, Any]) -> Mapping[str, Any]:
+        _, answer = self.gh.requester.graphql_query(query, dict(variables))
+        data = answer.get("data")
+        return data if isinstance(data, Mapping) else {}
+
     def ours(self, item: Any, marker: str) -> bool:
         """``item`` carries ``marker`` and this job's login wrote it."""
         return marker in (getattr(item, "body", None) or "") and authored_by(item, self.login)

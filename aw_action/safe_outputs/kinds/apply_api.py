@@ -69,6 +69,8 @@ class PlannedItem:
     """Labels the target must carry for the item to apply (a close filter)."""
     required_title_prefix: str | None = None
     """A prefix the target's title must have for the item to apply."""
+    node_id: str | None = None
+    """A GraphQL node the item acts on (a comment to hide)."""
 
     def to_json(self) -> dict[str, Any]:
         data = {k: v for k, v in asdict(self).items() if v is not None and k != "patch_file"}
@@ -171,6 +173,15 @@ class GitHub(Protocol):
     @property
     def login(self) -> str | None:
         """The login this job writes as (None when GitHub does not say)."""
+        ...
+
+    @property
+    def repository(self) -> str:
+        """``owner/name`` this view of GitHub writes to (``target-repo``, else the job's)."""
+        ...
+
+    def graphql(self, query: str, variables: Mapping[str, Any]) -> Mapping[str, Any]:
+        """One GraphQL request; its ``data`` (the client's error when GitHub answers errors)."""
         ...
 
     def pull_request(self, repository: str | None, number: int) -> PullState:
