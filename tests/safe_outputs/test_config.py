@@ -68,7 +68,7 @@ def test_targets_accept_triggering_star_and_numbers() -> None:
         ({"create-issue": {"max": True}}, "safe-outputs.create-issue.max: Input should be a valid integer"),
         ({"add-labels": {"max": 1000}}, "safe-outputs.add-labels.max: Input should be less than or equal to 100"),
         ({"create-pull-request": {"target-repo": "a/b"}}, "safe-outputs.create-pull-request.target-repo: Extra inputs"),
-        ({"create-discussion": {}}, "safe-outputs.create-discussion: not supported by aw-harness"),
+        ({"upload-asset": {}}, "safe-outputs.upload-asset: not supported by aw-harness"),
         ({"add-comment": {"target": "somewhere"}}, "safe-outputs.add-comment.target: must be 'triggering', '*'"),
         ({"add-comment": {"target": -3}}, "safe-outputs.add-comment.target: must be"),
         ({"create-issue": {"labels": ["-bug"]}}, "safe-outputs.create-issue.labels[0]: '-bug' starts with '-'"),

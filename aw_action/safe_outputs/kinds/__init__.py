@@ -21,6 +21,7 @@ from aw_action.safe_outputs.kinds import (
     add_reviewer,
     close_issue,
     close_pull_request,
+    create_discussion,
     create_issue,
     create_pull_request,
     create_pull_request_review_comment,
@@ -37,6 +38,7 @@ from aw_action.safe_outputs.kinds.base import SafeOutputKind
 
 KINDS: tuple[SafeOutputKind[Any], ...] = (
     create_issue.KIND,
+    create_discussion.KIND,
     add_comment.KIND,
     create_pull_request.KIND,
     add_labels.KIND,

@@ -71,6 +71,8 @@ class PlannedItem:
     """A prefix the target's title must have for the item to apply."""
     node_id: str | None = None
     """A GraphQL node the item acts on (a comment to hide)."""
+    category: str | None = None
+    """A discussion's category: name, slug or node ID; None = the repository's first."""
 
     def to_json(self) -> dict[str, Any]:
         data = {k: v for k, v in asdict(self).items() if v is not None and k != "patch_file"}
