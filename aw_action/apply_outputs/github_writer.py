@@ -26,7 +26,7 @@ from github.Repository import Repository
 
 from aw_action.apply_outputs import reach
 from aw_action.apply_outputs.context import ApplyContext
-from aw_action.apply_outputs.github_api import RetryPolicy, with_retries
+from aw_action.apply_outputs.github_api import RetryPolicy, describe, with_retries
 from aw_action.apply_outputs.identity import applying_login, authored_by
 from aw_action.apply_outputs.patch_apply import apply_patch
 from aw_action.apply_outputs.review_errors import reach_error, review_error
@@ -234,6 +234,19 @@ class GitHubWriter:
 
         self.retry(attempt)
 
+    def commit_message(self, sha: str) -> str:
+        return str(self.repo.get_git_commit(sha).message)
+
+    def advance_branch(self, branch: str, sha: str) -> None:
+        ref = self.repo.get_git_ref(f"heads/{branch}")
+        _ = ref.object  # GET it first: PyGithub's lazy ref would PATCH /git/ref/..., GitHub wants /git/refs/...
+        try:
+            ref.edit(sha, force=False)
+        except GithubException as exc:
+            if exc.status == 422:
+                raise ApplyError(f"{branch} was not moved: {describe(exc)} (someone pushed meanwhile)") from None
+            raise
+
     def open_pull(self, base: str, head: str, title: str, body: str, draft: bool) -> Posted:
         try:
             pull = self.repo.create_pull(base=base, head=head, title=title, body=body, draft=draft)
@@ -264,7 +277,9 @@ class GitHubWriter:
                     )
                     for f in pull.get_files()
                 }
-                state = PullState(number, pull.head.sha, pull.user.login if pull.user else None, files)
+                head_repo = pull.head.repo.full_name if pull.head.repo else None
+                author = pull.user.login if pull.user else None
+                state = PullState(number, pull.head.sha, author, files, pull.head.ref, head_repo)
             except GithubException as exc:
                 raise reach_error(exc, name, number) from None
             self._pulls[(name, number)] = (pull, state)

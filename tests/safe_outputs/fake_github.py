@@ -250,7 +250,8 @@ class FakeGitHub:
             "head": {
                 "ref": issue["_head"],
                 "label": f"{self.owner}:{issue['_head']}",
-                "sha": issue.get("_head_sha", "0" * 40),
+                "sha": self.refs.get(f"heads/{issue['_head']}", issue.get("_head_sha", "0" * 40)),
+                "repo": {"full_name": issue.get("_head_repo", f"{self.owner}/{self.name}")},
             },
             "base": {"ref": issue["_base"]},
             "draft": issue["_draft"],
@@ -392,6 +393,9 @@ class FakeGitHub:
         if (m := re.fullmatch(r"/git/refs/(.+)", path)) and method == "PATCH":
             if m.group(1) not in self.refs:
                 raise KeyError(m.group(1))
+            parents = self.commits.get(body["sha"], {}).get("parents", [])
+            if not body.get("force") and self.refs[m.group(1)] not in parents:
+                return 422, {"message": "Update is not a fast forward"}, {}
             self.refs[m.group(1)] = body["sha"]
             return 200, self._ref_json(m.group(1)), {}
         if (m := re.fullmatch(r"/pulls/(\d+)/requested_reviewers", path)) and method == "POST":

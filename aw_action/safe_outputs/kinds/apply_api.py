@@ -103,6 +103,10 @@ class PullState:
     head_sha: str
     author: str | None
     files: Mapping[str, FileDiff]
+    head_ref: str | None = None
+    """The head branch's name."""
+    head_repo: str | None = None
+    """``owner/name`` of the head branch's repository (a fork's for a fork's pull request; None: deleted)."""
 
 
 @dataclass(frozen=True)
@@ -257,6 +261,14 @@ class GitHub(Protocol):
 
     def point_branch(self, branch: str, sha: str) -> None:
         """Create ``branch`` at ``sha``, or move it there when an earlier attempt made it."""
+        ...
+
+    def commit_message(self, sha: str) -> str:
+        """The message of commit ``sha``."""
+        ...
+
+    def advance_branch(self, branch: str, sha: str) -> None:
+        """Move ``branch`` to ``sha`` without force (GitHub refuses what is not a fast-forward)."""
         ...
 
     def open_pull(self, base: str, head: str, title: str, body: str, draft: bool) -> Posted:
