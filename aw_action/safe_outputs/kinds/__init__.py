@@ -3,7 +3,7 @@
 What belongs here: a module per kind, named for gh-aw's record type (``create_issue.py``),
 holding everything about that kind (``base.SafeOutputKind``): its ``safe-outputs:`` config, the
 agent's tool, the validation, what the recorder captures, its planning and its applying. Beside
-them only what several kinds share (``common``, ``titled``, ``targeted``) and the interface
+them only what several kinds share (``common``, ``titled``, ``targeted``, ``patched``, ...) and the interface
 (``base``, ``apply_api``).
 
 A new kind is a module here and a row in ``KINDS``, plus its docs (the config table and the
