@@ -141,3 +141,17 @@ def test_the_tool_tells_the_agent_where_its_items_go(tmp_path: Path) -> None:
     }
     assert "Name the issue or pull request in octo/hello with item_number." in tools["add_comment"].description
     assert "It is opened in octo/hello." in tools["create_issue"].description
+
+
+def test_hide_comment_hides_only_in_the_target_repo(tmp_path: Path, fake: FakeGitHub, capsys: Any) -> None:
+    fake.add_comment(1, "spam", author="spammer")
+    fake.add_comment(1, "home's own", author="octo-human")
+    fake.comments[1][1]["_repository"] = "octo/home"  # a node ID of the job's own repository
+    nodes = [c["node_id"] for c in fake.comments[1]]
+    config = {"hide-comment": {"target-repo": "octo/hello", "max": 2}}
+    record(tmp_path, config, *[("hide_comment", {"comment_id": node}) for node in nodes])
+    run = apply(tmp_path, fake, capsys, **HOME)
+    assert run.statuses() == ["applied", "failed"], run.report
+    assert "is in octo/home, not octo/hello" in run.report["items"][1]["error"]
+    assert fake.calls("GET", "^/repos/octo/hello$")
+    assert fake.comments[1][0].get("_minimized") == "SPAM" and "_minimized" not in fake.comments[1][1]
