@@ -1,4 +1,4 @@
-"""``aw-harness apply-safe-outputs PATH [--config CONFIG] [--dry-run]``: apply recorded safe outputs.
+"""``aw-harness apply-safe-outputs PATH [--config CONFIG] [--dry-run] [--from-run RUN_ID]``: apply records.
 
 PATH is the records file or the folder holding it (a downloaded artifact). The limits come from
 ``--config`` (a config.json or the copy the recorder wrote; pass the repository's own file when
@@ -7,6 +7,10 @@ the agent could have touched the artifact), else the copy beside the records. Th
 targets come from the event at ``GITHUB_EVENT_PATH``. ``--dry-run`` needs nothing but the records
 (no token, repository or event: the report's ``assumed`` says what stood in), prints the planned
 items and changes nothing.
+
+Records written by a run a fork's code could control (``origin.py``, from GitHub's record of the
+run) are untrusted: they need ``--config`` from outside their artifact, and no ``APPROVE`` or
+``REQUEST_CHANGES`` applies from them.
 
 Exit codes: 0 every record applied (or already present), or nothing to do; 1 at least one
 record refused or failed (the others were still applied); 2 invalid input (no records file,
@@ -19,11 +23,13 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from github import GithubException
 
+from aw_action.apply_outputs import origin
 from aw_action.apply_outputs.context import ApplyContext, ApplyInputError
 from aw_action.apply_outputs.github_api import RetryPolicy, connect, describe
 from aw_action.apply_outputs.github_writer import GitHubWriter, apply_item
@@ -44,6 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("path", type=Path, help="safe-outputs.jsonl, or the folder (artifact) holding it")
     parser.add_argument("--config", type=Path, help="config.json (or safe-outputs.config.json) with the limits")
     parser.add_argument("--dry-run", action="store_true", help="print the planned items; change nothing")
+    parser.add_argument(
+        "--from-run",
+        metavar="RUN_ID",
+        help="the workflow run that wrote the records (looked up on GitHub: a fork-controlled run is untrusted)",
+    )
     return parser
 
 
@@ -69,6 +80,19 @@ def _write_interval(env: Mapping[str, str]) -> float:
         return 1.0
 
 
+def _judged(ctx: ApplyContext, args: argparse.Namespace, records_dir: Path, env: Mapping[str, str]) -> ApplyContext:
+    """``ctx`` with the records' trust (``origin.py``); ``ApplyInputError`` when untrusted records
+    would be applied with the limits their own artifact carries."""
+    run = origin.source_run(args.from_run, env, ctx.event)
+    reason = origin.untrusted_reason(run, env, ctx.token)
+    if reason is None:
+        return ctx
+    refusal = origin.config_refusal(reason, args.config, records_dir)
+    if refusal is not None:
+        raise ApplyInputError(refusal)
+    return replace(ctx, untrusted=reason)
+
+
 def apply_items(
     planned: list[PlannedItem | Refused], writer: GitHubWriter | None, log: Callable[[str], object]
 ) -> list[dict[str, Any]]:
@@ -78,7 +102,7 @@ def apply_items(
         if isinstance(entry, Refused) or writer is None:
             out.append(entry.to_json())
             continue
-        base = {"line": entry.line, "type": entry.type, "title": entry.title}
+        base = {"line": entry.line, "type": entry.type, "title": entry.title, "repository": entry.repository}
         try:
             done = apply_item(entry, writer)
             result = {**base, "status": done.status, "url": done.url, "number": done.number, **(done.details or {})}
@@ -99,11 +123,14 @@ def main(argv: list[str], env: Mapping[str, str] | None = None, *, sleep: Any = 
     try:
         records, config = _inputs(args.path, args.config)
         ctx = ApplyContext.from_env(environ, dry_run=args.dry_run)
+        if ctx.token:
+            redactor.add(ctx.token)
+        ctx = _judged(ctx, args, records.parent, environ)
     except ApplyInputError as exc:
         sys.stderr.write(f"{PROG}: error: {redactor.text(str(exc))}\n")
         return 2
-    if ctx.token:
-        redactor.add(ctx.token)
+    if ctx.untrusted:
+        sys.stderr.write(f"{PROG}: untrusted records ({ctx.untrusted}): no APPROVE or REQUEST_CHANGES applies\n")
     for note in ctx.assumed:
         sys.stderr.write(f"{PROG}: dry run: {note}\n")
     lines = read_records(records)
@@ -117,5 +144,7 @@ def main(argv: list[str], env: Mapping[str, str] | None = None, *, sleep: Any = 
     report = {"dry_run": args.dry_run, "repository": ctx.repository, "run_id": ctx.run_id, "items": items}
     if ctx.assumed:
         report["assumed"] = list(ctx.assumed)
+    if ctx.untrusted:
+        report["untrusted"] = ctx.untrusted
     publish(report, environ, redactor, sys.stdout)
     return 0 if all(item["status"] in OK_STATUSES for item in items) else 1

@@ -35,6 +35,8 @@ class ApplyContext:
     dry_run: bool = False
     """Plan only: no token, and the repository and event may be missing (``assumed`` says what stood in)."""
     assumed: tuple[str, ...] = ()
+    untrusted: str | None = None
+    """Why the records are untrusted (a run a fork's code could control: ``origin.py``), or None."""
 
     @property
     def run_url(self) -> str:

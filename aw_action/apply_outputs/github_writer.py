@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import itertools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar, cast
 
 from github import Github, GithubException, InputGitTreeElement
@@ -23,8 +24,9 @@ from github.Issue import Issue
 from github.PullRequest import PullRequest, ReviewComment
 from github.Repository import Repository
 
+from aw_action.apply_outputs import reach
 from aw_action.apply_outputs.context import ApplyContext
-from aw_action.apply_outputs.github_api import RetryPolicy, with_retries
+from aw_action.apply_outputs.github_api import RetryPolicy, describe, with_retries
 from aw_action.apply_outputs.identity import applying_login, authored_by
 from aw_action.apply_outputs.patch_apply import apply_patch
 from aw_action.apply_outputs.review_errors import reach_error, review_error
@@ -38,8 +40,18 @@ T = TypeVar("T")
 
 
 def apply_item(item: PlannedItem, github: GitHubWriter) -> Applied:
-    """Apply ``item`` as its kind does (``kinds/<type>.apply``)."""
-    return BY_TYPE[item.type].apply(item, github)
+    """Apply ``item`` as its kind does (``kinds/<type>.apply``), in the repository it names
+    (``target-repo``): there only once the token is seen to reach it (``reach.py``)."""
+    kind = BY_TYPE[item.type]
+    writer = github.at(item.repository)
+    if writer is github:
+        return kind.apply(item, github)
+    name = writer.ctx.repository
+    reach.check(writer.reached, kind.key, name)
+    try:
+        return kind.apply(item, writer)
+    except GithubException as exc:
+        raise reach.refused(exc, kind.key, name) from None
 
 
 class GitHubWriter:
@@ -60,6 +72,27 @@ class GitHubWriter:
         self._login: list[str | None] = []
         self._issues: dict[int, Issue] = {}
         self._pulls: dict[tuple[str, int], tuple[PullRequest, PullState]] = {}
+        self._others: dict[str, GitHubWriter] = {}
+        self._reached: list[bool] = []
+
+    def at(self, repository: str | None) -> GitHubWriter:
+        """This writer for ``repository`` (``target-repo``; the same login, client and retry
+        policy); itself for None or its own repository."""
+        if repository is None or repository.lower() == self.ctx.repository.lower():
+            return self
+        key = repository.lower()
+        if key not in self._others:
+            ctx = replace(self.ctx, repository=repository, base_branch=None)
+            other = GitHubWriter(self.gh, ctx, self.policy, self._sleep)
+            other._login = self._login
+            self._others[key] = other
+        return self._others[key]
+
+    def reached(self) -> None:
+        """Read the repository once (``GET /repos/{o}/{r}``); the client's error when it cannot."""
+        if not self._reached:
+            self.retry(lambda: self.repo.id)  # the lazy repository completes itself: one GET
+            self._reached.append(True)
 
     @property
     def login(self) -> str | None:
@@ -67,6 +100,15 @@ class GitHubWriter:
         if not self._login:
             self._login.append(self.retry(lambda: applying_login(self.gh)))
         return self._login[0]
+
+    @property
+    def repository(self) -> str:
+        return self.ctx.repository
+
+    def graphql(self, query: str, variables: Mapping[str, Any]) -> Mapping[str, Any]:
+        _, answer = self.gh.requester.graphql_query(query, dict(variables))
+        data = answer.get("data")
+        return data if isinstance(data, Mapping) else {}
 
     def ours(self, item: Any, marker: str) -> bool:
         """``item`` carries ``marker`` and this job's login wrote it."""
@@ -192,6 +234,19 @@ class GitHubWriter:
 
         self.retry(attempt)
 
+    def commit_message(self, sha: str) -> str:
+        return str(self.repo.get_git_commit(sha).message)
+
+    def advance_branch(self, branch: str, sha: str) -> None:
+        ref = self.repo.get_git_ref(f"heads/{branch}")
+        _ = ref.object  # GET it first: PyGithub's lazy ref would PATCH /git/ref/..., GitHub wants /git/refs/...
+        try:
+            ref.edit(sha, force=False)
+        except GithubException as exc:
+            if exc.status == 422:
+                raise ApplyError(f"{branch} was not moved: {describe(exc)} (someone pushed meanwhile)") from None
+            raise
+
     def open_pull(self, base: str, head: str, title: str, body: str, draft: bool) -> Posted:
         try:
             pull = self.repo.create_pull(base=base, head=head, title=title, body=body, draft=draft)
@@ -222,7 +277,9 @@ class GitHubWriter:
                     )
                     for f in pull.get_files()
                 }
-                state = PullState(number, pull.head.sha, pull.user.login if pull.user else None, files)
+                head_repo = pull.head.repo.full_name if pull.head.repo else None
+                author = pull.user.login if pull.user else None
+                state = PullState(number, pull.head.sha, author, files, pull.head.ref, head_repo)
             except GithubException as exc:
                 raise reach_error(exc, name, number) from None
             self._pulls[(name, number)] = (pull, state)

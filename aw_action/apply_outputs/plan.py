@@ -62,6 +62,10 @@ class _Planning:
     def previewing(self) -> bool:
         return self.ctx.dry_run and not self.ctx.event
 
+    @property
+    def untrusted(self) -> str | None:
+        return self.ctx.untrusted
+
     def title(self, text: str, prefix: str) -> str:
         return sanitize_title(text, prefix, fields.TITLE_MAX_CHARS, self.domains)
 
@@ -113,7 +117,9 @@ def plan_one(
     body = None
     if "body" in record:
         body = sanitize_body(record["body"], GITHUB_BODY_MAX_CHARS - len(footer), domains) + footer
-    item = PlannedItem(line=line.number, type=kind.name, record_hash=digest, marker=mark, body=body)
+    item = PlannedItem(
+        line=line.number, type=kind.name, record_hash=digest, marker=mark, body=body, repository=cfg.repository()
+    )
     return kind.plan(item, record, cfg, _Planning(ctx, domains, attached))
 
 

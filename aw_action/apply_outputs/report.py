@@ -29,6 +29,8 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
     items: list[dict[str, Any]] = report["items"]
     heading = "### Safe outputs (dry run)" if report.get("dry_run") else "### Safe outputs"
     lines = [heading, "", f"Repository `{report['repository']}`, run {report['run_id']}.", ""]
+    if report.get("untrusted"):
+        lines += [f"Untrusted records: {md.code_cell(report['untrusted'])}; only COMMENT reviews apply.", ""]
     if not items:
         return "\n".join([*lines, "No records.", ""])
     lines += ["| line | type | status | result |", "|---|---|---|---|"]
@@ -36,7 +38,10 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
         result = item.get("url") or item.get("error") or item.get("message") or item.get("title") or ""
         if not result and item.get("review_line"):
             result = f"goes out in the review on line {item['review_line']}"
-        lines.append(f"| {item.get('line')} | {_cell(item.get('type') or '?')} | {item['status']} | {_cell(result)} |")
+        where = f" in `{item['repository']}`" if item.get("repository") else ""  # target-repo: owner/name
+        lines.append(
+            f"| {item.get('line')} | {_cell(item.get('type') or '?')} | {item['status']} | {_cell(result)}{where} |"
+        )
     return "\n".join([*lines, ""]) + "\n"
 
 

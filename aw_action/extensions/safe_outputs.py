@@ -56,6 +56,8 @@ def _what(record: dict[str, Any]) -> str:
     if isinstance(record.get("labels"), list):
         return _short(", ".join(map(str, record["labels"])))
     text = str(record.get("message") or record.get("body") or record.get("reason") or "")
+    if record.get("comment_id"):
+        text = f"{record.get('reason') or 'SPAM'} {record['comment_id']}"
     if record.get("path") and record.get("line"):
         start = f"{record['start_line']}-" if record.get("start_line") else ""
         text = f"{record['path']}:{start}{record['line']} ({record.get('side') or 'default side'}) {text}"
@@ -65,7 +67,7 @@ def _what(record: dict[str, Any]) -> str:
 
 
 def _target(record: dict[str, Any]) -> str:
-    number = record.get("item_number") or record.get("pull_request_number")
+    number = record.get("item_number") or record.get("pull_request_number") or record.get("issue_number")
     return f"#{number}" if number not in (None, "") else ""
 
 

@@ -100,8 +100,8 @@ def test_a_bad_safe_outputs_value_is_an_invocation_error_naming_the_field(tmp_pa
     assert done.returncode == 2
     assert "safe-outputs.create-issue.max: Input should be less than or equal to 100" in done.result["error"]
     assert not (tmp_path / "out" / "session.jsonl").exists()
-    unknown = run(tmp_path, [{"text": "never"}], {"create-discussion": {}})
-    assert unknown.returncode == 2 and "safe-outputs.create-discussion: not supported" in unknown.result["error"]
+    unknown = run(tmp_path, [{"text": "never"}], {"upload-asset": {}})
+    assert unknown.returncode == 2 and "safe-outputs.upload-asset: not supported" in unknown.result["error"]
 
 
 def test_in_gh_aw_mode_no_tool_is_offered_and_the_config_is_gh_aws(tmp_path: Path) -> None:

@@ -6,6 +6,9 @@ body, Authorization header) so tests can assert the exact calls; and can be told
 next matching requests with a status and headers (rate limits, 5xx). Blob hashes are real git
 hashes, so a tree seeded from a local repository matches the patches made from it.
 
+Workflow runs (``runs``) answer ``GET /actions/runs/{id}`` with their event and the repository
+their code came from, as GitHub records them (the origin an apply job trusts).
+
 Who a token is, as GitHub answers it: ``identities`` maps a token to a login and a kind. A
 ``user`` token (a personal access token) answers ``GET /user``; an ``app`` token (an
 installation token, such as the job's ``GITHUB_TOKEN``) gets GitHub's 403 "Resource not
@@ -82,6 +85,14 @@ class FakeGitHub:
     reviews: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     actions_can_approve: bool = True
     """The repository setting "Allow GitHub Actions to create and approve pull requests"."""
+    graphql: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """Every GraphQL request: (query, variables)."""
+    discussions: list[dict[str, Any]] = field(default_factory=list)
+    categories: dict[str, str] = field(default_factory=lambda: {"DIC_general": "General", "DIC_ideas": "Ideas"})
+    """Discussion categories: node ID -> name."""
+    runs: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Workflow runs GitHub knows (``GET /actions/runs/{id}``): id -> ``event`` and
+    ``head_repository`` (``owner/name``, or None for a deleted fork)."""
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -208,6 +219,7 @@ class FakeGitHub:
             "user": user,
             "url": self._api(f"/issues/comments/{self._next_id}"),
             "html_url": f"{self.issues[number]['html_url']}#issuecomment-{self._next_id}",
+            "node_id": f"IC_kwDOfake{self._next_id}",
         }
         self.comments.setdefault(number, []).append(comment)
         return comment
@@ -238,7 +250,8 @@ class FakeGitHub:
             "head": {
                 "ref": issue["_head"],
                 "label": f"{self.owner}:{issue['_head']}",
-                "sha": issue.get("_head_sha", "0" * 40),
+                "sha": self.refs.get(f"heads/{issue['_head']}", issue.get("_head_sha", "0" * 40)),
+                "repo": {"full_name": issue.get("_head_repo", f"{self.owner}/{self.name}")},
             },
             "base": {"ref": issue["_base"]},
             "draft": issue["_draft"],
@@ -282,9 +295,7 @@ class FakeGitHub:
                 return 403, {"message": "Resource not accessible by integration"}, {}
             return 200, _user(login, kind), {}
         if req.path == "/graphql" and req.method == "POST":
-            if "viewer" not in str((req.body or {}).get("query")):
-                return 200, {"errors": [{"message": "this fake answers only viewer"}]}, {}
-            return 200, {"data": {"viewer": {"login": login}}}, {}
+            return self._graphql(str((req.body or {}).get("query", "")), (req.body or {}).get("variables") or {}, login)
         if not req.path.startswith(self.repo_path):
             return 404, {"message": "Not Found"}, {}
         try:
@@ -300,6 +311,20 @@ class FakeGitHub:
             full = f"{self.owner}/{self.name}"
             return 200, {"full_name": full, "default_branch": self.default_branch, "url": self._api("")}, {}
         author = _user(*self.identity(req.authorization))
+        if (m := re.fullmatch(r"/actions/runs/(\d+)", path)) and method == "GET":
+            run = self.runs[int(m.group(1))]
+            head = run.get("head_repository")
+            return (
+                200,
+                {
+                    "id": int(m.group(1)),
+                    "event": run["event"],
+                    "repository": {"full_name": f"{self.owner}/{self.name}"},
+                    "head_repository": {"full_name": head} if head else None,
+                    "url": self._api(f"/actions/runs/{m.group(1)}"),
+                },
+                {},
+            )
         if path == "/issues":
             if method == "POST":
                 return 201, self._issue_json(self._new_issue(body, author)), {}
@@ -368,6 +393,9 @@ class FakeGitHub:
         if (m := re.fullmatch(r"/git/refs/(.+)", path)) and method == "PATCH":
             if m.group(1) not in self.refs:
                 raise KeyError(m.group(1))
+            parents = self.commits.get(body["sha"], {}).get("parents", [])
+            if not body.get("force") and self.refs[m.group(1)] not in parents:
+                return 422, {"message": "Update is not a fast forward"}, {}
             self.refs[m.group(1)] = body["sha"]
             return 200, self._ref_json(m.group(1)), {}
         if (m := re.fullmatch(r"/pulls/(\d+)/requested_reviewers", path)) and method == "POST":
@@ -393,6 +421,63 @@ class FakeGitHub:
             pulls = [self._pull_json(i) for i in self.issues.values() if "_head" in i and i["_head"] == head]
             return 200, pulls, {}
         return 404, {"message": "Not Found"}, {}
+
+    # -- GraphQL: the few operations the kinds use, each recognised by its field
+
+    def _comment_by_node(self, node_id: str) -> dict[str, Any] | None:
+        for comments in self.comments.values():
+            for comment in comments:
+                if comment["node_id"] == node_id:
+                    return comment
+        return None
+
+    def _graphql(self, query: str, variables: dict[str, Any], login: str) -> tuple[int, Any, dict[str, str]]:
+        self.graphql.append((query, variables))
+        full = f"{self.owner}/{self.name}"
+        if "viewer" in query:
+            return 200, {"data": {"viewer": {"login": login}}}, {}
+        if "minimizeComment" in query:
+            comment = self._comment_by_node(variables["id"])
+            if comment is None:
+                return 200, {"errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a node"}]}, {}
+            comment.update(_minimized=variables["classifier"])
+            return 200, {"data": {"minimizeComment": {"minimizedComment": {"isMinimized": True}}}}, {}
+        if "node(id:" in query:
+            comment = self._comment_by_node(variables["id"])
+            if comment is None:
+                return 200, {"data": {"node": None}}, {}
+            node = {
+                "__typename": "IssueComment",
+                "isMinimized": "_minimized" in comment,
+                "minimizedReason": comment.get("_minimized"),
+                "url": comment["html_url"],
+                "repository": {"nameWithOwner": comment.get("_repository", full)},
+            }
+            return 200, {"data": {"node": node}}, {}
+        if "createDiscussion" in query:
+            if variables.get("categoryId") not in self.categories:
+                return 200, {"errors": [{"message": "Could not resolve to a DiscussionCategory"}]}, {}
+            number = len(self.discussions) + 1
+            discussion = {
+                "number": number,
+                "title": variables["title"],
+                "body": variables["body"],
+                "url": f"https://github.com/{full}/discussions/{number}",
+                "author": {"login": login},
+                "category": {"id": variables["categoryId"]},
+            }
+            self.discussions.append(discussion)
+            return 200, {"data": {"createDiscussion": {"discussion": discussion}}}, {}
+        if "discussionCategories" in query or "discussions(" in query:
+            repo = {
+                "id": "R_fake",
+                "discussionCategories": {
+                    "nodes": [{"id": k, "name": v, "slug": v.lower()} for k, v in self.categories.items()]
+                },
+                "discussions": {"nodes": list(reversed(self.discussions))},
+            }
+            return 200, {"data": {"repository": repo}}, {}
+        return 200, {"errors": [{"message": "this fake does not answer that query"}]}, {}
 
     # -- pull requests and their reviews, checked as GitHub checks them
 

@@ -394,7 +394,7 @@ def test_dry_run_prints_the_planned_items_and_changes_nothing(tmp_path: Path, fa
             [{"type": "create_issue", "title": "t", "body": "b", "labels": ["wontfix"]}],
             "label 'wontfix' is not allowed",
         ),
-        ([{"type": "create_discussion", "title": "t", "body": "b"}], "unknown safe output type 'create_discussion'"),
+        ([{"type": "upload_asset", "path": "/tmp/x.png"}], "unknown safe output type 'upload_asset'"),
         ([{"type": "add_comment", "body": "b", "item_number": 5}], "item_number: not allowed"),
         (['{"type": "create_issue", "title": "torn'], "line 1: not valid JSON"),
         (["[1, 2]"], "not a record"),

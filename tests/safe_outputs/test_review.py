@@ -313,11 +313,12 @@ def test_hostile_text_is_sanitised_in_the_review_and_its_comments(
 def test_a_target_repo_the_token_cannot_reach_is_named(
     tmp_path: Path, pr: pr_fixture.PullFixture, fake: FakeGitHub, capsys: Any
 ) -> None:
-    config = {"submit-pull-request-review": {"target-repo": "octo/elsewhere"}}
+    config = {"submit-pull-request-review": {"target-repo": "octo/elsewhere", "target": 1}}
     record(tmp_path, pr, config, (REVIEW, {"body": "Summary"}))
     code, report, _ = apply(tmp_path, fake, pr, capsys)
     assert code == 1
-    assert "cannot read pull request #1 in octo/elsewhere" in report["items"][0]["error"]
+    error = report["items"][0]["error"]
+    assert "safe-outputs.submit-pull-request-review.target-repo: this job's token cannot read octo/elsewhere" in error
     assert fake.calls("POST", "^/repos/") == []
 
 

@@ -3,7 +3,7 @@
 What belongs here: a module per kind, named for gh-aw's record type (``create_issue.py``),
 holding everything about that kind (``base.SafeOutputKind``): its ``safe-outputs:`` config, the
 agent's tool, the validation, what the recorder captures, its planning and its applying. Beside
-them only what several kinds share (``common``, ``titled``, ``targeted``) and the interface
+them only what several kinds share (``common``, ``titled``, ``targeted``, ``patched``, ...) and the interface
 (``base``, ``apply_api``).
 
 A new kind is a module here and a row in ``KINDS``, plus its docs (the config table and the
@@ -21,12 +21,15 @@ from aw_action.safe_outputs.kinds import (
     add_reviewer,
     close_issue,
     close_pull_request,
+    create_discussion,
     create_issue,
     create_pull_request,
     create_pull_request_review_comment,
+    hide_comment,
     missing_data,
     missing_tool,
     noop,
+    push_to_pull_request_branch,
     remove_labels,
     submit_pull_request_review,
     update_issue,
@@ -36,8 +39,10 @@ from aw_action.safe_outputs.kinds.base import SafeOutputKind
 
 KINDS: tuple[SafeOutputKind[Any], ...] = (
     create_issue.KIND,
+    create_discussion.KIND,
     add_comment.KIND,
     create_pull_request.KIND,
+    push_to_pull_request_branch.KIND,
     add_labels.KIND,
     remove_labels.KIND,
     add_reviewer.KIND,
@@ -47,6 +52,7 @@ KINDS: tuple[SafeOutputKind[Any], ...] = (
     close_pull_request.KIND,
     create_pull_request_review_comment.KIND,
     submit_pull_request_review.KIND,
+    hide_comment.KIND,
     missing_tool.KIND,
     missing_data.KIND,
     noop.KIND,

@@ -69,6 +69,10 @@ class PlannedItem:
     """Labels the target must carry for the item to apply (a close filter)."""
     required_title_prefix: str | None = None
     """A prefix the target's title must have for the item to apply."""
+    node_id: str | None = None
+    """A GraphQL node the item acts on (a comment to hide)."""
+    category: str | None = None
+    """A discussion's category: name, slug or node ID; None = the repository's first."""
 
     def to_json(self) -> dict[str, Any]:
         data = {k: v for k, v in asdict(self).items() if v is not None and k != "patch_file"}
@@ -99,6 +103,10 @@ class PullState:
     head_sha: str
     author: str | None
     files: Mapping[str, FileDiff]
+    head_ref: str | None = None
+    """The head branch's name."""
+    head_repo: str | None = None
+    """``owner/name`` of the head branch's repository (a fork's for a fork's pull request; None: deleted)."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +151,12 @@ class Planning(Protocol):
         """A dry run with no event: the plan is shown, a missing triggering target is not an error."""
         ...
 
+    @property
+    def untrusted(self) -> str | None:
+        """Why the records come from a run a fork's code could control (``apply_outputs/origin.py``),
+        or None: from such records no kind applies what only a trusted run may (an approval)."""
+        ...
+
     def title(self, text: str, prefix: str) -> str:
         """A title made safe to post and to use as a commit message (``public_text.sanitize_title``),
         the prefix added once."""
@@ -165,6 +179,15 @@ class GitHub(Protocol):
     @property
     def login(self) -> str | None:
         """The login this job writes as (None when GitHub does not say)."""
+        ...
+
+    @property
+    def repository(self) -> str:
+        """``owner/name`` this view of GitHub writes to (``target-repo``, else the job's)."""
+        ...
+
+    def graphql(self, query: str, variables: Mapping[str, Any]) -> Mapping[str, Any]:
+        """One GraphQL request; its ``data`` (the client's error when GitHub answers errors)."""
         ...
 
     def pull_request(self, repository: str | None, number: int) -> PullState:
@@ -238,6 +261,14 @@ class GitHub(Protocol):
 
     def point_branch(self, branch: str, sha: str) -> None:
         """Create ``branch`` at ``sha``, or move it there when an earlier attempt made it."""
+        ...
+
+    def commit_message(self, sha: str) -> str:
+        """The message of commit ``sha``."""
+        ...
+
+    def advance_branch(self, branch: str, sha: str) -> None:
+        """Move ``branch`` to ``sha`` without force (GitHub refuses what is not a fast-forward)."""
         ...
 
     def open_pull(self, base: str, head: str, title: str, body: str, draft: bool) -> Posted:

@@ -49,6 +49,10 @@ class KindConfig(BaseModel):
 
     max: int
 
+    def repository(self) -> str | None:
+        """``target-repo``: where this kind's items go; None = the apply job's repository."""
+        return None
+
 
 class Settings(Protocol):
     """The settings of ``safe-outputs:`` that belong to no one kind (``SafeOutputsConfig``)."""

@@ -11,12 +11,12 @@ from typing import Any, ClassVar
 
 from pydantic import StrictInt
 
-from aw_action.safe_outputs.kinds import common, titled
+from aw_action.safe_outputs.kinds import common, targeted, titled
 from aw_action.safe_outputs.kinds.apply_api import Applied, GitHub, PlannedItem, Planning
 from aw_action.safe_outputs.kinds.base import SafeOutputKind, Settings, max_field
 
 
-class CreateIssue(titled.TitledConfig):
+class CreateIssue(titled.TitledConfig, targeted.RepoConfig):
     max: StrictInt = max_field(1)
 
 
@@ -32,6 +32,7 @@ class Kind(SafeOutputKind[CreateIssue]):
             common.per_run(cfg.max, "issue"),
             titled.prefix_note(cfg.title_prefix),
             titled.labels_note(cfg),
+            f"It is opened in {cfg.target_repo}." if cfg.target_repo else "",
         ), common.object_schema(
             {"title": common.TITLE, "body": common.BODY, "labels": common.LABELS}, ["title", "body"]
         )

@@ -20,11 +20,9 @@ from typing import Any, ClassVar
 from pydantic import StrictBool, StrictInt
 
 from aw_action.safe_outputs import fields
-from aw_action.safe_outputs.fields import FieldError
-from aw_action.safe_outputs.kinds import common, titled
+from aw_action.safe_outputs.kinds import common, patched, titled
 from aw_action.safe_outputs.kinds.apply_api import Applied, Attachment, GitHub, PlannedItem, Planning
-from aw_action.safe_outputs.kinds.base import Recording, RequestError, SafeOutputKind, Settings, max_field
-from aw_action.safe_outputs.patch import PatchError, capture_patch, is_patch_file_name, patch_file_name
+from aw_action.safe_outputs.kinds.base import Recording, SafeOutputKind, Settings, max_field
 
 BRANCH_PREFIX = "aw-harness/"
 
@@ -49,7 +47,7 @@ class Kind(SafeOutputKind[CreatePullRequest]):
     name = "create_pull_request"
     config_model: ClassVar[type[CreatePullRequest]] = CreatePullRequest
     fields = titled.FIELDS | {"branch", "draft"}
-    system_fields = frozenset({"patch_path", "base_commit"})
+    system_fields = patched.SYSTEM_FIELDS
 
     def tool(self, cfg: CreatePullRequest, settings: Settings) -> tuple[str, dict[str, Any]]:
         properties = {
@@ -81,64 +79,16 @@ class Kind(SafeOutputKind[CreatePullRequest]):
         return record
 
     def recorded(self, record: Mapping[str, Any]) -> dict[str, Any]:
-        out = {}
-        for key in sorted(self.system_fields):
-            if not isinstance(record.get(key), str) or not record[key]:
-                raise FieldError(f"{key}: missing; a {self.name} record needs the patch the recorder captured")
-            out[key] = record[key]
-        return out
+        return patched.recorded(record, self.name)
 
     def capture(self, record: dict[str, Any], cfg: CreatePullRequest, recording: Recording) -> dict[str, Any]:
-        """Write the patch beside the records (as ``recording.git_user``) and name it in the record."""
+        """Write the patch beside the records (``patched.capture``) and name it in the record."""
         given = record.get("branch")
         branch = given or f"{BRANCH_PREFIX}{_slug(record['title'])}-{secrets.token_hex(3)}"
-        name = patch_file_name(branch)
-        if (recording.output_dir / name).exists():
-            if given:
-                raise RequestError(
-                    f"branch: a pull request for {given!r} is already recorded; choose another branch name"
-                )
-            branch = f"{branch}-{secrets.token_hex(3)}"
-            name = patch_file_name(branch)
-        user = recording.git_user
-        try:
-            patch = capture_patch(
-                recording.workspace,
-                recording.output_dir / name,
-                title=record["title"],
-                max_bytes=recording.settings.max_patch_size * 1024,
-                exclude=[recording.output_dir],
-                env=recording.env if user.env is None else user.env,
-                identity=user.identity,
-                abi=user.abi,
-                records=recording.records,
-            )
-        except PatchError as exc:
-            raise RequestError(f"{self.name}: {exc}") from None
-        except PermissionError as exc:  # the output dir is the harness's (tools as another user)
-            raise RequestError(
-                f"{self.name}: cannot write the patch ({exc.strerror}): the output dir is read-only for "
-                f"this user; use the {self.name} tool instead"
-            ) from None
-        record.update(branch=branch, patch_path=name, base_commit=patch.base_commit)
-        return {"branch": branch, "patch": {"path": name, "bytes": patch.size, "files": patch.files}}
+        return patched.capture(record, recording, self.name, branch, bool(given), record["title"])
 
     def attachment(self, record: Mapping[str, Any], records_dir: Path, settings: Settings) -> Attachment:
-        """The patch beside the records: a name the recorder writes, a regular file within
-        ``max-patch-size``, and a full base commit hash."""
-        name = record["patch_path"]
-        if not is_patch_file_name(name):
-            raise RequestError(f"patch_path: {name!r} is not a patch file name the recorder writes")
-        path = records_dir / name
-        if path.is_symlink() or not path.is_file():
-            raise RequestError(f"patch_path: {name} is missing next to the records")
-        data = path.read_bytes()
-        limit = settings.max_patch_size
-        if len(data) > limit * 1024:
-            raise RequestError(f"patch_path: {name} is over safe-outputs.max-patch-size ({limit} KiB)")
-        if not re.fullmatch(r"[0-9a-f]{40}", record["base_commit"]):
-            raise RequestError("base_commit: must be a 40-character commit hash")
-        return Attachment(path, data)
+        return patched.attachment(record, records_dir, settings)
 
     def plan(
         self, item: PlannedItem, record: Mapping[str, Any], cfg: CreatePullRequest, planning: Planning

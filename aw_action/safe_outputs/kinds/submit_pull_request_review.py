@@ -30,7 +30,7 @@ from aw_action.safe_outputs import fields
 from aw_action.safe_outputs.fields import FieldError
 from aw_action.safe_outputs.kinds import common, pull_review, review_diff, targeted
 from aw_action.safe_outputs.kinds.apply_api import Applied, ApplyError, GitHub, PlannedItem, Planning
-from aw_action.safe_outputs.kinds.base import Recording, SafeOutputKind, Settings, max_field
+from aw_action.safe_outputs.kinds.base import Recording, RequestError, SafeOutputKind, Settings, max_field
 
 EVENTS = ("COMMENT", "APPROVE", "REQUEST_CHANGES")
 NUMBER = "pull_request_number"
@@ -115,12 +115,18 @@ class Kind(SafeOutputKind[SubmitPullRequestReview]):
     def plan(
         self, item: PlannedItem, record: Mapping[str, Any], cfg: SubmitPullRequestReview, planning: Planning
     ) -> PlannedItem:
+        event = record.get("event", "COMMENT")
+        if event != "COMMENT" and planning.untrusted:
+            raise RequestError(
+                f"{event} not applied: the records are untrusted ({planning.untrusted}); from a run a fork's code "
+                "could control only COMMENT reviews apply (the record's line comments still go out, in one)"
+            )
         text = planning.text(record["body"], fields.BODY_MAX_CHARS) if record.get("body") else None
         return replace(
             item,
             body=_body(text, item.marker, cfg.footer, planning.footer),
             message=text,
-            event=record.get("event", "COMMENT"),
+            event=event,
             number=targeted.target_number(record, cfg, planning, self.key, NUMBER),
             repository=cfg.target_repo,
             commit_id=record.get(pull_review.COMMIT_FIELD),

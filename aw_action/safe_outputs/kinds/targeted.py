@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 
 from aw_action.safe_outputs import fields
 from aw_action.safe_outputs.fields import FieldError
@@ -23,9 +23,30 @@ Target = Literal["triggering", "*"] | int
 _REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
-class TargetedConfig(KindConfig):
+class RepoConfig(KindConfig):
+    """``target-repo``: ``owner/name`` the items go to instead of the job's repository (gh-aw's
+    key on every kind that acts on an issue or pull request, and on the one that opens issues). The apply
+    job's token must reach it: apply checks that before the first write there, and its error
+    names the kind and the repository when it does not (``apply_outputs/github_writer.py``)."""
+
+    target_repo: str | None = None
+
+    @field_validator("target_repo")
+    @classmethod
+    def _target_repo(cls, value: str | None) -> str | None:
+        if value is not None and not _REPOSITORY.match(value):
+            raise ValueError(f"must be owner/name, got {value!r}")
+        return value
+
+    def repository(self) -> str | None:
+        return self.target_repo
+
+
+class TargetedConfig(RepoConfig):
     target: Target = "triggering"
-    """``triggering`` (the event's issue or pull request), ``*`` (the agent names it) or a number."""
+    """``triggering`` (the event's issue or pull request), ``*`` (the agent names it) or a number.
+    With ``target-repo``, a number (given or named) is one in that repository; ``triggering`` (the
+    event's number, which belongs to the job's own repository) is a config error there."""
 
     @field_validator("target", mode="before")
     @classmethod
@@ -37,19 +58,18 @@ class TargetedConfig(KindConfig):
         except FieldError:
             raise ValueError("must be 'triggering', '*' or an issue/pull request number") from None
 
+    @model_validator(mode="after")
+    def _triggering_elsewhere(self) -> TargetedConfig:
+        if self.target_repo is not None and self.target == "triggering":
+            raise ValueError(
+                f"target-repo {self.target_repo} needs target '*' or a number: the triggering issue or "
+                "pull request belongs to the workflow's own repository"
+            )
+        return self
 
-class TargetRepoConfig(TargetedConfig):
-    """``target-repo``: ``owner/name`` the items go to instead of the job's repository (the
-    apply job's token must reach it; apply's error names the kind and the repository if not)."""
 
-    target_repo: str | None = None
-
-    @field_validator("target_repo")
-    @classmethod
-    def _target_repo(cls, value: str | None) -> str | None:
-        if value is not None and not _REPOSITORY.match(value):
-            raise ValueError(f"must be owner/name, got {value!r}")
-        return value
+TargetRepoConfig = TargetedConfig
+"""The review kinds' name for it (every targeted kind has ``target-repo`` now)."""
 
 
 def item_fields(args: Mapping[str, Any], cfg: TargetedConfig, key: str, field: str = "item_number") -> dict[str, Any]:
@@ -93,8 +113,9 @@ def required(cfg: TargetedConfig, field: str = "item_number") -> list[str]:
 
 
 def target_note(cfg: TargetedConfig, field: str = "item_number") -> str:
+    where = f" in {cfg.target_repo}" if cfg.target_repo else ""
     if cfg.target == "*":
-        return f"Name the issue or pull request with {field}."
+        return f"Name the issue or pull request{where} with {field}."
     if cfg.target == "triggering":
         return "It goes to the issue or pull request that triggered this run."
-    return f"It goes to #{cfg.target}."
+    return f"It goes to #{cfg.target}{where}."
