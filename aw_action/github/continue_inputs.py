@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
-from aw_action.github.artifact_fetch import ArtifactFetchError, fetch_artifact
 from aw_action.github.paths import container_path
 from aw_action.github.run_origin import approvals_withheld
 from aw_action.github.trigger_guard import DEFAULT_API_URL
@@ -78,6 +77,8 @@ def _fetched(name: str, run: str | None, token: str | None, env: Mapping[str, st
         raise ActionInputError(ARTIFACT_INPUT, f"needs {missing} to find the artifact")
     folder = Path(tempfile.mkdtemp(prefix="aw-continue-", dir=env.get("RUNNER_TEMP") or None))
     api_url = env.get("GITHUB_API_URL") or DEFAULT_API_URL
+    from aw_action.github.artifact_fetch import ArtifactFetchError, fetch_artifact  # httpx: only a download pays
+
     try:
         return fetch_artifact(api_url, repository, run, name, token, folder / f"{name}.zip", MAX_DOWNLOAD)
     except ArtifactFetchError as exc:

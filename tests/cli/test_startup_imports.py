@@ -20,3 +20,10 @@ def test_the_run_path_imports_no_on_demand_module() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert proc.stdout.strip() == "", f"imported at start-up: {proc.stdout.strip()}"
+
+
+def test_the_action_entry_imports_no_http_client_until_it_downloads() -> None:
+    """httpx is for a download (``continue-from-artifact``) or an AWF question, not every action's start."""
+    code = "import sys\nimport aw_action.action\nprint('httpx' in sys.modules)\n"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert proc.stdout.strip() == "False", "aw_action.action imports httpx at start-up"
