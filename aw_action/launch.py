@@ -6,7 +6,7 @@ then a stop signal is held (``run/stop_hold``) while the harness imports, then t
 runs.
 """
 
-from aw_action.security.safe_path import drop_unsafe_path
+from aw_action.security.confinement.safe_path import drop_unsafe_path
 
 drop_unsafe_path()
 

@@ -38,7 +38,7 @@ from aw_action.replay.report import people_lines, report_object
 from aw_action.replay.runner import ReplayHarness
 from aw_action.run.cancel import StopSignals
 from aw_action.run.redact import run_redactor
-from aw_action.security.stdout_guard import reserved_stdout
+from aw_action.security.confinement.stdout_guard import reserved_stdout
 from aw_action.sinks.pretty import FORMATS, PrettyStream, wants_pretty
 
 USAGE = "aw-harness replay RECORDS [--workspace DIR] [--until TURN] [--continue --model MODEL] [--output-dir DIR]"

@@ -1,9 +1,9 @@
 """What the exec wrapper costs per bash call (issue 19): ``bash -c true`` started through
-``security/spawn.py`` with no wrapper (the peer), behind the wrapper with ``no_new_privs`` only
+``security/confinement/spawn.py`` with no wrapper (the peer), behind the wrapper with ``no_new_privs`` only
 (``full``), and behind it with Landlock (``workspace-write`` without TCP, ``read-only``); the file
 helper's open with and without a confinement. Wall time per call, median and 90th percentile over
 N calls, each measured in the same command; and each confined case as the bash tool starts it
-(``spawn.start``: through the spawn server, ``security/spawn_server.py``). Reported, never asserted.
+(``spawn.start``: through the spawn server, ``security/confinement/spawn_server.py``). Reported, never asserted.
 
     .venv/bin/python bench/bench_sandbox_wrapper.py [N]
 """
@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from aw_action.security import spawn
-from aw_action.security.fileio import open_as
-from aw_action.security.sandbox import Confinement, SandboxPlan, SandboxSettings, probe
+from aw_action.security.confinement import spawn
+from aw_action.security.confinement.fileio import open_as
+from aw_action.security.confinement.sandbox import Confinement, SandboxPlan, SandboxSettings, probe
 
 
 def timed(n: int, call: Callable[[], object]) -> tuple[float, float]:

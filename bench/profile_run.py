@@ -28,7 +28,7 @@ from bench.subjects import REPO, aw_harness
 _PROFILED = """
 import cProfile, sys, time
 out, sys.argv = sys.argv[1], ["aw-harness", *sys.argv[2:]]
-from aw_action.security.safe_path import drop_unsafe_path
+from aw_action.security.confinement.safe_path import drop_unsafe_path
 drop_unsafe_path()
 profiler = cProfile.Profile(time.process_time)
 profiler.enable()

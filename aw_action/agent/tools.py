@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from aw_action.ai.types import AbortSignal, TextContent, ToolSpec
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.record_guard import RecordWrites
-from aw_action.security.sandbox import Confinement, ToolSandbox
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.sandbox import Confinement, ToolSandbox
+from aw_action.security.records.record_guard import RecordWrites
 
 
 class ToolError(Exception):
@@ -48,13 +48,13 @@ class ToolContext:
     """The run's redactor: tools pass text they return or save under ``output_dir`` through it,
     so a secret a command prints (``env``, ``gh auth status``) lands in no artifact."""
     identity: ToolIdentity | None = None
-    """The user tools act as (``security.identity``): bash runs as it, read/write/edit do their
-    file I/O as it (``security.fileio``). ``None``: the harness's own user."""
+    """The user tools act as (``security.confinement.identity``): bash runs as it, read/write/edit do their
+    file I/O as it (``security.confinement.fileio``). ``None``: the harness's own user."""
     records: RecordWrites | None = None
     """The run's record ledger: a tool that leaves a file in ``output_dir`` (bash's output log)
     reports it once written, so tampering with it is found at the end of the run."""
     sandbox: ToolSandbox | None = None
-    """The kernel sandbox of bash's commands and of the file helper (``security.sandbox``);
+    """The kernel sandbox of bash's commands and of the file helper (``security.confinement.sandbox``);
     ``None``: no plan (bash still runs behind the wrapper, ``no_new_privs`` only). A workflow
     step replaces it with the step's own for as long as the step runs."""
 

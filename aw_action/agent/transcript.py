@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.text import clean_value, is_clean
-from aw_action.security.record_guard import RecordWrites, open_record
+from aw_action.security.records.record_guard import RecordWrites, open_record
 from aw_action.timestamps import utc_iso
 
 FILE_NAME = "session.jsonl"

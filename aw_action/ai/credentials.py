@@ -17,7 +17,7 @@ Everything that needs a credential fact reads it here: provider setup (``find_cr
 missing-credential message (``missing_credentials``) and the action's wording of it
 (``github/credential_help.py``), the action's key inputs and their masks
 (``github/action_inputs.py``, ``github/plan.py``), the agent's environment
-(``security/tool_env.py``: ``is_credential_name``, ``github_access_variables``), the credentials
+(``security/confinement/tool_env.py``: ``is_credential_name``, ``github_access_variables``), the credentials
 files kept from the tools during a run (``harness/guards.py``: ``credential_files``) and the redactor
 (``run/redact.py``: ``is_credential_name``, ``is_awf_placeholder``).
 """

@@ -39,7 +39,7 @@ from aw_action.run.redact import Redactor, secrets_from_env
 from aw_action.safe_outputs.config import CONFIG_FILE, SafeOutputsConfig, SafeOutputsConfigError, load_config_file
 from aw_action.safe_outputs.kinds.apply_api import ApplyError, PlannedItem
 from aw_action.safe_outputs.records import RECORDS_FILE, read_records
-from aw_action.security.public_text import allowed_domains
+from aw_action.security.untrusted_text.public_text import allowed_domains
 
 PROG = "aw-harness apply-safe-outputs"
 MAX_RECORDS_BYTES = 64 * 1024 * 1024

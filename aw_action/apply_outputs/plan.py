@@ -27,7 +27,7 @@ from aw_action.safe_outputs.kinds.apply_api import Attachment, PlannedItem
 from aw_action.safe_outputs.kinds.base import RequestError
 from aw_action.safe_outputs.records import RecordLine
 from aw_action.safe_outputs.validate import kind_config, validate_record
-from aw_action.security.public_text import sanitize_body, sanitize_title
+from aw_action.security.untrusted_text.public_text import sanitize_body, sanitize_title
 
 GITHUB_BODY_MAX_CHARS = 65_536
 MARKER_PREFIX = "<!-- aw-harness-safe-output:"

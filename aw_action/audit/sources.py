@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from aw_action.security.archive_read import ArchiveError, ReadBudget
+from aw_action.security.records.archive_read import ArchiveError, ReadBudget
 from aw_action.sinks.previous_run import PREVIOUS_RUNS_DIR
 from aw_action.sinks.record_files import ProvenanceFile, TokenUsageFile, UnifiedSession
 

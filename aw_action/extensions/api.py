@@ -27,7 +27,7 @@ from aw_action.run.budget_kinds import Limit
 from aw_action.run.config import RunConfig
 from aw_action.run.redact import Redactor
 from aw_action.run.state import RunState
-from aw_action.security.record_guard import RecordWrites
+from aw_action.security.records.record_guard import RecordWrites
 from aw_action.sinks.jsonl import JsonlSink
 
 if TYPE_CHECKING:

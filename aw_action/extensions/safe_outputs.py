@@ -35,8 +35,8 @@ from aw_action.safe_outputs import (
     safe_output_tools,
 )
 from aw_action.safe_outputs.records import RecordLine
-from aw_action.security.record_guard import is_record_file
-from aw_action.security.tool_env import credential_free
+from aw_action.security.confinement.tool_env import credential_free
+from aw_action.security.records.record_guard import is_record_file
 from aw_action.sinks import markdown as md
 
 MAX_SUMMARY_ROWS = 50

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from aw_action.security.git_head import workspace_git
+from aw_action.security.confinement.git_head import workspace_git
 
 PR_EVENTS = frozenset({"pull_request", "pull_request_target", "pull_request_review", "pull_request_review_comment"})
 GIT_TIMEOUT_S = 30
@@ -64,7 +64,7 @@ def fork_pull_request(event_name: str, event: Mapping[str, Any]) -> ForkCheck:
 
 
 def _git(workspace: Path, *args: str) -> bytes | None:
-    """A read-only git command on the pull request's checkout, confined (``security/git_head.py``)."""
+    """A read-only git command on the pull request's checkout, confined (``security/confinement/git_head.py``)."""
     return workspace_git(workspace, *args, purpose="the fork check", timeout_s=GIT_TIMEOUT_S)
 
 

@@ -42,7 +42,7 @@ from aw_action.github.run_origin import approvals_withheld
 from aw_action.github.workflow_inputs import require_workflow, workflow_request
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
-from aw_action.security.tool_env import RUNTIME_VARS
+from aw_action.security.confinement.tool_env import RUNTIME_VARS
 from aw_action.workflows.request import WorkflowRequest
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"

@@ -30,7 +30,7 @@ from aw_action.run.explain import explain
 from aw_action.run.explanation import plain
 from aw_action.run.record import Reporting
 from aw_action.run.result import RESULT_FILE, RunResult
-from aw_action.security.record_guard import RecordWrites, write_record
+from aw_action.security.records.record_guard import RecordWrites, write_record
 from aw_action.sinks.closing import closing_head
 from aw_action.sinks.summary_links import TRANSCRIPT, amend_records_line, not_uploaded_line, uploaded_line
 

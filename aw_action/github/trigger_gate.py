@@ -16,7 +16,7 @@ from aw_action.github.action_inputs import ActionInputs
 from aw_action.github.event import TriggerEvent
 from aw_action.github.trigger_guard import TriggerDecision, check_trigger, parse_bots, parse_roles
 from aw_action.run.result import RunResult
-from aw_action.security.event_context import event_context
+from aw_action.security.untrusted_text.event_context import event_context
 
 EVENT_CONTEXT_SOURCE = "event-context"
 

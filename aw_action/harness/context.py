@@ -43,7 +43,7 @@ from aw_action.run.record import PromptRecord
 from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult, error_stop_reason
 from aw_action.run.state import RunState
-from aw_action.security.record_manifest import write_manifest
+from aw_action.security.records.record_manifest import write_manifest
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.tools.processes import kill_all_agent_processes
 

@@ -12,12 +12,12 @@ what they can touch, and the check at the end.
   4. the job's file commands (``GITHUB_ENV``, ...) are snapshotted and a ``RecordLedger`` is
      opened for the output dir;
   4b. a credentials file the environment names (``GOOGLE_APPLICATION_CREDENTIALS``) is kept from
-     the tools for the run (``security/credential_files.py``) when they run as another user;
+     the tools for the run (``security/confinement/credential_files.py``) when they run as another user;
      otherwise a warning says it is within their reach;
   5. the kernel sandbox (``sandbox_setup.plan_sandbox``): first of all, so a read-only sandbox
      the kernel cannot enforce refuses the run (exit 2) before anything changed; its private
      ``TMPDIR`` and its ``sandbox`` record.
-- ``RunGuards.tool_env(...)``: the tools' environment (``security/tool_env.py``'s allow-list:
+- ``RunGuards.tool_env(...)``: the tools' environment (``security/confinement/tool_env.py``'s allow-list:
   the core set, the toolchain's, what the config grants by name (``env_grant``, named in the
   summary's access note); no credential, unless GitHub access is granted; then
   ``GITHUB_TOKEN``/``GH_TOKEN`` only; ``TMPDIR`` the run's private folder);
@@ -46,11 +46,10 @@ from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
 from aw_action.run.record import RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
-from aw_action.security.containment import Containment, end_agent_processes, left_behind
-from aw_action.security.containment import plan as plan_containment
-from aw_action.security.credential_files import WithheldFile, give_back, unopenable, withhold
-from aw_action.security.file_commands import FileCommandGuard
-from aw_action.security.identity import (
+from aw_action.security.confinement.containment import Containment, end_agent_processes, left_behind
+from aw_action.security.confinement.containment import plan as plan_containment
+from aw_action.security.confinement.credential_files import WithheldFile, give_back, unopenable, withhold
+from aw_action.security.confinement.identity import (
     HandedOver,
     IdentityDecision,
     ToolIdentity,
@@ -58,10 +57,11 @@ from aw_action.security.identity import (
     hand_over_workspace,
     reachable,
 )
-from aw_action.security.process_guard import GuardReport, make_non_dumpable, wipe_initial_environ
-from aw_action.security.record_guard import RecordLedger, Tamper, protect_output_dir
-from aw_action.security.sandbox import SandboxPlan, ToolSandbox
-from aw_action.security.tool_env import GithubAccess, credential_free, github_access, tool_environment
+from aw_action.security.confinement.process_guard import GuardReport, make_non_dumpable, wipe_initial_environ
+from aw_action.security.confinement.sandbox import SandboxPlan, ToolSandbox
+from aw_action.security.confinement.tool_env import GithubAccess, credential_free, github_access, tool_environment
+from aw_action.security.records.file_commands import FileCommandGuard
+from aw_action.security.records.record_guard import RecordLedger, Tamper, protect_output_dir
 from aw_action.tools import FILE_WRITERS
 from aw_action.tools.processes import enable_subreaper, kill_all_agent_processes
 
@@ -118,7 +118,7 @@ class RunGuards:
     withheld: list[WithheldFile] = field(default_factory=list)
     """Credentials files taken from the tools for the run; given back at the seal."""
     containment: Containment | None = None
-    """How the agent's processes end and how many there may be (``security/containment.py``)."""
+    """How the agent's processes end and how many there may be (``security/confinement/containment.py``)."""
     post: Callable[[HarnessEvent], None] = lambda event: None
     """Where the ``processes`` record of the seal goes."""
     notes: list[str] = field(default_factory=list)

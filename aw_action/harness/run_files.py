@@ -22,7 +22,7 @@ from aw_action.run.mode import gh_aw_mode
 from aw_action.run.result import RESULT_FILE
 from aw_action.safe_outputs.config import CONFIG_FILE as SAFE_OUTPUTS_CONFIG_FILE
 from aw_action.safe_outputs.records import RECORDS_FILE as SAFE_OUTPUTS_FILE
-from aw_action.security.record_manifest import MANIFEST_FILE
+from aw_action.security.records.record_manifest import MANIFEST_FILE
 from aw_action.sinks import record_files
 from aw_action.sinks.jsonl import EVENTS_FILE
 from aw_action.sinks.previous_run import RunFiles, move_aside

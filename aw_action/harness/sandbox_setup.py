@@ -1,7 +1,7 @@
 """The run's kernel sandbox, decided once at assembly (docs/security.md, "The kernel sandbox").
 
 ``plan_sandbox`` reads the config (``harness.sandbox``, ``-network``, ``-required``; the bash
-policy ``tools.bash`` implies), asks the kernel what it offers (``security.sandbox.probe``),
+policy ``tools.bash`` implies), asks the kernel what it offers (``security.confinement.sandbox.probe``),
 and refuses or degrades what it cannot enforce, before any tool exists:
 
 - a ``read-only`` sandbox (the run's, or a workflow step's read-only bash policy) without
@@ -34,8 +34,8 @@ from aw_action.run.journal import Journal
 from aw_action.run.mode import gh_aw_mode
 from aw_action.run.record import RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.sandbox import (
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.sandbox import (
     Confinement,
     KernelSupport,
     SandboxPlan,
@@ -43,7 +43,7 @@ from aw_action.security.sandbox import (
     ToolSandbox,
     probe,
 )
-from aw_action.security.spawn import Launch, run
+from aw_action.security.confinement.spawn import Launch, run
 
 SUBSYSTEM = "sandbox"
 SOCKET_FILTER_PROBE = Confinement("full", tcp=False, abi=0, source="the socket filter probe", socket_filter=True)

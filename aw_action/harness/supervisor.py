@@ -28,7 +28,7 @@ from aw_action.run.config import RunConfig
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.run.time_budget import TimeBudget, run_start
-from aw_action.security.stdout_guard import reserved_stdout
+from aw_action.security.confinement.stdout_guard import reserved_stdout
 from aw_action.sinks.closing import closing_line
 from aw_action.sinks.summary import append_step_summary, render_run_summary
 from aw_action.tools.processes import kill_all_agent_processes

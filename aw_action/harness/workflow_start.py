@@ -19,7 +19,7 @@ from pathlib import Path
 from aw_action.agent.events import AnyMessage
 from aw_action.agent.history import history_problem
 from aw_action.exits import InvocationError
-from aw_action.security.record_manifest import file_problem
+from aw_action.security.records.record_manifest import file_problem
 from aw_action.workflows.checkpoint import MAX_CHECKPOINT_BYTES, messages_from_json, read_checkpoint
 from aw_action.workflows.engine import start_run
 from aw_action.workflows.errors import CheckpointError, WorkflowLoadError

@@ -45,7 +45,7 @@ from aw_action.replay.prepare import prepare
 from aw_action.replay.report import people_lines, report_object
 from aw_action.replay.runner import ReplayHarness
 from aw_action.run.cancel import StopSignals
-from aw_action.security.tool_env import RUNTIME_VARS
+from aw_action.security.confinement.tool_env import RUNTIME_VARS
 
 TITLE = "aw-harness: replay"
 

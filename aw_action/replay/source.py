@@ -19,8 +19,8 @@ from pathlib import Path, PurePosixPath
 
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.exits import InvocationError
-from aw_action.security.archive_read import ArchiveError, ReadBudget, checked_members, read_member, read_regular
-from aw_action.security.record_manifest import MANIFEST_FILE, digest_problem, parse_manifest
+from aw_action.security.records.archive_read import ArchiveError, ReadBudget, checked_members, read_member, read_regular
+from aw_action.security.records.record_manifest import MANIFEST_FILE, digest_problem, parse_manifest
 from aw_action.sinks.previous_run import PREVIOUS_RUNS_DIR
 from aw_action.sinks.replay_record import FILE_NAME as REPLAY_FILE
 

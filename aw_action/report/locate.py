@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from aw_action.security.record_manifest import MANIFEST_FILE
+from aw_action.security.records.record_manifest import MANIFEST_FILE
 from aw_action.sinks.previous_run import PREVIOUS_RUNS_DIR
 from aw_action.sinks.record_files import file_names
 

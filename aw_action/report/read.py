@@ -34,8 +34,8 @@ from aw_action.audit.readers import LineStats, iter_jsonl, parse_record
 from aw_action.report.locate import RUN_MARKERS, Place
 from aw_action.report.runs import Problem, RunFacts, not_started, run_facts
 from aw_action.run.result import RESULT_FILE
-from aw_action.security.archive_read import ArchiveError, ReadBudget, checked_members, read_member, read_regular
-from aw_action.security.record_manifest import MANIFEST_FILE, digest_problem, parse_manifest
+from aw_action.security.records.archive_read import ArchiveError, ReadBudget, checked_members, read_member, read_regular
+from aw_action.security.records.record_manifest import MANIFEST_FILE, digest_problem, parse_manifest
 from aw_action.sinks.agent_session import FILE_NAME as GH_AW_SESSION
 from aw_action.sinks.previous_run import PREVIOUS_RUNS_DIR
 from aw_action.sinks.unified_session import FILE_NAME as SESSION

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from aw_action.security.tool_env import refused_grant
+from aw_action.security.confinement.tool_env import refused_grant
 
 
 def _kebab(name: str) -> str:
@@ -54,7 +54,7 @@ class Tools(_Open):
     bash_variables: list[str] = Field(default_factory=list)
     """Variables a restricted command may use as ``"$NAME"`` (never credentials)."""
     pass_env: list[str] = Field(default_factory=list)
-    """Variables the tools get beyond the core set (``security/tool_env.py``); never the
+    """Variables the tools get beyond the core set (``security/confinement/tool_env.py``); never the
     harness's, the runner's or a credential (``refused_grant``)."""
 
     @field_validator("pass_env")
@@ -115,7 +115,7 @@ class HarnessSettings(_Strict):
     progress_comment_answer: bool = False
     """The finished progress comment also shows the answer, sanitised (``sinks/progress.py``)."""
     sandbox: Literal["read-only", "workspace-write", "full"] | None = None
-    """The kernel sandbox of the agent's commands and file tools (``security/sandbox.py``);
+    """The kernel sandbox of the agent's commands and file tools (``security/confinement/sandbox.py``);
     unset: the mode each bash policy implies."""
     sandbox_network: bool | None = None
     """TCP in a ``workspace-write`` sandbox (unset: off when ``sandbox`` names it, on when a
@@ -125,7 +125,7 @@ class HarnessSettings(_Strict):
     instead of failing the invocation."""
     process_budget: int = Field(default=512, ge=8, le=1_000_000)
     """How many tasks (processes and threads) the agent's commands may add to those the tools'
-    user has at the start (``RLIMIT_NPROC``, ``security/containment.py``); past it a fork fails
+    user has at the start (``RLIMIT_NPROC``, ``security/confinement/containment.py``); past it a fork fails
     with EAGAIN."""
 
     @field_validator("extensions")

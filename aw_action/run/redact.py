@@ -11,7 +11,7 @@ are not secrets and stay); and, for values of at least ``DERIVED_MIN_LENGTH`` ch
 encodings (``encoded_forms``): reversed, hex (either case) and base64 (standard and URL-safe,
 at each of the three byte alignments it can have inside a longer base64 text), the hex and
 base64 forms also when wrapped over lines (``base64`` wraps at 76 columns, ``xxd -p`` at 60).
-Secrets by shape are masked too, known or not (``security/secret_shapes.py``: tokens with their
+Secrets by shape are masked too, known or not (``security/untrusted_text/secret_shapes.py``: tokens with their
 issuer's prefix, such as ``ghp_`` or ``sk-ant-``, and a URL's password), except AWF's
 placeholders; and a shaped secret any environment variable holds is a known secret (its
 encodings masked too). Redaction is the second line of defence: the first is that the agent cannot read the secret.
@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from aw_action.ai.credentials import is_awf_placeholder, is_credential_name
-from aw_action.security.secret_shapes import mask_shapes, shaped_secrets
+from aw_action.security.untrusted_text.secret_shapes import mask_shapes, shaped_secrets
 
 MASK = "***"
 MIN_SECRET_LENGTH = 6

@@ -25,7 +25,7 @@ from pydantic import Field, StrictInt, TypeAdapter, ValidationError
 from aw_action.config.document import ConfigError, read_document
 from aw_action.safe_outputs.kinds import BY_TYPE, KINDS
 from aw_action.safe_outputs.kinds.base import KindConfig
-from aw_action.security.record_guard import RecordWrites, write_record
+from aw_action.security.records.record_guard import RecordWrites, write_record
 
 CONFIG_FILE = "safe-outputs.config.json"
 MAX_PATCH_SIZE_KEY = "max-patch-size"

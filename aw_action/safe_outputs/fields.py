@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-from aw_action.security.public_text import name_problem
+from aw_action.security.untrusted_text.public_text import name_problem
 
 TITLE_MAX_CHARS = 256
 BODY_MAX_CHARS = 60_000

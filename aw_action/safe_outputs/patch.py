@@ -8,7 +8,7 @@ is the patch: an mbox ``git am`` applies, whose ``index`` lines carry full preim
 apply job can check it applies to exactly the base it was made from.
 
 The repository is the agent's (its ``.git/config``, ``.gitattributes``, hooks), so no git here
-runs anything it names (``security/git_safe.py``'s table):
+runs anything it names (``security/confinement/git_safe.py``'s table):
 
 - the commands that write (``read-tree``, ``add -A``, ``write-tree``, ``commit-tree``,
   ``format-patch``) run with ``GIT_DIR`` a fresh private dir (``git init --template=``) that
@@ -18,7 +18,7 @@ runs anything it names (``security/git_safe.py``'s table):
 - the commands on the repository itself (``rev-parse``, ``merge-base``) only read, with every
   ``-c`` override of the table;
 - every git runs as the tools' user, with the tools' environment (``GIT_*`` dropped), through
-  ``security/spawn.py`` inside the kernel sandbox: writable only in the private dir, no TCP.
+  ``security/confinement/spawn.py`` inside the kernel sandbox: writable only in the private dir, no TCP.
   Whatever the agent still managed to make run gets nothing it does not already have. The
   harness itself never opens a path inside the repository or the private dir (the agent's
   processes share that user); it only reads git's output and removes the dir.
@@ -41,11 +41,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from aw_action.security import spawn
-from aw_action.security.git_safe import harness_argv, harness_env
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.record_guard import RecordWrites, write_record
-from aw_action.security.sandbox import Confinement, probe
+from aw_action.security.confinement import spawn
+from aw_action.security.confinement.git_safe import harness_argv, harness_env
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.sandbox import Confinement, probe
+from aw_action.security.records.record_guard import RecordWrites, write_record
 
 GIT_TIMEOUT_S = 120
 IDENTITY = {

@@ -19,7 +19,7 @@ from aw_action.safe_outputs.kinds import NOTHING_TO_DO
 from aw_action.safe_outputs.kinds.base import GitUser, Recording, RequestError
 from aw_action.safe_outputs.records import RecordLog
 from aw_action.safe_outputs.validate import kind_config, validate_request
-from aw_action.security.record_guard import RecordWrites
+from aw_action.security.records.record_guard import RecordWrites
 
 APPLIED_LATER = "Recorded, not applied yet: a later job with write access applies it after this run."
 

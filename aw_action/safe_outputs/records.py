@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aw_action.security.record_guard import RecordWrites, open_record
+from aw_action.security.records.record_guard import RecordWrites, open_record
 
 RECORDS_FILE = "safe-outputs.jsonl"
 

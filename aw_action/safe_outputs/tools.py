@@ -23,7 +23,7 @@ from aw_action.safe_outputs.config import SafeOutputsConfig, parse_safe_outputs,
 from aw_action.safe_outputs.kinds.base import GitUser, RequestError
 from aw_action.safe_outputs.recorder import Recorder
 from aw_action.safe_outputs.validate import kind_config
-from aw_action.security.record_guard import RecordWrites
+from aw_action.security.records.record_guard import RecordWrites
 
 
 class SafeOutputTool:

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from aw_action.run.redact import Redactor
-from aw_action.security.record_guard import RecordWrites
+from aw_action.security.records.record_guard import RecordWrites
 from aw_action.sinks import unified_session
 from aw_action.sinks.files import JsonlFile
 

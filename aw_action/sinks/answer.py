@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aw_action.security.public_text import DEFAULT_ALLOWED_DOMAINS, sanitize_body
+from aw_action.security.untrusted_text.public_text import DEFAULT_ALLOWED_DOMAINS, sanitize_body
 
 
 @dataclass(frozen=True)

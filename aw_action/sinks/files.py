@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from aw_action.run.redact import Redactor
-from aw_action.security.record_guard import RecordWrites, open_record
+from aw_action.security.records.record_guard import RecordWrites, open_record
 
 
 class JsonlFile:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from aw_action.run.explanation import Name, Verbatim, Words
-from aw_action.security.sanitize import strip_invisible
+from aw_action.security.untrusted_text.sanitize import strip_invisible
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~&!#$])")
 

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aw_action.security.record_dir import RecordDir
+from aw_action.security.records.record_dir import RecordDir
 
 PREVIOUS_RUNS_DIR = "previous-runs"
 HEAD_BYTES = 64 * 1024

@@ -32,7 +32,7 @@ from aw_action.run.mode import RunMode
 from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
-from aw_action.security.record_guard import RecordWrites
+from aw_action.security.records.record_guard import RecordWrites
 
 
 @dataclass(frozen=True)

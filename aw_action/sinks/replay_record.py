@@ -26,7 +26,7 @@ from aw_action.agent.events import AgentEvent, HarnessEvent, MessageEnd, Request
 from aw_action.ai.types import UserMessage
 from aw_action.run.mode import gh_aw_mode
 from aw_action.run.result import RunResult
-from aw_action.security.git_head import head_commit
+from aw_action.security.confinement.git_head import head_commit
 from aw_action.sinks.files import JsonlFile
 from aw_action.sinks.record_writer import RecordWriter, SessionInfo, WriterContext
 from aw_action.sinks.replay_format import (

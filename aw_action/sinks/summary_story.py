@@ -20,7 +20,7 @@ from typing import Any
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import AssistantMessage, ToolResultMessage
 from aw_action.run import human
-from aw_action.security.sanitize import strip_invisible
+from aw_action.security.untrusted_text.sanitize import strip_invisible
 from aw_action.sinks import markdown as md
 from aw_action.sinks.answer import answer_markdown
 from aw_action.sinks.readable import failure_of

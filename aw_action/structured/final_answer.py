@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aw_action.security.record_guard import RecordWrites, write_record
+from aw_action.security.records.record_guard import RecordWrites, write_record
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError

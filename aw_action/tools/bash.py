@@ -5,7 +5,7 @@ Contract:
   whole tree), in ``ctx.cwd``, with the environment ``ctx.env`` (the process's when empty) plus
   the ``AW_AGENT_PROCESS`` marker (``processes.py``), and stdin at ``/dev/null``; stdout and
   stderr share one pipe, so they interleave as a terminal shows them. It starts through
-  ``security/spawn.py``: as ``ctx.identity``, behind the exec wrapper (``no_new_privs``, and the
+  ``security/confinement/spawn.py``: as ``ctx.identity``, behind the exec wrapper (``no_new_privs``, and the
   kernel sandbox ``ctx.bash_confinement``; exit 126 with a ``aw-harness sandbox:`` line when it
   cannot be applied).
 - The call ends when the shell exits. Output still arriving from background jobs is collected
@@ -24,7 +24,7 @@ Contract:
 - Failures raise ``ToolError`` whose text is the (truncated) output followed by
   ``Command exited with code N``, ``Command timed out after N seconds`` or ``Command aborted``;
   a confined command whose exit code and output look like a refusal gets one more line naming
-  the sandbox mode and what it forbids (``security/sandbox_denial.py``: likely, not certain).
+  the sandbox mode and what it forbids (``security/confinement/sandbox_denial.py``: likely, not certain).
   A timeout, an abort or the cancellation of ``execute`` SIGKILLs every process of the call:
   its process group and, through the marker and the subreaper (``processes.py``), what left
   the group (``setsid``, double-forked daemons).
@@ -46,10 +46,10 @@ from typing import IO, Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
-from aw_action.security import spawn
-from aw_action.security.containment import budget_note
-from aw_action.security.sandbox import UNCONFINED
-from aw_action.security.sandbox_denial import denial_line, likely_denied
+from aw_action.security.confinement import spawn
+from aw_action.security.confinement.containment import budget_note
+from aw_action.security.confinement.sandbox import UNCONFINED
+from aw_action.security.confinement.sandbox_denial import denial_line, likely_denied
 from aw_action.tools.bash_output import CommandOutput
 from aw_action.tools.processes import kill_call, prepare_command_env, shell_finished, shell_started
 from aw_action.tools.truncate import HEAD_TAIL_MAX_BYTES, HEAD_TAIL_MAX_LINES
@@ -244,7 +244,7 @@ class _Run:
 
     def _failed(self, text: str, code: int, ending: str) -> str:
         """A failed command's result; with a line naming the sandbox when its output and exit
-        code look like the sandbox refused it (``security/sandbox_denial.py``)."""
+        code look like the sandbox refused it (``security/confinement/sandbox_denial.py``)."""
         confinement = self.ctx.bash_confinement
         message = f"{text}\n\n{ending}"
         if confinement is not None and likely_denied(confinement, code, text):

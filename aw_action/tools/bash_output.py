@@ -39,7 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from aw_action.security.record_guard import RecordWrites, open_record
+from aw_action.security.records.record_guard import RecordWrites, open_record
 from aw_action.tools.truncate import (
     HEAD_TAIL_MAX_BYTES,
     HEAD_TAIL_MAX_LINES,

@@ -10,14 +10,14 @@ a terminal, a block device. The tools only read and write regular files:
 - ``open_for_write`` refuses an existing target that is not a regular file *before* anything is
   written or truncated (a FIFO without a reader, a socket, a device), then truncates.
 
-With a tool identity (the tools run as another user, ``security/identity.py``) or a confinement
-(``security/sandbox.py``), the open itself is done by the file helper as that user, inside that
+With a tool identity (the tools run as another user, ``security/confinement/identity.py``) or a confinement
+(``security/confinement/sandbox.py``), the open itself is done by the file helper as that user, inside that
 confinement (``security/fileio.open_as``): the kernel checks that user's rights and the
 sandbox's, and files and folders it creates are that user's. Reading and writing then use the
 descriptor.
 
 Errors are ``ToolError`` texts naming the path and what it is. A write the sandbox refuses says
-so for certain, with what the mode forbids (``security/sandbox_denial.py``): the harness opened
+so for certain, with what the mode forbids (``security/confinement/sandbox_denial.py``): the harness opened
 the file and knows the confinement.
 """
 
@@ -30,10 +30,10 @@ import stat
 from pathlib import Path
 
 from aw_action.agent.tools import ToolError
-from aw_action.security.fileio import needs_helper, open_as
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.sandbox import Confinement
-from aw_action.security.sandbox_denial import denial_line, forbids_write
+from aw_action.security.confinement.fileio import needs_helper, open_as
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.sandbox import Confinement
+from aw_action.security.confinement.sandbox_denial import denial_line, forbids_write
 
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 REFUSALS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})

@@ -24,8 +24,8 @@ from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.sandbox import Confinement
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.sandbox import Confinement
 from aw_action.tools.fs import open_for_read
 from aw_action.tools.lines import LineReader, Stopped
 from aw_action.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size

@@ -15,8 +15,8 @@ from typing import Any
 
 from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.sandbox import Confinement
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.sandbox import Confinement
 from aw_action.tools.fs import open_for_write, refuse_if_read_only, write_all
 from aw_action.tools.read import resolve_path
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import Message
-from aw_action.security.record_guard import RecordWrites, write_record
+from aw_action.security.records.record_guard import RecordWrites, write_record
 from aw_action.workflows.errors import CheckpointError
 from aw_action.workflows.loader import LoadedWorkflow
 from aw_action.workflows.state import RunState

@@ -103,7 +103,7 @@ def test_final_stage_sets_no_user_and_no_workdir_and_base_images_are_pinned() ->
 def test_the_image_names_the_tools_user_keeps_the_workspace_off_sys_path_and_has_no_sudo() -> None:
     """docs/security.md: tools run as ``aw-agent`` when the workspace is root's; ``python -m`` in
     the workspace must not import from it."""
-    from aw_action.security.identity import AGENT_USER
+    from aw_action.security.confinement.identity import AGENT_USER
 
     final = DOCKERFILE.split("\nFROM ")[-1]
     useradd = re.search(r"useradd ([^&\n]*?)(?:\s*\\?\n|$)", final)

@@ -16,7 +16,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from aw_action import cli
-from aw_action.security.identity import decide_tool_identity, reachable
+from aw_action.security.confinement.identity import decide_tool_identity, reachable
 from tests.conftest import REPO, base_env
 
 AW_HARNESS = Path(sys.executable).parent / "aw-harness"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from aw_action.security.public_text import allowed_domains, sanitize_body, sanitize_title
+from aw_action.security.untrusted_text.public_text import allowed_domains, sanitize_body, sanitize_title
 
 BIG = 524_288
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security.identity import ToolIdentity
+from aw_action.security.confinement.identity import ToolIdentity
 
 TEST_USER = "aw-test-agent"
 

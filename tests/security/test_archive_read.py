@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security.archive_read import (
+from aw_action.security.records.archive_read import (
     ArchiveError,
     ReadBudget,
     checked_members,

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from aw_action.security.identity import ToolIdentity
+from aw_action.security.confinement.identity import ToolIdentity
 from tests.action.launch import ActionRun, Paths, action_env, finish, start_action
 from tests.github.artifact_server import ArtifactServer, runtime_token
 from tests.security.attacks import attacks, by_command, script, tool_results

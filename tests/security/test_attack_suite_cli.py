@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from aw_action.security.identity import AGENT_USER, ToolIdentity
+from aw_action.security.confinement.identity import AGENT_USER, ToolIdentity
 from tests.conftest import CliRun, base_env, run_cli, write_run_files
 from tests.security.attacks import attacks, by_command, script, tool_results
 from tests.security.leaks import leaked

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from aw_action.security.identity import ToolIdentity
+from aw_action.security.confinement.identity import ToolIdentity
 from tests.conftest import base_env, run_cli, write_run_files
 from tests.security.attacks import script, tool_results
 from tests.servers.wire import WireServer

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security.file_commands import FileCommandGuard
-from aw_action.security.identity import ToolIdentity
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.records.file_commands import FileCommandGuard
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl and /proc are Linux")
@@ -58,7 +58,7 @@ def test_a_symlink_planted_in_place_of_a_file_is_not_followed(tmp_path: Path) ->
 
 HARNESS = r"""
 import json, os, subprocess, sys, time
-from aw_action.security.file_commands import FileCommandGuard
+from aw_action.security.records.file_commands import FileCommandGuard
 from aw_action.tools.processes import enable_subreaper, kill_all_agent_processes
 
 def descendants():

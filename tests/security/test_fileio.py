@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from aw_action.agent.tools import ToolError
-from aw_action.security.fileio import open_as
-from aw_action.security.identity import ToolIdentity
+from aw_action.security.confinement.fileio import open_as
+from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.tools.fs import open_for_read, open_for_write, write_all
 
 
@@ -96,7 +96,7 @@ def test_a_fifo_nobody_writes_is_refused_at_once(user_dir: Path, tool_user: Tool
 def test_a_helper_that_never_answers_is_given_up_on(
     user_dir: Path, tool_user: ToolIdentity, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from aw_action.security import fileio
+    from aw_action.security.confinement import fileio
 
     monkeypatch.setattr(fileio, "_HELPER", "import time\ntime.sleep(60)")
     with pytest.raises(OSError) as caught:

@@ -1,4 +1,4 @@
-"""The harness's own git on the workspace (``security/git_head.py``: the replay record's commit,
+"""The harness's own git on the workspace (``security/confinement/git_head.py``: the replay record's commit,
 the fork check) runs nothing the workspace planted: not a ``git`` on a ``PATH`` entry inside it,
 not a program its ``.git/config`` names; and it answers the real commit."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security.git_head import head_commit
+from aw_action.security.confinement.git_head import head_commit
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
 

@@ -12,7 +12,7 @@ import pytest
 from aw_action.harness.guards import ISOLATION_CHECK, github_grant, guard_run
 from aw_action.run.config import RunConfig
 from aw_action.run.state import RunState
-from aw_action.security.identity import ToolIdentity
+from aw_action.security.confinement.identity import ToolIdentity
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {
@@ -145,7 +145,7 @@ cfg = RunConfig.model_validate({"engine": {"model": "faux/scripted"}})
 out = Path(sys.argv[2])
 guards = guard_run(cfg, env=dict(os.environ), workspace=out, output_dir=out, record=state.record, journal=state.journal)
 guards.wipe([])
-from aw_action.security.process_guard import is_dumpable
+from aw_action.security.confinement.process_guard import is_dumpable
 print(open("/proc/self/environ", "rb").read().decode(errors="replace"))
 print("DUMPABLE", is_dumpable())
 print("PYTHON-SEES", os.environ["ANTHROPIC_API_KEY"])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security.identity import (
+from aw_action.security.confinement.identity import (
     NOGROUP,
     ToolIdentity,
     decide_tool_identity,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security import landlock, spawn
-from aw_action.security.sandbox import Confinement, probe
+from aw_action.security.confinement import landlock, spawn
+from aw_action.security.confinement.sandbox import Confinement, probe
 
 KERNEL_ABI = landlock.kernel_abi()
 

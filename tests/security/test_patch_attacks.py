@@ -16,8 +16,8 @@ import pytest
 from aw_action.agent.tools import ToolContext, ToolError
 from aw_action.github.fork_guard import BaseFiles
 from aw_action.safe_outputs import safe_output_tools
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.tool_env import github_access, tool_environment
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.tool_env import github_access, tool_environment
 from tests.safe_outputs.support import call, git, make_repo, tools_by_name
 
 SECRETS = {

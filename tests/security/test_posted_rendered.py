@@ -32,7 +32,7 @@ from aw_action.run.state import RunState
 from aw_action.safe_outputs.config import parse_safe_outputs
 from aw_action.safe_outputs.fields import FieldError, label
 from aw_action.safe_outputs.records import RecordLine
-from aw_action.security.public_text import DEFAULT_ALLOWED_DOMAINS, sanitize_title
+from aw_action.security.untrusted_text.public_text import DEFAULT_ALLOWED_DOMAINS, sanitize_title
 from aw_action.sinks.progress import Links, render_progress
 from aw_action.sinks.summary import render_run_summary
 from tests.security.test_sanitize_rendered import FINDINGS, HIDING, KEYWORDS, foreign_links, render

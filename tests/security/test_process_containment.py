@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from aw_action.security.containment import uid_tasks
-from aw_action.security.identity import ToolIdentity
+from aw_action.security.confinement.containment import uid_tasks
+from aw_action.security.confinement.identity import ToolIdentity
 from tests.conftest import CliRun, base_env, run_cli, write_run_files
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="processes and /proc are Linux")
@@ -157,8 +157,8 @@ def test_a_fork_bomb_meets_the_process_budget_and_the_run_still_ends_whole(tmp_p
 
 HARNESS = r"""
 import json, os, sys
-from aw_action.security.containment import end_agent_processes, plan
-from aw_action.security.identity import ToolIdentity
+from aw_action.security.confinement.containment import end_agent_processes, plan
+from aw_action.security.confinement.identity import ToolIdentity
 identity = ToolIdentity(int(sys.argv[1]), int(sys.argv[2]), "agent", "/tmp")
 containment = plan(identity, 16)
 ending = end_agent_processes(containment, identity)
@@ -197,7 +197,7 @@ def test_where_the_tools_run_as_root_the_run_says_containment_is_best_effort(tmp
     workspace.mkdir()
     import pwd
 
-    from aw_action.security.identity import AGENT_USER
+    from aw_action.security.confinement.identity import AGENT_USER
 
     if os.geteuid() != 0 or AGENT_USER in {p.pw_name for p in pwd.getpwall()}:
         pytest.skip(f"the tools run as root only when the harness does and there is no {AGENT_USER} user")
@@ -214,7 +214,7 @@ def test_the_plan_counts_the_uid_s_tasks_and_names_what_is_left() -> None:
     best-effort end; a live process of the uid under the harness is named by ``left_behind``."""
     import subprocess
 
-    from aw_action.security.containment import left_behind, plan
+    from aw_action.security.confinement.containment import left_behind, plan
 
     user = own_user("aw-test-plan")
     sleeper = subprocess.Popen(["sleep", "30"], user=user.uid, group=user.gid, extra_groups=[])

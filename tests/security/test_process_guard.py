@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security.fileio import helper_python
-from aw_action.security.identity import ToolIdentity
+from aw_action.security.confinement.fileio import helper_python
+from aw_action.security.confinement.identity import ToolIdentity
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux")
 
@@ -27,7 +27,7 @@ SECRET = "sk-planted-" + "q7Zx" * 8
 # another user) try to read its /proc entries, and reports what the tool saw.
 HARNESS = r"""
 import json, os, subprocess, sys
-from aw_action.security import process_guard as guard
+from aw_action.security.confinement import process_guard as guard
 mode, user = sys.argv[1], sys.argv[2]
 planted = os.environ["PLANTED"].encode()
 report = {}

@@ -23,9 +23,9 @@ from aw_action.agent.transcript import Transcript
 from aw_action.run.redact import Redactor
 from aw_action.safe_outputs.config import CONFIG_FILE, parse_safe_outputs, write_config_file
 from aw_action.safe_outputs.records import RecordLog, read_records
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.record_guard import RecordLedger, open_record, protect_output_dir
-from aw_action.security.record_manifest import MANIFEST_FILE, write_manifest
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.records.record_guard import RecordLedger, open_record, protect_output_dir
+from aw_action.security.records.record_manifest import MANIFEST_FILE, write_manifest
 from aw_action.sinks.files import JsonlFile
 from aw_action.structured.final_answer import write_structured_output
 from aw_action.tools.bash_output import CommandOutput

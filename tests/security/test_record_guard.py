@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.record_guard import RecordLedger, protect_output_dir
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.records.record_guard import RecordLedger, protect_output_dir
 
 
 class Writer:

@@ -23,7 +23,7 @@ from aw_action.github.plan import harness_env
 from aw_action.harness.guards import guard_run
 from aw_action.run.config import RunConfig
 from aw_action.run.state import RunState
-from aw_action.security.identity import ToolIdentity
+from aw_action.security.confinement.identity import ToolIdentity
 
 HOST = "/home/runner/work/repo/repo"
 RUNNER = {"GITHUB_WORKSPACE": "/github/workspace", "RUNNER_WORKSPACE": "/home/runner/work/repo"}

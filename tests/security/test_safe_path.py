@@ -46,7 +46,7 @@ def test_planted_dependency_names_in_the_workspace_never_run(tmp_path: Path) -> 
 def test_the_working_directory_entry_is_the_one_removed(tmp_path: Path) -> None:
     code = (
         "import os, sys; before = sys.path[0]; "
-        "from aw_action.security.safe_path import drop_unsafe_path; "
+        "from aw_action.security.confinement.safe_path import drop_unsafe_path; "
         "print(drop_unsafe_path() == [before] and before == os.getcwd(), os.getcwd() in sys.path)"
     )
     (tmp_path / "probe.py").write_text(code)
@@ -55,7 +55,12 @@ def test_the_working_directory_entry_is_the_one_removed(tmp_path: Path) -> None:
     ).stdout.split()
     assert out == ["True", "False"]
     safe = subprocess.run(
-        [sys.executable, "-P", "-c", "from aw_action.security.safe_path import drop_unsafe_path as d; print(d())"],
+        [
+            sys.executable,
+            "-P",
+            "-c",
+            "from aw_action.security.confinement.safe_path import drop_unsafe_path as d; print(d())",
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,

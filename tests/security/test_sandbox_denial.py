@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security.sandbox import MODES, Confinement
-from aw_action.security.sandbox_denial import (
+from aw_action.security.confinement.sandbox import MODES, Confinement
+from aw_action.security.confinement.sandbox_denial import (
     DENIAL_WORDS,
     FORBIDS,
     NETWORK_FORBIDS,

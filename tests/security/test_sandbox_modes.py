@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security import spawn
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.sandbox import Confinement, SandboxPlan, SandboxSettings, probe
+from aw_action.security.confinement import spawn
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.sandbox import Confinement, SandboxPlan, SandboxSettings, probe
 
 KERNEL = probe({})
 needs_landlock = pytest.mark.skipif(KERNEL.landlock_abi == 0, reason=f"no Landlock here: {KERNEL.note}")

@@ -4,7 +4,7 @@ its command writes, the run says what applied (a ``sandbox`` record, a line in t
 the ``TMPDIR``), and a read-only sandbox the kernel cannot enforce fails closed.
 
 The fail-closed path is simulated through the one honest seam, ``AW_SANDBOX_ABI_LIMIT`` (read
-only by ``security.sandbox.probe``: the harness then believes the kernel has no Landlock, and
+only by ``security.confinement.sandbox.probe``: the harness then believes the kernel has no Landlock, and
 every decision after the probe is the production one)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from aw_action.security.sandbox import probe
+from aw_action.security.confinement.sandbox import probe
 from tests.conftest import CliRun, base_env, run_cli, write_run_files
 from tests.workflows.support import write_workflow
 
@@ -232,7 +232,7 @@ def test_a_workflow_with_a_read_only_step_fails_closed_without_landlock(tmp_path
 
 NO_NESTED_SECCOMP = """
 import ctypes, os, sys
-from aw_action.security import landlock as ll
+from aw_action.security.confinement import landlock as ll
 deny = ll.SECCOMP_RET_ERRNO | 1  # EPERM, as a container profile that refuses nested filters answers
 program = [
     (ll.BPF_LD_W_ABS, 0, 0, ll.SECCOMP_DATA_NR),

@@ -21,7 +21,7 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
-from aw_action.security.public_text import DEFAULT_ALLOWED_DOMAINS, sanitize_body
+from aw_action.security.untrusted_text.public_text import DEFAULT_ALLOWED_DOMAINS, sanitize_body
 
 BIG = 524_288
 PAGE = "https://github.com/octo/repo/issues/1"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security import landlock, spawn
-from aw_action.security.sandbox import Confinement
+from aw_action.security.confinement import landlock, spawn
+from aw_action.security.confinement.sandbox import Confinement
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or not landlock.socket_filter_supported(),

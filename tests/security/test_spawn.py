@@ -1,4 +1,4 @@
-"""What every child of ``security/spawn.py`` gets, whatever the caller passed: exactly its
+"""What every child of ``security/confinement/spawn.py`` gets, whatever the caller passed: exactly its
 environment minus credential-named variables, no descriptor but the ones it names, the tools'
 user, and the wrapper when it is confined."""
 
@@ -8,9 +8,9 @@ import asyncio
 import os
 from pathlib import Path
 
-from aw_action.security import spawn
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.sandbox import UNCONFINED
+from aw_action.security.confinement import spawn
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.sandbox import UNCONFINED
 
 
 def test_the_child_gets_exactly_its_environment_without_credential_names(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The spawn server (``security/spawn_server.py``, the harness's side in ``served.py``): a confined
+"""The spawn server (``security/confinement/spawn_server.py``, the harness's side in ``served.py``): a confined
 command ``spawn.start`` hands it gets what the exec wrapper gives (its environment minus
 credential names, its cwd, no other descriptor, the tools' user, ``no_new_privs`` and the Landlock
 domain), the server itself cannot be read by the tools' user, and a server that dies, answers
@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security import landlock, spawn
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.sandbox import UNCONFINED, Confinement
-from aw_action.security.served import ServedProcess, SpawnServer
+from aw_action.security.confinement import landlock, spawn
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.sandbox import UNCONFINED, Confinement
+from aw_action.security.confinement.served import ServedProcess, SpawnServer
 
 KERNEL_ABI = landlock.kernel_abi()
 PATH = {"PATH": "/usr/bin:/bin"}

@@ -1,5 +1,5 @@
 """One way to spawn: no module of ``aw_action`` starts a process except through
-``security/spawn.py`` (docs/architecture.md). A new ``subprocess``, ``os.exec*``, ``os.spawn*``,
+``security/confinement/spawn.py`` (docs/architecture.md). A new ``subprocess``, ``os.exec*``, ``os.spawn*``,
 ``os.fork``, ``pty`` or ``asyncio.create_subprocess_*`` anywhere else fails this test, naming
 the file and the line."""
 
@@ -12,10 +12,11 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "aw_action"
 ALLOWED = {
-    "security/spawn.py": "the one spawn function",
-    "security/landlock.py": "the exec wrapper: it runs in the child, after the spawn, and execs the command",
-    "security/spawn_server.py": "the spawn server: it runs in the child, behind the exec wrapper, and starts "
-    "each command from inside the confinement it already has",
+    "security/confinement/spawn.py": "the one spawn function",
+    "security/confinement/landlock.py": "the exec wrapper: it runs in the child, after the spawn, and execs "
+    "the command",
+    "security/confinement/spawn_server.py": "the spawn server: it runs in the child, behind the exec wrapper, "
+    "and starts each command from inside the confinement it already has",
 }
 MODULES = {"subprocess", "pty", "multiprocessing"}
 ASYNC_CALLS = {"create_subprocess_exec", "create_subprocess_shell", "subprocess_exec", "subprocess_shell"}
@@ -81,7 +82,7 @@ def test_no_module_starts_a_process_except_through_security_spawn() -> None:
         if rel in ALLOWED:
             continue
         offenders += [f"aw_action/{rel}:{line}: {what}" for line, what in spawn_sites(path.read_text())]
-    assert offenders == [], "start processes through aw_action/security/spawn.py:\n" + "\n".join(offenders)
+    assert offenders == [], "start processes through aw_action/security/confinement/spawn.py:\n" + "\n".join(offenders)
 
 
 def test_every_allowed_module_exists_and_still_needs_its_exception() -> None:

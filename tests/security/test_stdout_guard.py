@@ -14,7 +14,7 @@ SECRET = "sk-ant-api03-StdoutPlanted0123456789"
 SCRIPT = r"""
 import json, os, subprocess, sys
 from aw_action.run.redact import Redactor
-from aw_action.security.stdout_guard import reserved_stdout
+from aw_action.security.confinement.stdout_guard import reserved_stdout
 secret = os.environ["PLANTED"]
 redactor = Redactor([secret])
 with reserved_stdout(redactor.text) as result:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.security.identity import ToolIdentity
+from aw_action.security.confinement.identity import ToolIdentity
 from tests.security.leaks import leaked
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,11 +36,11 @@ import asyncio, json, os, sys
 from pathlib import Path
 from aw_action.agent.tools import ToolContext
 from aw_action.ai.types import AbortSignal
-from aw_action.security.identity import ToolIdentity
+from aw_action.security.confinement.identity import ToolIdentity
 from tests.security.leaks import leaked
-from aw_action.security.process_guard import make_non_dumpable
-from aw_action.security.record_guard import RecordLedger, protect_output_dir
-from aw_action.security.tool_env import github_access, tool_environment
+from aw_action.security.confinement.process_guard import make_non_dumpable
+from aw_action.security.records.record_guard import RecordLedger, protect_output_dir
+from aw_action.security.confinement.tool_env import github_access, tool_environment
 from aw_action.tools.bash import BashTool
 from aw_action.tools.edit import EditTool
 from aw_action.tools.read import ReadTool

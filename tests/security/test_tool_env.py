@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aw_action.security.tool_env import GithubAccess, github_access, refused_grant, tool_environment
+from aw_action.security.confinement.tool_env import GithubAccess, github_access, refused_grant, tool_environment
 
 # What the entrypoint sees on a runner (../shared/notes/actions-runtime.md §2), plus the keys
 # and a secret copied into an innocent-looking variable.

@@ -21,8 +21,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from aw_action.safe_outputs.kinds.apply_api import Applied, Attachment, GitHub, PlannedItem, Planning
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.record_guard import RecordWrites
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.records.record_guard import RecordWrites
 
 MAX_LIMIT = 100
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.spawn import SERVER_ENV, Launch, helper_python, run
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.spawn import SERVER_ENV, Launch, helper_python, run
 
 Method = Literal["kill-uid", "best-effort"]
 KILLER_TIMEOUT_S = 5.0

@@ -19,7 +19,7 @@ import re
 import stat
 from pathlib import Path
 
-from aw_action.security.record_guard import RecordLedger
+from aw_action.security.records.record_guard import RecordLedger
 
 MANIFEST_FILE = "records.sha256"
 _LINE = re.compile(r"^([0-9a-f]{64}) [ *](.+)$")

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from aw_action.security.fence import Fence
-from aw_action.security.sanitize import sanitize
+from aw_action.security.untrusted_text.fence import Fence
+from aw_action.security.untrusted_text.sanitize import sanitize
 
 MAX_FIELD_CHARS = 20_000
 

@@ -15,10 +15,10 @@ import os
 import re
 from pathlib import Path
 
-from aw_action.security import spawn
-from aw_action.security.git_safe import harness_argv, harness_env
-from aw_action.security.identity import decide_tool_identity, reachable
-from aw_action.security.sandbox import Confinement, probe
+from aw_action.security.confinement import spawn
+from aw_action.security.confinement.git_safe import harness_argv, harness_env
+from aw_action.security.confinement.identity import decide_tool_identity, reachable
+from aw_action.security.confinement.sandbox import Confinement, probe
 
 TIMEOUT_S = 10.0
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"

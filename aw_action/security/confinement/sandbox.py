@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from aw_action.security import landlock
+from aw_action.security.confinement import landlock
 
 SandboxMode = Literal["read-only", "workspace-write", "full"]
 MODES: tuple[SandboxMode, ...] = get_args(SandboxMode)
@@ -120,7 +120,7 @@ class Confinement:
     socket but a Unix one, so no UDP, raw or netlink either; in ``read-only``, no metadata change
     (mode, owner, times, xattrs, inode flags) and no keyring either."""
     nproc: int = 0
-    """``RLIMIT_NPROC`` of the command (``security/containment.py``); 0: none set."""
+    """``RLIMIT_NPROC`` of the command (``security/confinement/containment.py``); 0: none set."""
 
     def wrapper_spec(self) -> list[str]:
         """The exec wrapper's spec words (``landlock.main``)."""

@@ -10,7 +10,7 @@ cannot be shut off by name (a filter driver's or a config hook's name is the rep
 choice): the row says what covers them (the patch writes through a private git dir that reads
 none of the repository's config, ``safe_outputs/patch.py``), and the last line of defence is
 that this git runs as the tools' user, with the tools' environment, inside the kernel sandbox
-(``security/spawn.py``): whatever still runs gets nothing the agent does not already have.
+(``security/confinement/spawn.py``): whatever still runs gets nothing the agent does not already have.
 """
 
 from __future__ import annotations

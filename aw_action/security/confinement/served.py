@@ -35,7 +35,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from aw_action.security import spawn_server
+from aw_action.security.confinement import spawn_server
 
 HEADER = spawn_server.HEADER
 MAX_ANSWER = 4096

@@ -1,7 +1,7 @@
 """The spawn server: one confined process that starts a run's confined commands, so that each one
 costs a fork and an exec instead of an interpreter start (the exec wrapper's ~15 ms of CPU).
 
-Standard library only, on purpose: ``security/spawn.py`` starts this file's source as
+Standard library only, on purpose: ``security/confinement/spawn.py`` starts this file's source as
 ``python -I -S -c <source> <fd>`` behind the exec wrapper (``landlock.py``), as the tools' user,
 in a session of its own. So the server runs with ``no_new_privs`` and the Landlock domain of its
 confinement before it reads a single request, and every process it starts inherits both (they

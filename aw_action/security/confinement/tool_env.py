@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from aw_action.ai.credentials import github_access_variables, is_credential_name
-from aw_action.security.secret_shapes import shaped_secrets
+from aw_action.security.untrusted_text.secret_shapes import shaped_secrets
 
 GITHUB_TOKEN_VARS = github_access_variables()
 RUNTIME_CREDENTIALS = ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")

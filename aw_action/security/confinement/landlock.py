@@ -1,6 +1,6 @@
 """Landlock and ``no_new_privs`` through ctypes, and the exec wrapper that applies them.
 
-Standard library only, on purpose: ``security/spawn.py`` runs this file's source as
+Standard library only, on purpose: ``security/confinement/spawn.py`` runs this file's source as
 ``python -I -S -c <source> <spec> <command...>`` in the child, after the user switch and before
 the command: the wrapper sets ``PR_SET_NO_NEW_PRIVS``, restricts itself with Landlock as the spec
 says, then ``execvp``s the command, which inherits the domain for good (Landlock cannot be

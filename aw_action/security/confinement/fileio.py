@@ -10,8 +10,8 @@ socket (``SCM_RIGHTS``); the tool then reads or writes it in bounded, non-blocki
 (``tools/fs.py``, ``tools/lines.py``). Files it creates, and parent folders, belong to that user.
 It costs one interpreter start per call (about 10-20 ms), small next to a model turn.
 
-When the tools are confined (``security/sandbox.py``), the helper starts through the same exec
-wrapper as ``bash`` (``security/spawn.py``): in ``read-only`` it cannot open anything for
+When the tools are confined (``security/confinement/sandbox.py``), the helper starts through the same exec
+wrapper as ``bash`` (``security/confinement/spawn.py``): in ``read-only`` it cannot open anything for
 writing, in ``workspace-write`` only inside the workspace and the run's temp folder. It is then
 used even when the tools run as the harness's own user.
 
@@ -28,10 +28,10 @@ import os
 import socket
 from pathlib import Path
 
-from aw_action.security import spawn
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.sandbox import Confinement
-from aw_action.security.spawn import helper_python
+from aw_action.security.confinement import spawn
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.sandbox import Confinement
+from aw_action.security.confinement.spawn import helper_python
 
 __all__ = ["helper_python", "needs_helper", "open_as"]
 

@@ -6,7 +6,7 @@ helper, git for patches and fork checks, anything reading the workspace) starts 
 ``os.spawn*``, ``os.fork``, ``pty`` or ``asyncio.create_subprocess_*`` in ``aw_action/``. What
 every child gets, whatever the caller:
 
-- the user ``launch.identity`` (``security/identity.py``: the tools' user; ``None`` only when
+- the user ``launch.identity`` (``security/confinement/identity.py``: the tools' user; ``None`` only when
   the harness cannot switch, which the run reports), with no supplementary groups;
 - exactly ``launch.env``, never the harness's own environment, and never a variable whose
   name says it holds a credential (``tool_env.is_withheld_name``; ``GITHUB_TOKEN``/``GH_TOKEN``
@@ -43,11 +43,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
-from aw_action.security import landlock, spawn_server
-from aw_action.security.identity import ToolIdentity
-from aw_action.security.sandbox import Confinement
-from aw_action.security.served import ServedProcess, SpawnServer, Stdio
-from aw_action.security.tool_env import GITHUB_TOKEN_VARS, is_withheld_name
+from aw_action.security.confinement import landlock, spawn_server
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.sandbox import Confinement
+from aw_action.security.confinement.served import ServedProcess, SpawnServer, Stdio
+from aw_action.security.confinement.tool_env import GITHUB_TOKEN_VARS, is_withheld_name
 
 DEVNULL = subprocess.DEVNULL
 PIPE = subprocess.PIPE

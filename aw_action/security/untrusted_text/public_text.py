@@ -44,9 +44,9 @@ from collections.abc import Iterable, Mapping
 from html.entities import html5
 from urllib.parse import urlparse
 
-from aw_action.security.links import redact_urls
-from aw_action.security.markdown_blocks import contained, normalize_lines
-from aw_action.security.sanitize import strip_invisible, strip_reference_definitions
+from aw_action.security.untrusted_text.links import redact_urls
+from aw_action.security.untrusted_text.markdown_blocks import contained, normalize_lines
+from aw_action.security.untrusted_text.sanitize import strip_invisible, strip_reference_definitions
 
 DEFAULT_ALLOWED_DOMAINS = ("github.com", "github.io", "githubusercontent.com", "githubassets.com", "github.dev")
 _SAFE_TAGS = "b blockquote br code details em h5 h6 hr i li ol p pre strong sub summary sup table tbody td th"

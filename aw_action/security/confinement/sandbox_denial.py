@@ -9,7 +9,7 @@ line to a failed call's result with it (``denial_line``):
   confined command that failed; any of ``DENIAL_WORDS`` in its output (case-insensitive) says
   yes; else the exit codes ``NOT_DENIAL_EXIT_CODES`` (shell misuse, not executable, not found) say
   no; else only a seccomp kill (``SIGSYS``) says yes. The line says "likely".
-- the file tools: the harness opens the file itself (``security/fileio.py``) and knows the
+- the file tools: the harness opens the file itself (``security/confinement/fileio.py``) and knows the
   confinement, so a write it refuses is said for certain (``forbids_write``).
 """
 
@@ -19,7 +19,7 @@ import os
 import signal
 from pathlib import Path
 
-from aw_action.security.sandbox import DEVICES, Confinement, SandboxMode
+from aw_action.security.confinement.sandbox import DEVICES, Confinement, SandboxMode
 
 FORBIDS: dict[SandboxMode, str] = {
     "read-only": "writing any file (only /dev/null and the like are writable)",

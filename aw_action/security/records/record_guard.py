@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from aw_action.security.record_dir import FILE_MODE, RecordDir
+from aw_action.security.records.record_dir import FILE_MODE, RecordDir
 
 DIR_MODE = 0o755
 
