@@ -187,6 +187,17 @@ class ToolSandbox:
     bash: Confinement = UNCONFINED
     files: Confinement = UNCONFINED
 
+    def fields(self) -> dict[str, object]:
+        """What a ``sandbox`` record says of them (the run's, a workflow step's)."""
+        return {
+            "bash": self.bash.mode,
+            "bash_tcp": self.bash.tcp,
+            "files": self.files.mode,
+            "enforced": self.bash.enforced() and self.files.enforced(),
+            "metadata_refused": self.bash.mode == "read-only" and self.bash.socket_filter,
+            "source": self.bash.source,
+        }
+
 
 @dataclass(frozen=True)
 class SandboxPlan:
