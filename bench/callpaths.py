@@ -1,6 +1,7 @@
 """The call paths of one demo run between the layers (issue 31): every Python call from a module
 of ``harness/`` into one of ``security/``, and every call from a lower layer up into a higher one
-(the layer order of pyproject.toml's import-linter contract), counted with ``sys.setprofile`` (and
+(the layer order of pyproject.toml's import-linter contract), and every call into ``security/`` by
+the calling package, counted with ``sys.setprofile`` (and
 ``threading.setprofile``) over ``aw-harness --config examples/demo/config.json --prompt
 examples/demo/prompt.txt`` run in this process (the scripted provider: one bash call, one file
 written, a final answer). Reported, never asserted; bench/CALLPATHS.md holds the figures.
@@ -54,6 +55,8 @@ class Tracer:
         self.order = order
         self.down: Counter[tuple[str, str]] = Counter()
         self.up: Counter[tuple[str, str]] = Counter()
+        self.into_security: Counter[str] = Counter()
+        """Calls into ``security/`` by the calling package (``tools``: the bash call's spawn)."""
 
     def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
         if event != "call" or frame.f_back is None:
@@ -64,6 +67,8 @@ class Tracer:
         if low is None or high is None or low == high:
             return
         site = (f"{caller}.{frame.f_back.f_code.co_name}", f"{callee}.{frame.f_code.co_name}")
+        if low == "security":
+            self.into_security[high] += 1
         if high == "harness" and low == "security":
             self.down[site] += 1
         if low in self.order and high in self.order and self.order[low] < self.order[high]:
@@ -111,6 +116,7 @@ def main() -> None:
     tracer = run_demo(args.source.resolve())
     report("harness -> security", tracer.down, 100)
     report("lower layer -> higher layer", tracer.up, args.top)
+    print("into security, by calling package:", dict(tracer.into_security.most_common()))
 
 
 if __name__ == "__main__":

@@ -150,7 +150,7 @@ class RunGuards:
         if not _process:
             return None
         kept = credential_free(os.environ, secrets=secrets)
-        return wipe_initial_environ(name for name in os.environ if name not in kept)
+        return wipe_initial_environ([name for name in os.environ if name not in kept])
 
     def seal(self, journal: Journal) -> None:
         """The run's end, in order and once: every agent process killed (one that will not die is
