@@ -18,7 +18,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from aw_action.agent.events import HarnessEvent
-from aw_action.exits import InvocationError
 from aw_action.extensions.bash_policy import configured_policy
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
@@ -26,7 +25,7 @@ from aw_action.run.mode import gh_aw_mode
 from aw_action.run.record import RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
 from aw_action.security.confinement.plan import SUBSYSTEM, ConfinementPlan, ConfinementRequest, plan_confinement
-from aw_action.security.confinement.sandbox import KernelSupport, SandboxSettings, ToolSandbox, probe
+from aw_action.security.confinement.sandbox import SandboxSettings, ToolSandbox
 
 
 def settings_of(config: RunConfig) -> SandboxSettings:
@@ -37,13 +36,6 @@ def settings_of(config: RunConfig) -> SandboxSettings:
 def bash_policy_mode(config: RunConfig) -> str | None:
     """The mode of the run's ``tools.bash`` policy (``None``: the config has no ``tools.bash``)."""
     return configured_policy(config).mode if config.tools.bash is not None else None
-
-
-def kernel_support(env: Mapping[str, str]) -> KernelSupport:
-    try:
-        return probe(env)
-    except ValueError as exc:
-        raise InvocationError(str(exc)) from None
 
 
 def agent_records_file(config: RunConfig, output_dir: Path, env: Mapping[str, str]) -> Path | None:

@@ -129,10 +129,7 @@ def plan_confinement(request: ConfinementRequest, env: Mapping[str, str]) -> Con
     ``AW_SANDBOX_ABI_LIMIT`` is no whole number."""
     decision = reachable(decide_tool_identity(request.workspace, env_home=request.home), request.workspace)
     processes = containment.plan(decision.identity, request.process_budget)
-    try:
-        kernel = probe(env)
-    except ValueError as exc:
-        raise InvocationError(str(exc)) from None
+    kernel = kernel_support(env)
     draft = SandboxPlan(request.settings, kernel, str(request.workspace.resolve()), "")
     run_tools = draft.tools([request.bash_policy])
     if kernel.socket_filter and (request.read_only_steps or not run_tools.bash.tcp):
@@ -142,6 +139,15 @@ def plan_confinement(request: ConfinementRequest, env: Mapping[str, str]) -> Con
     tmpdir = private_tmpdir(decision.identity)
     sandbox = replace(draft, tmpdir=str(tmpdir), extra_writable=request.extra_writable, process_limit=processes.limit)
     return ConfinementPlan(request, decision, processes, sandbox, sandbox.tools([request.bash_policy]), findings)
+
+
+def kernel_support(env: Mapping[str, str]) -> KernelSupport:
+    """What the kernel offers (``sandbox.probe``); ``InvocationError`` (exit 2) naming
+    ``AW_SANDBOX_ABI_LIMIT`` when it is no whole number."""
+    try:
+        return probe(env)
+    except ValueError as exc:
+        raise InvocationError(str(exc)) from None
 
 
 def judge(kernel: KernelSupport, tools: ToolSandbox, request: ConfinementRequest) -> tuple[Finding, ...]:
