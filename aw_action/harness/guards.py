@@ -4,8 +4,10 @@ what they can touch, and the check at the end.
 - ``harden_process()``: first thing in every entry point (CLI run, action, gh-aw step): the
   process becomes non-dumpable and the child subreaper of everything the agent starts.
 - ``guard_run(...)``: once per run, from ``context.assemble``, before any tool exists:
-  1. the tools' user (``identity.decide_tool_identity``); a root-owned workspace is handed over
-     to the image's unprivileged user for the run;
+  1. the confinement, asked for once (``sandbox_setup.confine``: one ``ConfinementPlan`` from
+     ``security/confinement/plan.py``): the tools' user, their process bound and the kernel
+     sandbox; a read-only sandbox the kernel cannot enforce refuses the run (exit 2) before
+     anything changed; a root-owned workspace is then handed over to the tools' user for the run;
   2. the output dir is protected (owned by the harness, read-only for the tools) when tools run
      as another uid; otherwise, on a runner, a warning says what does not hold (``on_a_runner``);
   3. GitHub access: granted only when the config writes ``tools.github``; the summary says so;
@@ -14,9 +16,7 @@ what they can touch, and the check at the end.
   4b. a credentials file the environment names (``GOOGLE_APPLICATION_CREDENTIALS``) is kept from
      the tools for the run (``security/confinement/credential_files.py``) when they run as another user;
      otherwise a warning says it is within their reach;
-  5. the kernel sandbox (``sandbox_setup.plan_sandbox``): first of all, so a read-only sandbox
-     the kernel cannot enforce refuses the run (exit 2) before anything changed; its private
-     ``TMPDIR`` and its ``sandbox`` record.
+  5. the plan's ``sandbox`` record and summary line (``sandbox_setup.announce``).
 - ``RunGuards.tool_env(...)``: the tools' environment (``security/confinement/tool_env.py``'s allow-list:
   the core set, the toolchain's, what the config grants by name (``env_grant``, named in the
   summary's access note); no credential, unless GitHub access is granted; then
@@ -41,24 +41,17 @@ from pathlib import Path
 from aw_action.agent.events import HarnessEvent
 from aw_action.ai.credentials import credential_file_variables
 from aw_action.exits import InvocationError, Setting
-from aw_action.harness.sandbox_setup import announce, bash_policy_mode, plan_sandbox
+from aw_action.harness.sandbox_setup import announce, confine
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
 from aw_action.run.record import RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
-from aw_action.security.confinement.containment import Containment, end_agent_processes, left_behind
-from aw_action.security.confinement.containment import plan as plan_containment
+from aw_action.security.confinement.containment import end_agent_processes, left_behind
 from aw_action.security.confinement.credential_files import WithheldFile, give_back, unopenable, withhold
-from aw_action.security.confinement.identity import (
-    HandedOver,
-    IdentityDecision,
-    ToolIdentity,
-    decide_tool_identity,
-    hand_over_workspace,
-    reachable,
-)
+from aw_action.security.confinement.identity import HandedOver, IdentityDecision, ToolIdentity, hand_over_workspace
+from aw_action.security.confinement.plan import ConfinementPlan
 from aw_action.security.confinement.process_guard import GuardReport, make_non_dumpable, wipe_initial_environ
-from aw_action.security.confinement.sandbox import SandboxPlan, ToolSandbox
+from aw_action.security.confinement.sandbox import ToolSandbox
 from aw_action.security.confinement.tool_env import GithubAccess, credential_free, github_access, tool_environment
 from aw_action.security.records.file_commands import FileCommandGuard
 from aw_action.security.records.record_guard import RecordLedger, Tamper, protect_output_dir
@@ -106,19 +99,15 @@ def env_grant(config: RunConfig) -> tuple[str, ...]:
 
 @dataclass
 class RunGuards:
-    decision: IdentityDecision
+    plan: ConfinementPlan
+    """The tools' user, their process bound and sandbox (``security/confinement/plan.py``)."""
     github: GithubAccess
     ledger: RecordLedger
     file_commands: FileCommandGuard
-    sandbox: SandboxPlan
-    bash_policy: str | None = None
-    """The mode of the config's ``tools.bash`` policy (``None``: none written)."""
     handed_over: HandedOver | None = None
     """A root-owned workspace lent to the tools' user; given back at the seal."""
     withheld: list[WithheldFile] = field(default_factory=list)
     """Credentials files taken from the tools for the run; given back at the seal."""
-    containment: Containment | None = None
-    """How the agent's processes end and how many there may be (``security/confinement/containment.py``)."""
     post: Callable[[HarnessEvent], None] = lambda event: None
     """Where the ``processes`` record of the seal goes."""
     notes: list[str] = field(default_factory=list)
@@ -128,26 +117,30 @@ class RunGuards:
     sealed: bool = field(default=False, init=False)
 
     @property
+    def decision(self) -> IdentityDecision:
+        return self.plan.decision
+
+    @property
     def identity(self) -> ToolIdentity | None:
-        return self.decision.identity
+        return self.plan.decision.identity
 
     @property
     def tools(self) -> ToolSandbox:
         """The tools' sandbox outside any workflow step."""
-        return self.sandbox.tools([self.bash_policy])
+        return self.plan.tools
 
     def step_tools(self, bash_mode: str, tools: Iterable[str]) -> ToolSandbox:
-        """A workflow step's: its bash policy and the run's ``tools.bash`` both judge a command;
-        the file tools are read-only when the step grants none of ``FILE_WRITERS``."""
-        policies = [bash_mode] if self.bash_policy is None else [bash_mode, self.bash_policy]
-        return self.sandbox.tools(policies, files_read_only=not FILE_WRITERS & set(tools))
+        """A workflow step's (``ConfinementPlan.step_tools``): the file tools are read-only when
+        the step grants none of ``FILE_WRITERS``."""
+        return self.plan.step_tools(bash_mode, files_read_only=not FILE_WRITERS & set(tools))
 
     def tool_env(self, env: Mapping[str, str], secrets: Iterable[str], output_dir: Path) -> dict[str, str]:
         """The tools' environment: never empty (an empty one would mean "inherit the harness's")."""
         out = tool_environment(env, github=self.github, secrets=secrets, grant=self.env_grant)
         out = self.identity.environment(out) if self.identity is not None else out
         out["AW_OUTPUT_DIR"] = str(output_dir)
-        out.update(TMPDIR=self.sandbox.tmpdir, TMP=self.sandbox.tmpdir, TEMP=self.sandbox.tmpdir)
+        tmpdir = self.plan.sandbox.tmpdir
+        out.update(TMPDIR=tmpdir, TMP=tmpdir, TEMP=tmpdir)
         return out
 
     def wipe(self, secrets: Iterable[str]) -> GuardReport | None:
@@ -157,7 +150,7 @@ class RunGuards:
         if not _process:
             return None
         kept = credential_free(os.environ, secrets=secrets)
-        return wipe_initial_environ(name for name in os.environ if name not in kept)
+        return wipe_initial_environ([name for name in os.environ if name not in kept])
 
     def seal(self, journal: Journal) -> None:
         """The run's end, in order and once: every agent process killed (one that will not die is
@@ -182,7 +175,7 @@ class RunGuards:
         """Kill every agent process (``kill(-1)`` as the tools' user where the containment allows
         it, then the ``/proc`` scan for the rest), name any left alive, post the ``processes``
         record."""
-        containment = self.containment or plan_containment(self.identity, 0)
+        containment = self.plan.containment
         ending = end_agent_processes(containment, self.identity)
         signalled = kill_all_agent_processes(deadline_s=1.0 if ending.method == "kill-uid" else 3.0)
         left = left_behind(containment.uid)
@@ -204,7 +197,7 @@ class RunGuards:
             journal.warn(f"a credentials file could not be given back as it was: {problem}")
         if self.handed_over is not None:
             self.handed_over.give_back()
-        shutil.rmtree(self.sandbox.tmpdir, ignore_errors=True)
+        shutil.rmtree(self.plan.sandbox.tmpdir, ignore_errors=True)
         changed = self.file_commands.restore()
         if changed:
             detail = f"the agent changed {', '.join(changed)}; restored to what they held before the run"
@@ -235,20 +228,10 @@ def guard_run(
     report = _process.get("dumpable")
     if report is not None and not report.applied:
         journal.warn(f"the harness stays dumpable: {report.detail}")
-    decision = reachable(decide_tool_identity(workspace, env_home=env.get("HOME")), workspace)
     steps = list(read_only_steps or [])
-    containment = plan_containment(decision.identity, config.harness.process_budget)
-    record.security_notes.append(containment.describe())
-    sandbox = plan_sandbox(
-        config,
-        env=env,
-        workspace=workspace,
-        output_dir=output_dir,
-        identity=decision.identity,
-        journal=journal,
-        read_only_steps=steps,
-        process_limit=containment.limit,
-    )
+    plan = confine(config, env=env, workspace=workspace, output_dir=output_dir, journal=journal, read_only_steps=steps)
+    decision = plan.decision
+    record.security_notes.append(plan.containment.describe())
     handed_over = None
     if decision.hand_over_workspace and decision.identity is not None:
         handed_over = hand_over_workspace(workspace, decision.identity)
@@ -273,20 +256,17 @@ def guard_run(
     if grant:
         record.security_notes.append(f"Environment granted to the tools by the config: {', '.join(grant)}.")
     guards = RunGuards(
-        decision,
+        plan,
         github,
         RecordLedger(output_dir),
         FileCommandGuard.snapshot(env),
-        sandbox,
-        bash_policy_mode(config),
         handed_over,
         withheld,
-        containment,
         post,
         record.security_notes,
         grant,
     )
-    announce(sandbox, guards.tools, record, post, steps)
+    announce(plan, record, post)
     return guards
 
 

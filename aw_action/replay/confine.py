@@ -26,9 +26,10 @@ from pathlib import Path
 
 from aw_action.exits import InvocationError
 from aw_action.extensions.loader import is_entry_point, is_path_reference
-from aw_action.harness.sandbox_setup import bash_policy_mode, kernel_support, settings_of
+from aw_action.harness.sandbox_setup import bash_policy_mode, settings_of
 from aw_action.replay.source import RecordingError
 from aw_action.run.config import RunConfig
+from aw_action.security.confinement.plan import kernel_support
 
 FLOOR = "workspace-write"
 

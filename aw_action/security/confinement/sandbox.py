@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from aw_action.security.confinement import landlock
+from aw_action.security.confinement import landlock, seccomp
 
 SandboxMode = Literal["read-only", "workspace-write", "full"]
 MODES: tuple[SandboxMode, ...] = get_args(SandboxMode)
@@ -60,7 +60,7 @@ class KernelSupport:
     note: str = ""
     """Why Landlock is missing or capped, when it is."""
     socket_filter: bool = False
-    """Whether the seccomp filter (``landlock.install_seccomp``) installs: only Unix sockets for a
+    """Whether the seccomp filter (``seccomp.install_seccomp``) installs: only Unix sockets for a
     command without network, no metadata change and no keyring in ``read-only``."""
 
     @property
@@ -91,7 +91,7 @@ def probe(env: Mapping[str, str]) -> KernelSupport:
     naming the variable when it is not a whole number)."""
     if not sys.platform.startswith("linux"):
         return KernelSupport(0, False, f"not Linux ({sys.platform})")
-    socket_filter = landlock.socket_filter_supported()
+    socket_filter = seccomp.socket_filter_supported()
     abi = landlock.kernel_abi()
     note = "" if abi else "the kernel has no Landlock, or it is disabled or filtered"
     limit = env.get(ABI_LIMIT_VAR, "").strip()
@@ -116,7 +116,7 @@ class Confinement:
     source: str = ""
     """Why this mode (``harness.sandbox``, ``bash policy read-only``, ...): for messages."""
     socket_filter: bool = False
-    """Whether the seccomp filter can be had (``landlock.install_seccomp``): with ``tcp`` False, no
+    """Whether the seccomp filter can be had (``seccomp.install_seccomp``): with ``tcp`` False, no
     socket but a Unix one, so no UDP, raw or netlink either; in ``read-only``, no metadata change
     (mode, owner, times, xattrs, inode flags) and no keyring either."""
     nproc: int = 0
@@ -186,6 +186,17 @@ class ToolSandbox:
 
     bash: Confinement = UNCONFINED
     files: Confinement = UNCONFINED
+
+    def fields(self) -> dict[str, object]:
+        """What a ``sandbox`` record says of them (the run's, a workflow step's)."""
+        return {
+            "bash": self.bash.mode,
+            "bash_tcp": self.bash.tcp,
+            "files": self.files.mode,
+            "enforced": self.bash.enforced() and self.files.enforced(),
+            "metadata_refused": self.bash.mode == "read-only" and self.bash.socket_filter,
+            "source": self.bash.source,
+        }
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ every child gets, whatever the caller:
   name says it holds a credential (``tool_env.is_withheld_name``; ``GITHUB_TOKEN``/``GH_TOKEN``
   pass, their grant is ``tool_env``'s decision): a backstop behind ``tool_env``;
 - no inherited descriptor but stdin/stdout/stderr and ``launch.pass_fds`` (``close_fds``);
-- the exec wrapper (``landlock.py``'s source, run as ``python -I -S -c``) between the user switch
-  and the command, when ``launch.confinement`` is set: ``no_new_privs`` always, Landlock as the
-  confinement says. A confinement the wrapper cannot apply ends the child with exit 126 before
-  the command runs.
+- the exec wrapper (``seccomp.py``'s and ``landlock.py``'s sources as one program, run as
+  ``python -I -S -c``) between the user switch and the command, when ``launch.confinement`` is
+  set: ``no_new_privs`` always, Landlock and the seccomp filter as the confinement says. A
+  confinement the wrapper cannot apply ends the child with exit 126 before the command runs.
 
 ``start`` (the bash tool's) hands a confined command whose streams are descriptors or
 ``/dev/null`` to a spawn server instead (``spawn_server.py``, the harness's side in
@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
-from aw_action.security.confinement import landlock, spawn_server
+from aw_action.security.confinement import landlock, seccomp, spawn_server
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import Confinement
 from aw_action.security.confinement.served import ServedProcess, SpawnServer, Stdio
@@ -103,7 +103,10 @@ def helper_python() -> str:
 
 @functools.cache
 def wrapper_source() -> str:
-    return Path(landlock.__file__).read_text(encoding="utf-8")
+    """The exec wrapper as one program: ``seccomp.py`` (the filter's table and assembly), then
+    ``landlock.py`` (Landlock, ``no_new_privs``, ``main``), both standard library only."""
+    files = (Path(seccomp.__file__), Path(landlock.__file__))
+    return "\n".join(file.read_text(encoding="utf-8") for file in files)
 
 
 @functools.cache
