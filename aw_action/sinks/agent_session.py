@@ -31,12 +31,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from aw_action.run import record_table
 from aw_action.run.redact import Redactor
 from aw_action.security.records.record_guard import RecordWrites
 from aw_action.sinks import unified_session
 from aw_action.sinks.files import JsonlFile
 
-FILE_NAME = "agent-session.jsonl"
+FILE_NAME = record_table.AGENT_SESSION.name
 SOURCE_ENGINE = "aw-harness"
 MAX_SAFE_INTEGER = 2**53 - 1
 _ISO_WITH_ZONE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})", re.I | re.ASCII)

@@ -36,11 +36,11 @@ from aw_action.agent.events import (
 )
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.ai.types import AssistantMessage, ThinkingContent, UserMessage
+from aw_action.run import record_table
 from aw_action.run.explain import explain
 from aw_action.run.result import RunResult
 from aw_action.sinks import unified_records
 from aw_action.sinks.agent_session import (
-    FILE_NAME,
     AgentSessionWriter,
     Message,
     SessionResult,
@@ -82,9 +82,8 @@ class AgentSessionRecorder(RecordWriter):
     """Writes one run's events (gh-aw mode); every method may raise ``OSError`` (the caller's
     isolation)."""
 
-    file_name = FILE_NAME
+    row = record_table.AGENT_SESSION
     subsystem = "agent-session"
-    modes = frozenset({"gh-aw"})
 
     def __init__(self, ctx: WriterContext) -> None:
         super().__init__(ctx)

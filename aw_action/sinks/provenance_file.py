@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from aw_action.agent.events import AgentEvent, TurnEnd
+from aw_action.run import record_table
 from aw_action.run.result import RunResult
 from aw_action.sinks.files import JsonlFile
 from aw_action.sinks.record_writer import RecordWriter, SessionInfo, WriterContext
 
-FILE_NAME = "context-provenance.jsonl"
+FILE_NAME = record_table.PROVENANCE.name
 FIELDS = ("timestamp", "source", "path", "tokens", "cumulative_tokens", "role")
 ROLES = frozenset({"user", "assistant", "system"})
 
@@ -33,9 +34,8 @@ class ProvenanceFile(RecordWriter):
     """Appends the entries ``RunState`` gained since the last call: at the start, after each
     turn, and at the end (the file exists even when no entry was recorded)."""
 
-    file_name = FILE_NAME
+    row = record_table.PROVENANCE
     subsystem = "context-provenance"
-    modes = frozenset({"standalone", "gh-aw"})
 
     def __init__(self, ctx: WriterContext) -> None:
         super().__init__(ctx)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from aw_action.agent.events import AgentEvent, HarnessEvent, MessageEnd, RequestEnd
 from aw_action.ai.types import UserMessage
+from aw_action.run import record_table
 from aw_action.run.mode import gh_aw_mode
 from aw_action.run.result import RunResult
 from aw_action.security.confinement.git_head import head_commit
@@ -44,7 +45,7 @@ from aw_action.sinks.replay_format import (
     varying,
 )
 
-FILE_NAME = "replay.jsonl"
+FILE_NAME = record_table.REPLAY.name
 
 
 def harness_version() -> str:
@@ -102,9 +103,8 @@ def replay_hint(run: RecordedRun, commit: str | None) -> str | None:
 
 
 class ReplayRecord(RecordWriter):
-    file_name = FILE_NAME
+    row = record_table.REPLAY
     subsystem = "replay-record"
-    modes = frozenset({"standalone", "gh-aw"})
 
     def __init__(self, ctx: WriterContext) -> None:
         super().__init__(ctx)

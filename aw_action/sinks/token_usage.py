@@ -25,12 +25,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from aw_action.run import record_table
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.result import RunResult
 from aw_action.sinks.files import JsonlFile
 from aw_action.sinks.record_writer import BookedRequest, RecordWriter, WriterContext
 
-FILE_NAME = "token-usage.jsonl"
+FILE_NAME = record_table.TOKEN_USAGE.name
 SCHEMA = "token-usage/v1.1.0-awharness"
 LEGACY_SCHEMA = "token-usage/v1.0.0-awharness"
 """Rows before AWF's field names: ``output_tokens`` without reasoning, ``ai_credits``, ``status`` null."""
@@ -93,9 +94,8 @@ def usage_row(
 class TokenUsageFile(RecordWriter):
     """One row per model request, as the ledger books it."""
 
-    file_name = FILE_NAME
+    row = record_table.TOKEN_USAGE
     subsystem = "token-usage"
-    modes = frozenset({"standalone"})
 
     def __init__(self, ctx: WriterContext) -> None:
         super().__init__(ctx)

@@ -15,6 +15,7 @@ from typing import Any
 
 from aw_action.agent import transcript
 from aw_action.agent.events import AgentEvent, HarnessEvent, ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart
+from aw_action.run import record_table
 from aw_action.run.explain import explain
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.result import RunResult
@@ -23,7 +24,7 @@ from aw_action.sinks.files import JsonlFile
 from aw_action.sinks.record_writer import BookedRequest, RecordWriter, SessionInfo, WriterContext
 from aw_action.timestamps import utc_iso, utc_now
 
-FILE_NAME = "aw_session.jsonl"
+FILE_NAME = record_table.UNIFIED_SESSION.name
 COLLECTED_PATH = f"usage/{FILE_NAME}"
 """Where gh-aw's conclusion job puts the collected file in its artifact."""
 HEADER: dict[str, Any] = {
@@ -67,9 +68,8 @@ def usage_report(record: RequestRecord, http_status: int | None, total_aic: floa
 class UnifiedSession(RecordWriter):
     """The standalone run's unified session (gh-aw's conclusion job writes it in gh-aw mode)."""
 
-    file_name = FILE_NAME
+    row = record_table.UNIFIED_SESSION
     subsystem = "unified-session"
-    modes = frozenset({"standalone"})
 
     def __init__(self, ctx: WriterContext) -> None:
         super().__init__(ctx)
