@@ -35,6 +35,7 @@ from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.security.records.record_guard import RecordWrites
+from aw_action.sinks.files import JsonlFile
 
 
 @dataclass(frozen=True)
@@ -120,3 +121,28 @@ class RecordWriter(ABC):
     @abstractmethod
     def finish(self, result: RunResult) -> None:
         """The closing records, then close the file."""
+
+
+class JsonlRecordWriter(RecordWriter):
+    """A record writer whose file is JSONL: ``file`` (``sinks/files.JsonlFile``, opened through the
+    run's ledger), made when the writer is. ``JsonlFile.write`` is the one place a record line is
+    redacted and written; ``finish`` closes the file (a writer with closing records writes them,
+    then calls it). The file is created by its first line (``file.ensure()`` makes it without one).
+    """
+
+    file: JsonlFile
+
+    def __init__(self, ctx: WriterContext) -> None:
+        super().__init__(ctx)
+        self.file = self.open_file()
+
+    def open_file(self) -> JsonlFile:
+        """The file this writer appends to (a writer with a checked format returns its own)."""
+        return JsonlFile(self.path, self.ctx.redactor, self.ctx.records)
+
+    @property
+    def closed(self) -> bool:
+        return self.file.closed
+
+    def finish(self, result: RunResult) -> None:
+        self.file.close()

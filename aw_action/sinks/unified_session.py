@@ -20,8 +20,7 @@ from aw_action.run.explain import explain
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.result import RunResult
 from aw_action.sinks import token_usage, unified_records
-from aw_action.sinks.files import JsonlFile
-from aw_action.sinks.record_writer import BookedRequest, RecordWriter, SessionInfo, WriterContext
+from aw_action.sinks.record_writer import BookedRequest, JsonlRecordWriter, SessionInfo, WriterContext
 from aw_action.timestamps import utc_iso, utc_now
 
 FILE_NAME = record_table.UNIFIED_SESSION.name
@@ -65,7 +64,7 @@ def usage_report(record: RequestRecord, http_status: int | None, total_aic: floa
     return data
 
 
-class UnifiedSession(RecordWriter):
+class UnifiedSession(JsonlRecordWriter):
     """The standalone run's unified session (gh-aw's conclusion job writes it in gh-aw mode)."""
 
     row = record_table.UNIFIED_SESSION
@@ -73,13 +72,8 @@ class UnifiedSession(RecordWriter):
 
     def __init__(self, ctx: WriterContext) -> None:
         super().__init__(ctx)
-        self.file = JsonlFile(self.path, ctx.redactor, ctx.records)
         self._indexes: dict[tuple[str, str, str], int] = {}
         self.session_id = ""
-
-    @property
-    def closed(self) -> bool:
-        return self.file.closed
 
     def start(self, session: SessionInfo) -> None:
         """The header, ``workflow.info`` and ``session.start``."""
@@ -165,4 +159,4 @@ class UnifiedSession(RecordWriter):
                 "provenance": {"component": "collector", "phase": "conclusion", "path": COLLECTED_PATH, "index": 1},
             }
         )
-        self.file.close()
+        super().finish(result)
