@@ -16,8 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from aw_action.agent.tools import AgentTool, ToolContext, ToolError, ToolResult, UpdateCallback
-from aw_action.ai.types import AbortSignal
+from aw_action.agent.tools import AgentTool, ToolError, ToolInvocation, ToolResult
 from aw_action.run.mode import gh_aw_mode
 from aw_action.safe_outputs.config import SafeOutputsConfig, parse_safe_outputs, write_config_file
 from aw_action.safe_outputs.kinds.base import GitUser, RequestError
@@ -47,14 +46,8 @@ class SafeOutputTool:
     def parameters(self) -> dict[str, Any]:
         return self._parameters
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback,
-        ctx: ToolContext,
-    ) -> ToolResult:
+    async def execute(self, call: ToolInvocation) -> ToolResult:
+        args, signal, ctx = call.args, call.signal, call.ctx
         if signal.aborted:
             raise ToolError("Operation aborted")
         sandbox = ctx.bash_confinement

@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
-from aw_action.ai.types import AbortSignal
+from aw_action.agent.tools import ToolError, ToolInvocation, ToolResult
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import Confinement
 from aw_action.tools.fs import open_for_read, open_for_write, refuse_if_read_only, write_all
@@ -214,14 +213,8 @@ class EditTool:
 
     prepare_arguments = staticmethod(prepare_edit_arguments)
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback,
-        ctx: ToolContext,
-    ) -> ToolResult:
+    async def execute(self, call: ToolInvocation) -> ToolResult:
+        args, signal, ctx = call.args, call.signal, call.ctx
         if signal.aborted:
             raise ToolError("Operation aborted")
         args = prepare_edit_arguments(args)
