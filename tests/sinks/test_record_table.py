@@ -101,13 +101,14 @@ def _moved(files: RunFiles, name: str) -> bool:
 def test_a_runs_files_are_the_tables_and_digested_as_it_says(tmp_path: Path) -> None:
     script = [
         {"text": "Look.", "tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]},
+        {"tool_calls": [{"name": "create_issue", "arguments": {"title": "Crash", "body": "Steps."}}]},
         {"text": "Done."},
     ]
-    run = scripted_run(tmp_path, script)
+    run = scripted_run(tmp_path, script, {"safe-outputs": {"create-issue": {"max": 1}}})
     assert run.returncode == 0, run.stderr
     listed = {line.split("  ", 1)[1] for line in (run.output_dir / "records.sha256").read_text().splitlines()}
     files = sorted(p.name for p in run.output_dir.iterdir() if p.is_file())
-    assert files
+    assert {"session.jsonl", "records.sha256", "safe-outputs.jsonl", "safe-outputs.config.json"} <= set(files)
     for name in files:
         [row] = [r for r in RECORD_TABLE if fnmatch.fnmatchcase(name, r.name)]
         assert (name in listed) == (row.at_end == "digested"), name
