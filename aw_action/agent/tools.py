@@ -92,6 +92,11 @@ class ToolInvocation:
     ctx: ToolContext
     """Where and as whom the tool runs (``ToolContext``)."""
 
+    def ensure_running(self, what: str = "Operation") -> None:
+        """``ToolError("<what> aborted")`` once the signal is set: a tool checks before it starts."""
+        if self.signal.aborted:
+            raise ToolError(f"{what} aborted")
+
 
 class AgentTool(Protocol):
     """A tool the model can call. ``parameters`` is a JSON Schema object validated before

@@ -47,9 +47,8 @@ class SafeOutputTool:
         return self._parameters
 
     async def execute(self, call: ToolInvocation) -> ToolResult:
-        args, signal, ctx = call.args, call.signal, call.ctx
-        if signal.aborted:
-            raise ToolError("Operation aborted")
+        call.ensure_running()
+        args, ctx = call.args, call.ctx
         sandbox = ctx.bash_confinement
         git_user = GitUser(ctx.identity, abi=sandbox.abi if sandbox is not None else None)
         try:

@@ -120,8 +120,7 @@ class BashTool:
 
     async def execute(self, call: ToolInvocation) -> ToolResult:
         timeout = self._timeout(call.args.get("timeout"))
-        if call.signal.aborted:
-            raise ToolError("Command aborted")
+        call.ensure_running("Command")
         if not call.ctx.cwd.is_dir():
             raise ToolError(f"Working directory does not exist: {call.ctx.cwd}\nCannot execute bash commands.")
         return await _Run(call, timeout, self._cut_outputs).run()

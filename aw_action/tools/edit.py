@@ -214,9 +214,8 @@ class EditTool:
     prepare_arguments = staticmethod(prepare_edit_arguments)
 
     async def execute(self, call: ToolInvocation) -> ToolResult:
-        args, signal, ctx = call.args, call.signal, call.ctx
-        if signal.aborted:
-            raise ToolError("Operation aborted")
+        call.ensure_running()
+        args, ctx = call.args, call.ctx
         args = prepare_edit_arguments(args)
         path: str = args["path"]
         edits = _parse_edits(args)

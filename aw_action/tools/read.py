@@ -72,9 +72,8 @@ class ReadTool:
         return _PARAMETERS
 
     async def execute(self, call: ToolInvocation) -> ToolResult:
+        call.ensure_running()
         args, signal, ctx = call.args, call.signal, call.ctx
-        if signal.aborted:
-            raise ToolError("Operation aborted")
         path: str = args["path"]
         offset = args.get("offset")
         limit = args.get("limit")

@@ -61,9 +61,8 @@ class WriteTool:
         return _PARAMETERS
 
     async def execute(self, call: ToolInvocation) -> ToolResult:
-        args, signal, ctx = call.args, call.signal, call.ctx
-        if signal.aborted:
-            raise ToolError("Operation aborted")
+        call.ensure_running()
+        args, ctx = call.args, call.ctx
         path: str = args["path"]
         data = args["content"].encode("utf-8", errors="replace")
         refuse_if_read_only(ctx.file_confinement, "write")
