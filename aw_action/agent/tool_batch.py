@@ -36,7 +36,7 @@ from aw_action.agent.events import (
     ToolResultEvent,
 )
 from aw_action.agent.tool_arguments import argument_error
-from aw_action.agent.tools import AgentTool, ToolResult
+from aw_action.agent.tools import AgentTool, ToolInvocation, ToolResult
 from aw_action.ai.text import clean_text, clean_value
 from aw_action.ai.types import AbortSignal, AssistantMessage, TextContent, ToolCall, ToolResultMessage
 
@@ -193,7 +193,8 @@ class ToolBatch:
 
         try:
             outcome = await within_abort_grace(
-                ready.tool.execute(call.id, ready.args, host.signal, on_update, host.tool_context), host.signal
+                ready.tool.execute(ToolInvocation(call.id, ready.args, host.signal, on_update, host.tool_context)),
+                host.signal,
             )
             content = [TextContent(text=clean_text(c.text)) for c in outcome.content]
             details = clean_value(outcome.details)

@@ -1,8 +1,17 @@
 """The tool protocol the agent loop executes.
 
+A tool is an ``AgentTool``: a name, a description, JSON-schema ``parameters`` and
+``execute(call)``, where ``call`` is one ``ToolInvocation``: the model's call id, the validated
+arguments, the operation's abort signal, the callback for partial output and the tool's
+``ToolContext``. Inside the harness (the loop, the built-in tools, the safe-output and workflow
+tools) a call travels as that one object; a wrapper that runs another tool passes it on whole.
+
 A tool reports failure only by raising (any exception; ``ToolError`` for expected failures): the
 loop turns the exception text into an error result for the model. A returned value is always a
 success. ``on_update`` streams partial output; calls after the tool settles are ignored.
+
+Extensions keep Pi's signature, ``execute(tool_call_id, args, signal, on_update, ctx)``: the
+extension API adapts such a tool when it is registered (``extensions/pi_tools.py``).
 """
 
 from __future__ import annotations
@@ -10,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from aw_action.ai.types import AbortSignal, TextContent, ToolSpec
 from aw_action.security.confinement.identity import ToolIdentity
@@ -67,9 +76,31 @@ class ToolContext:
         return self.sandbox.files if self.sandbox is not None else None
 
 
+@dataclass(frozen=True)
+class ToolInvocation:
+    """One call of a tool, as the loop hands it to ``AgentTool.execute``."""
+
+    id: str
+    """The model's id of the call (``ToolCall.id``), which its result answers."""
+    args: dict[str, Any]
+    """The arguments, shimmed and validated against the tool's ``parameters``; ``tool_call``
+    handlers may have changed them (as in Pi)."""
+    signal: AbortSignal
+    """The operation's abort signal: a tool stops when it is set."""
+    on_update: UpdateCallback
+    """Partial output for listeners (``tool_execution_update``); ignored once the tool settled."""
+    ctx: ToolContext
+    """Where and as whom the tool runs (``ToolContext``)."""
+
+    def ensure_running(self, what: str = "Operation") -> None:
+        """``ToolError("<what> aborted")`` once the signal is set: a tool checks before it starts."""
+        if self.signal.aborted:
+            raise ToolError(f"{what} aborted")
+
+
 class AgentTool(Protocol):
     """A tool the model can call. ``parameters`` is a JSON Schema object validated before
-    ``execute`` runs; ``execute`` gets the validated arguments.
+    ``execute`` runs; ``execute`` gets the call (``ToolInvocation``) with the validated arguments.
 
     Optional attributes the loop reads when present: ``prepare_arguments(args) -> args`` (a shim
     run before validation) and ``execution_mode`` (``"parallel"``, the default, or
@@ -85,36 +116,8 @@ class AgentTool(Protocol):
     @property
     def parameters(self) -> dict[str, Any]: ...
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback,
-        ctx: ToolContext,
-    ) -> ToolResult: ...
+    async def execute(self, call: ToolInvocation) -> ToolResult: ...
 
 
 def tool_spec(tool: AgentTool) -> ToolSpec:
     return ToolSpec(name=tool.name, description=tool.description, parameters=tool.parameters)
-
-
-@dataclass
-class FunctionTool:
-    """An ``AgentTool`` made from a plain async function; what ``api.register_tool`` builds."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
-    fn: Callable[[str, dict[str, Any], AbortSignal, UpdateCallback, ToolContext], Awaitable[ToolResult]]
-    execution_mode: Literal["parallel", "sequential"] = "parallel"
-
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback,
-        ctx: ToolContext,
-    ) -> ToolResult:
-        return await self.fn(tool_call_id, args, signal, on_update, ctx)

@@ -6,9 +6,11 @@ Variables (gh-aw ``pkg/workflow/*_engine.go``, ``engine_helpers.go``; smoke-pi l
   Counted from ``/tmp/gh-aw/agent_cli_start_ms.txt`` when that file exists: the step writes the
   epoch milliseconds there before AWF starts, so the harness's start-up inside the sandbox is
   already spent. Without the file the clock starts at ``now``.
-- ``GH_AW_MAX_TURNS``, ``GH_AW_MAX_TOOL_CALLS``, ``GH_AW_MAX_TOOL_DENIALS``: positive integers;
-  gh-aw exports ``GH_AW_MAX_TURNS`` empty when nothing is configured.
-- ``GH_AW_MAX_AI_CREDITS``: positive number (AWF enforces it at its proxy too); ``-1`` disables.
+- each budget kind's ``gh_aw_env`` (``run/budget_kinds.py``: turns, tool calls, AI credits):
+  a positive integer for a counted kind, else a positive number; the row's ``gh_aw_off``
+  (``-1`` for AI credits, which AWF enforces at its proxy too) disables it. gh-aw exports
+  ``GH_AW_MAX_TURNS`` empty when nothing is configured.
+- ``GH_AW_MAX_TOOL_DENIALS``: a positive integer (no budget kind uses it).
 - ``GH_AW_PHASE`` (``agent``/``detection``/...), ``GH_AW_VERSION``, ``GITHUB_AW`` (``true``).
 
 Empty means unset. Anything else that is not a finite number of the right kind is an error that
@@ -21,9 +23,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import MAX_TIMEOUT_MINUTES
 from aw_action.run.mode import gh_aw_mode
 
@@ -47,10 +50,9 @@ class GhAwLimits:
     timeout_minutes: float | None = None
     started_at_ms: int | None = None
     """When the step started the agent (``agent_cli_start_ms.txt``), or None (count from now)."""
-    max_turns: int | None = None
-    max_tool_calls: int | None = None
     max_tool_denials: int | None = None
-    max_ai_credits: float | None = None
+    budgets: Mapping[str, float] = field(default_factory=dict)
+    """Each budget kind's ``gh_aw_env`` that is set (but the timeout's) -> its limit."""
 
     def deadline_ms(self, now_ms: int) -> int | None:
         """Epoch ms at which the step's time is up, or None without a timeout. A start time in the
@@ -69,24 +71,15 @@ class GhAwLimits:
         """The limit ``variable`` set, None when unset. The timeout is the time left at ``now_ms``;
         a step whose time is already up is a ``GhAwEnvError``: no limit must never stand for none."""
         if variable != TIMEOUT_ENV:
-            value: float | None = getattr(self, LIMIT_FIELDS[variable])
-            return value
+            return self.budgets.get(variable)
         remaining = self.remaining_minutes(now_ms)
         if remaining is not None and not remaining:
             raise GhAwEnvError(f"{TIMEOUT_ENV}: the agent step's time is already up (counted from {START_FILE.name})")
         return remaining
 
 
-TIMEOUT_ENV = "GH_AW_TIMEOUT_MINUTES"
-LIMIT_FIELDS: dict[str, str] = {
-    TIMEOUT_ENV: "timeout_minutes",
-    "GH_AW_MAX_TURNS": "max_turns",
-    "GH_AW_MAX_TOOL_CALLS": "max_tool_calls",
-    "GH_AW_MAX_TOOL_DENIALS": "max_tool_denials",
-    "GH_AW_MAX_AI_CREDITS": "max_ai_credits",
-}
-"""Each limit variable and the ``GhAwLimits`` field that holds it (a budget kind's ``gh_aw_env``
-names one)."""
+TIMEOUT_ENV: str = next(k.gh_aw_env for k in BUDGET_KINDS if k.gate == "deadline" and k.gh_aw_env)
+"""The deadline kind's ``gh_aw_env``: counted from the start file, read apart."""
 
 
 def stricter(*limits: float | None) -> float | None:
@@ -132,12 +125,16 @@ def positive_int(env: Mapping[str, str], name: str) -> int | None:
     return value
 
 
-def ai_credits(env: Mapping[str, str], name: str = "GH_AW_MAX_AI_CREDITS") -> float | None:
-    """gh-aw's rule: ``-1`` disables the budget; otherwise a positive number."""
+def budget_limit(env: Mapping[str, str], kind: BudgetKind) -> float | None:
+    """The limit ``kind``'s ``gh_aw_env`` sets: a positive integer for a counted kind, else a
+    positive number; the row's ``gh_aw_off`` (gh-aw's ``-1``) is no limit."""
+    name = kind.gh_aw_env
+    assert name is not None
     raw = _text(env, name)
-    if raw is not None and _DECIMAL.fullmatch(raw) and float(raw) == -1:
+    off = kind.gh_aw_off
+    if raw is not None and off is not None and _DECIMAL.fullmatch(raw) and float(raw) == float(off):
         return None
-    return positive_number(env, name)
+    return positive_int(env, name) if kind.integer else positive_number(env, name)
 
 
 def read_start_ms(path: Path) -> int | None:
@@ -170,8 +167,10 @@ def read_limits(env: Mapping[str, str], start_file: Path | None = None) -> GhAwL
         version=_text(env, "GH_AW_VERSION"),
         timeout_minutes=timeout,
         started_at_ms=read_start_ms(start_file) if timeout is not None else None,
-        max_turns=positive_int(env, "GH_AW_MAX_TURNS"),
-        max_tool_calls=positive_int(env, "GH_AW_MAX_TOOL_CALLS"),
         max_tool_denials=positive_int(env, "GH_AW_MAX_TOOL_DENIALS"),
-        max_ai_credits=ai_credits(env),
+        budgets={
+            kind.gh_aw_env: value
+            for kind in BUDGET_KINDS
+            if kind.gh_aw_env and kind.gh_aw_env != TIMEOUT_ENV and (value := budget_limit(env, kind)) is not None
+        },
     )

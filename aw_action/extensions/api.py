@@ -11,17 +11,18 @@ importable from here).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aw_action.agent.events import AnyMessage, HarnessEvent
 from aw_action.agent.session import ModelUnavailableError as ModelUnavailableError
-from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult, UpdateCallback
+from aw_action.agent.tools import AgentTool
 from aw_action.ai.catalog import UnknownModelError as UnknownModelError
-from aw_action.ai.types import AbortSignal, Model, Provider, StreamOptions
+from aw_action.ai.types import Model, Provider, StreamOptions
 from aw_action.config.resolve import switch_model
+from aw_action.extensions.pi_tools import FunctionTool, PiExecute, as_agent_tool
 from aw_action.extensions.registry import Handler, Registry
 from aw_action.run.budget_kinds import Limit
 from aw_action.run.config import RunConfig
@@ -157,16 +158,18 @@ class ExtensionAPI(_RunView):
         name: str | None = None,
         description: str = "",
         parameters: dict[str, Any] | None = None,
-        execute: Callable[[str, dict[str, Any], AbortSignal, UpdateCallback, ToolContext], Awaitable[ToolResult]]
-        | None = None,
+        execute: PiExecute | None = None,
     ) -> bool:
         """Register a tool object, or build one from ``name``/``description``/``parameters``/
-        ``execute``. Returns False (with a warning) when a user extension tries to replace a
-        built-in's tool."""
+        ``execute``. ``execute`` is Pi's, ``execute(tool_call_id, args, signal, on_update, ctx)``;
+        a tool object may have Pi's or the harness's ``execute(call)`` (``pi_tools.as_agent_tool``
+        adapts it here, once). Returns False (with a warning) when a user extension tries to
+        replace a built-in's tool."""
         if tool is None:
             if not name or execute is None:
                 raise ValueError("register_tool needs a tool object or name= and execute=")
             tool = FunctionTool(name, description, parameters or {"type": "object", "properties": {}}, execute)
+        tool = as_agent_tool(tool)
         return self._put("tool", tool.name, tool)
 
     def register_provider(self, name: str, provider: Provider) -> bool:

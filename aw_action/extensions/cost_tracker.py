@@ -220,7 +220,7 @@ class CostTracker:
             for limit in self._by_gate("turns"):
                 used = float(len(self.ledger.turns))
                 if used >= limit.limit:
-                    self.stop(ctx, limit, used, "max_turns")
+                    self.stop(ctx, limit, used, limit.kind.stop_reason)
                     return None
         amounts = self._amounts()
         for limit, used in amounts:
@@ -266,7 +266,7 @@ class CostTracker:
         for limit in self._by_gate("tool_calls"):
             used = float(self.ledger.tool_calls)
             if used >= limit.limit:
-                self.stop(ctx, limit, used, "max_tool_calls")
+                self.stop(ctx, limit, used, limit.kind.stop_reason)
                 reason = f"Blocked: the run's tool-call budget ({limit.limit:g}) is used up"
                 return ToolCallResult(block=True, reason=reason)
         self.ledger.record_tool_call(event.tool_call_id)

@@ -21,6 +21,7 @@ from typing import Any
 
 from aw_action.exits import InvocationError
 from aw_action.harness.context import RunContext
+from aw_action.run import record_table
 from aw_action.run.config import RunConfig
 from aw_action.run.record import StructuredOutput
 
@@ -28,8 +29,7 @@ from aw_action.run.record import StructuredOutput
 # others must not pay for it before their first request (bench/).
 
 MAX_CORRECTIONS = 2
-STRUCTURED_OUTPUT_FILE = "structured-output.json"
-"""``structured.STRUCTURED_OUTPUT_FILE`` (a test keeps them equal)."""
+STRUCTURED_OUTPUT_FILE = record_table.STRUCTURED_OUTPUT.name
 STOP_REASON = "invalid_output"
 SOURCE = "output-schema"
 FILE_HINT = "check that the output dir (AW_OUTPUT_DIR) is writable and has free space"

@@ -27,8 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from aw_action.agent.session import AgentSession
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
-from aw_action.ai.types import AbortSignal
+from aw_action.agent.tools import ToolError, ToolInvocation, ToolResult
 from aw_action.harness.context import RunContext
 from aw_action.harness.sandbox_setup import step_record
 from aw_action.workflows.completion import COMPLETION_TOOL, CompleteStepTool
@@ -60,18 +59,11 @@ class RunCompletionTool:
             return self.step.parameters
         return {"type": "object", "properties": {}, "additionalProperties": False}
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback,
-        ctx: ToolContext,
-    ) -> ToolResult:
+    async def execute(self, call: ToolInvocation) -> ToolResult:
         step = self.step
         if step is None:
             raise ToolError("no workflow step is running")
-        result = await step.execute(tool_call_id, args, signal, on_update, ctx)
+        result = await step.execute(call)
         if step.completion is not None:
             self.session.end_after_turn()
         return result

@@ -19,6 +19,7 @@ from pathlib import Path
 from aw_action.agent.events import AnyMessage
 from aw_action.agent.history import history_problem
 from aw_action.exits import InvocationError
+from aw_action.run import record_table
 from aw_action.security.records.record_manifest import file_problem
 from aw_action.workflows.checkpoint import MAX_CHECKPOINT_BYTES, messages_from_json, read_checkpoint
 from aw_action.workflows.engine import start_run
@@ -28,7 +29,7 @@ from aw_action.workflows.request import WorkflowRequest
 from aw_action.workflows.resume import prepare_resume
 from aw_action.workflows.state import RunState
 
-CHECKPOINT_FILE = "workflow-checkpoint.json"
+CHECKPOINT_FILE = record_table.WORKFLOW_CHECKPOINT.name
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,13 @@ class BudgetKind:
     decimals: int = 0
     limit_name: str = ""
     """The limit in a sentence (``the effective-token limit``), for explanations (``run/explain.py``)."""
+    gate_stop: str = ""
+    """A counting gate (``turns``, ``tool_calls``): why its stop came where it did, the end of the
+    explanation's sentence (``run/explain.py``). The cost tracker records such a stop with the
+    kind's ``stop_reason`` as its ``trigger``."""
+    gh_aw_off: str | None = None
+    """gh-aw mode: the value of ``gh_aw_env`` that means no limit (gh-aw's ``-1`` for AI credits);
+    any other value must be a positive number (``config/gh_aw_limits.py``)."""
 
     @property
     def config_key(self) -> str:
@@ -109,6 +116,7 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
         steering="ai_credit",
         env="GH_AW_MAX_AI_CREDITS",
         gh_aw_env="GH_AW_MAX_AI_CREDITS",
+        gh_aw_off="-1",
         always_shown=True,
         decimals=2,
         limit_name="AI-credit limit",
@@ -125,6 +133,7 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
         integer=True,
         gh_aw_env="GH_AW_MAX_TURNS",
         limit_name="turn limit",
+        gate_stop="the agent had not finished when its last turn ended.",
     ),
     BudgetKind(
         name="tool_calls",
@@ -138,6 +147,7 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
         integer=True,
         gh_aw_env="GH_AW_MAX_TOOL_CALLS",
         limit_name="tool-call limit",
+        gate_stop="the next tool call was blocked before it ran.",
     ),
     BudgetKind(
         name="minutes",
@@ -155,6 +165,11 @@ BUDGET_KINDS: tuple[BudgetKind, ...] = (
 )
 KINDS_BY_NAME: dict[str, BudgetKind] = {kind.name: kind for kind in BUDGET_KINDS}
 STOP_REASONS: frozenset[str] = frozenset(kind.stop_reason for kind in BUDGET_KINDS)
+KINDS_BY_STOP_REASON: dict[str, BudgetKind] = {}
+"""A stop reason -> the first kind that stops with it (``budget_exceeded`` is shared by the
+``amount`` kinds: the cost tracker's record names which one)."""
+for _kind in BUDGET_KINDS:
+    KINDS_BY_STOP_REASON.setdefault(_kind.stop_reason, _kind)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from aw_action.run import human
-from aw_action.run.budget_kinds import KINDS_BY_NAME, BudgetKind
+from aw_action.run.budget_kinds import BUDGET_KINDS, KINDS_BY_NAME, KINDS_BY_STOP_REASON, BudgetKind
 from aw_action.run.explain_start import credentials_refused, invocation
 from aw_action.run.explanation import Explainer, Explanation, Facts, Name, Verbatim, Words, budget_setting
 from aw_action.run.record import Audience
@@ -67,7 +67,7 @@ def _budget(facts: Facts) -> Explanation:
     info: Mapping[str, Any] = (state.journal.budget_exceeded if state else None) or {}
     kind = KINDS_BY_NAME.get(str(info.get("budget") or ""))
     if kind is None:  # a budget stop reason without its record: the kind whose reason it is
-        kind = next((k for k in KINDS_BY_NAME.values() if k.stop_reason == facts.result.stop_reason), None)
+        kind = KINDS_BY_STOP_REASON.get(facts.result.stop_reason)
     if kind is None:
         return _failed(facts)
     if kind.gate == "deadline":
@@ -105,10 +105,8 @@ def _trigger(kind: BudgetKind, info: Mapping[str, Any]) -> str:
         )
     if trigger == "critical_percent":
         return f"no request starts once {info.get('critical_percent', 100):g}% of the limit is used."
-    if trigger == "max_turns":
-        return "the agent had not finished when its last turn ended."
-    if trigger == "max_tool_calls":
-        return "the next tool call was blocked before it ran."
+    if kind.gate_stop and trigger == kind.stop_reason:
+        return kind.gate_stop
     return "the turns before the limit are kept."
 
 
@@ -213,9 +211,7 @@ def _failed(facts: Facts) -> Explanation:
 
 EXPLAINERS: dict[str, Explainer] = {
     "completed": _completed,
-    "budget_exceeded": _budget,
-    "max_turns": _budget,
-    "max_tool_calls": _budget,
+    **{kind.stop_reason: _budget for kind in BUDGET_KINDS if kind.gate != "deadline"},
     "timeout": _timeout,
     "cancelled": _cancelled,
     "invalid_output": _invalid_output,
@@ -227,4 +223,5 @@ EXPLAINERS: dict[str, Explainer] = {
     "paused": _paused,
     "skipped": _skipped,
 }
-"""Stop reason -> its explainer; a reason not here is explained by ``_failed``."""
+"""Stop reason -> its explainer; a reason not here is explained by ``_failed``. Every budget
+kind's stop reason comes from its row (``run/budget_kinds.py``); ``timeout`` is the deadline's."""

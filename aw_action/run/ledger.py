@@ -99,7 +99,7 @@ class UsageLedger:
     """None once any request had an unknown price: the total is then unknown, not understated."""
     tools: dict[str, ToolStats] = field(default_factory=dict)
     tool_calls: int = 0
-    """Tool calls authorised to run (the max-tool-calls gate counts these, before they end)."""
+    """Tool calls authorised to run (the ``tool_calls`` gate counts these, before they end)."""
     outlook: dict[str, Outlook] = field(default_factory=dict)
     """Per amount budget, the forecast made at the last turn end."""
     durations_ms: dict[str, int] = field(default_factory=dict)

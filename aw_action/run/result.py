@@ -17,10 +17,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from aw_action.exits import InvocationError, Setting
+from aw_action.run import record_table
 from aw_action.run.record import StructuredOutput
 from aw_action.run.state import RunState
 
-RESULT_FILE = "result.json"
+RESULT_FILE = record_table.RESULT.name
 """The result object in the output folder (the action writes it: ``github/run_report.py``)."""
 INVOCATION_STOP_REASONS = frozenset({"invocation_error", "sdk_load_error", "extension_error", "credentials_refused"})
 ERROR_KIND_STOP_REASONS: dict[str, str] = {"auth": "credentials_refused"}

@@ -23,11 +23,12 @@ from typing import Annotated, Any
 from pydantic import Field, StrictInt, TypeAdapter, ValidationError
 
 from aw_action.config.document import ConfigError, read_document
+from aw_action.run import record_table
 from aw_action.safe_outputs.kinds import BY_TYPE, KINDS
 from aw_action.safe_outputs.kinds.base import KindConfig
 from aw_action.security.records.record_guard import RecordWrites, write_record
 
-CONFIG_FILE = "safe-outputs.config.json"
+CONFIG_FILE = record_table.SAFE_OUTPUTS_CONFIG.name
 MAX_PATCH_SIZE_KEY = "max-patch-size"
 _MAX_PATCH_SIZE = TypeAdapter(Annotated[StrictInt, Field(ge=1, le=10_240)])
 

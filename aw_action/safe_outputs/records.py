@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aw_action.run import record_table
 from aw_action.security.records.record_guard import RecordWrites, open_record
 
-RECORDS_FILE = "safe-outputs.jsonl"
+RECORDS_FILE = record_table.SAFE_OUTPUTS.name
 
 
 def _reject_constant(name: str) -> Any:

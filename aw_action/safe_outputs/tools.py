@@ -16,8 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from aw_action.agent.tools import AgentTool, ToolContext, ToolError, ToolResult, UpdateCallback
-from aw_action.ai.types import AbortSignal
+from aw_action.agent.tools import AgentTool, ToolError, ToolInvocation, ToolResult
 from aw_action.run.mode import gh_aw_mode
 from aw_action.safe_outputs.config import SafeOutputsConfig, parse_safe_outputs, write_config_file
 from aw_action.safe_outputs.kinds.base import GitUser, RequestError
@@ -47,16 +46,9 @@ class SafeOutputTool:
     def parameters(self) -> dict[str, Any]:
         return self._parameters
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback,
-        ctx: ToolContext,
-    ) -> ToolResult:
-        if signal.aborted:
-            raise ToolError("Operation aborted")
+    async def execute(self, call: ToolInvocation) -> ToolResult:
+        call.ensure_running()
+        args, ctx = call.args, call.ctx
         sandbox = ctx.bash_confinement
         git_user = GitUser(ctx.identity, abi=sandbox.abi if sandbox is not None else None)
         try:

@@ -31,12 +31,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from aw_action.run import record_table
 from aw_action.run.redact import Redactor
 from aw_action.security.records.record_guard import RecordWrites
 from aw_action.sinks import unified_session
 from aw_action.sinks.files import JsonlFile
 
-FILE_NAME = "agent-session.jsonl"
+FILE_NAME = record_table.AGENT_SESSION.name
 SOURCE_ENGINE = "aw-harness"
 MAX_SAFE_INTEGER = 2**53 - 1
 _ISO_WITH_ZONE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})", re.I | re.ASCII)
@@ -247,33 +248,22 @@ def validate_file(path: Path) -> list[tuple[int, str]]:
     return out
 
 
-class AgentSessionWriter:
-    """Appends canonical events to ``agent-session.jsonl``, one ``os.write`` per line, redacted.
-    ``write`` raises ``ValueError`` for a non-canonical event (a bug here, never written) and
-    ``OSError`` when the disk does; the caller decides what a failed record costs."""
+class AgentSessionWriter(JsonlFile):
+    """Appends canonical events to ``agent-session.jsonl``, one ``os.write`` per line, redacted
+    (``JsonlFile``). ``write`` raises ``ValueError`` for a non-canonical event (a bug here, never
+    written) and ``OSError`` when the disk does; the caller decides what a failed record costs."""
 
     def __init__(self, output_dir: Path, redactor: Redactor, records: RecordWrites | None = None) -> None:
-        self.path = output_dir / FILE_NAME
-        self._file = JsonlFile(self.path, redactor, records)
+        super().__init__(output_dir / FILE_NAME, redactor, records)
 
     def write(self, record: dict[str, Any]) -> None:
         problems = validate_record(record)
         if problems:
             raise ValueError(f"not a canonical agent-session event: {'; '.join(problems)}")
-        self._file.write(record)
+        super().write(record)
 
     def emit(self, kind: str, data: _Data, **meta: Any) -> dict[str, Any]:
+        """``event(kind, data)``, canonical by construction, written unchecked."""
         record = event(kind, data, **meta)
-        self._file.write(record)
+        super().write(record)
         return record
-
-    @property
-    def lines(self) -> int:
-        return self._file.lines
-
-    @property
-    def closed(self) -> bool:
-        return self._file.closed
-
-    def close(self) -> None:
-        self._file.close()

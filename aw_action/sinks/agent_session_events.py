@@ -36,11 +36,11 @@ from aw_action.agent.events import (
 )
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.ai.types import AssistantMessage, ThinkingContent, UserMessage
+from aw_action.run import record_table
 from aw_action.run.explain import explain
 from aw_action.run.result import RunResult
 from aw_action.sinks import unified_records
 from aw_action.sinks.agent_session import (
-    FILE_NAME,
     AgentSessionWriter,
     Message,
     SessionResult,
@@ -51,7 +51,7 @@ from aw_action.sinks.agent_session import (
     Turn,
     now_iso,
 )
-from aw_action.sinks.record_writer import RecordWriter, SessionInfo, WriterContext
+from aw_action.sinks.record_writer import JsonlRecordWriter, SessionInfo, WriterContext
 
 MAX_MESSAGE_CHARS = 16_000
 MAX_TOOL_CHARS = 4_000
@@ -78,44 +78,43 @@ def plain(value: Any, limit: int = MAX_TOOL_CHARS) -> Any:
     return capped(str(value), limit)
 
 
-class AgentSessionRecorder(RecordWriter):
+class AgentSessionRecorder(JsonlRecordWriter):
     """Writes one run's events (gh-aw mode); every method may raise ``OSError`` (the caller's
     isolation)."""
 
-    file_name = FILE_NAME
+    file: AgentSessionWriter
+
+    row = record_table.AGENT_SESSION
     subsystem = "agent-session"
-    modes = frozenset({"gh-aw"})
 
     def __init__(self, ctx: WriterContext) -> None:
         super().__init__(ctx)
-        self.writer = AgentSessionWriter(ctx.output_dir, ctx.redactor, ctx.records)
         self.turn: str | None = None
         self.model = ""
         self.session_id = ""
 
-    @property
-    def closed(self) -> bool:
-        return self.writer.closed
+    def open_file(self) -> AgentSessionWriter:
+        return AgentSessionWriter(self.ctx.output_dir, self.ctx.redactor, self.ctx.records)
 
     def start(self, session: SessionInfo) -> None:
         self.model, self.session_id = self.state.model, session.session_id
         start = SessionStart(model=self.model, session_id=session.session_id, cwd=session.workspace)
-        self.writer.emit("session.start", start)
+        self.file.emit("session.start", start)
 
     def on_event(self, event: AgentEvent) -> None:
         state = self.state
         if isinstance(event, TurnStart):
             self.turn = str(state.ledger.next_turn)
-            self.writer.emit("assistant.turn_start", Turn(turn_id=self.turn, model=self.state.current_model))
+            self.file.emit("assistant.turn_start", Turn(turn_id=self.turn, model=self.state.current_model))
         elif isinstance(event, TurnEnd):
-            self.writer.emit("assistant.turn_end", Turn(turn_id=self.turn or str(len(state.ledger.turns))))
+            self.file.emit("assistant.turn_end", Turn(turn_id=self.turn or str(len(state.ledger.turns))))
         elif isinstance(event, MessageEnd):
             self.message(event.message)
         elif isinstance(event, ToolExecutionStart):
             start = ToolStart(
                 tool_call_id=event.tool_call_id, tool_name=event.tool_name, input=plain(event.args), turn_id=self.turn
             )
-            self.writer.emit("tool.execution_start", start)
+            self.file.emit("tool.execution_start", start)
         elif isinstance(event, ToolExecutionEnd):
             self.tool_end(event)
         elif isinstance(event, HarnessEvent):
@@ -123,16 +122,16 @@ class AgentSessionRecorder(RecordWriter):
 
     def message(self, message: Any) -> None:
         if isinstance(message, UserMessage):
-            self.writer.emit("user.message", Message(content=capped(message.text, MAX_MESSAGE_CHARS)))
+            self.file.emit("user.message", Message(content=capped(message.text, MAX_MESSAGE_CHARS)))
         elif isinstance(message, AssistantMessage):
             reasoning = "\n".join(c.thinking for c in message.content if isinstance(c, ThinkingContent) and c.thinking)
             ids = {"turn_id": self.turn, "model": message.model or self.model}
             if reasoning:
-                self.writer.emit("assistant.reasoning", Message(content=capped(reasoning, MAX_MESSAGE_CHARS), **ids))
+                self.file.emit("assistant.reasoning", Message(content=capped(reasoning, MAX_MESSAGE_CHARS), **ids))
             if message.text:
                 content = capped(message.text, MAX_MESSAGE_CHARS)
                 message_id = message.response_id or message.request_id
-                self.writer.emit("assistant.message", Message(content=content, message_id=message_id, **ids))
+                self.file.emit("assistant.message", Message(content=content, message_id=message_id, **ids))
 
     def tool_end(self, event: ToolExecutionEnd) -> None:
         text = capped(event.result.text, MAX_TOOL_CHARS)
@@ -146,10 +145,10 @@ class AgentSessionRecorder(RecordWriter):
             is_error=event.is_error,
             turn_id=self.turn,
         )
-        self.writer.emit("tool.execution_complete", complete)
+        self.file.emit("tool.execution_complete", complete)
 
     def harness(self, name: str, fields: Mapping[str, Any]) -> None:
-        self.writer.write({"type": f"harness.{name}", "data": plain(dict(fields)), "timestamp": now_iso()})
+        self.file.write({"type": f"harness.{name}", "data": plain(dict(fields)), "timestamp": now_iso()})
 
     def on_warning(self, message: str) -> None:
         self.harness("warning", {"message": message})
@@ -177,9 +176,9 @@ class AgentSessionRecorder(RecordWriter):
             model=record.model,
             usage=usage,
         )
-        self.writer.emit("session.result", summary)
+        self.file.emit("session.result", summary)
         why = explain(result, state.record.reporting.audience).plain()
         run = dict(unified_records.closing(record, state, self.session_id, dict(state.record.limits), why)[-1][1])
         run["phase"] = state.record.phase
         self.harness("run", run)
-        self.writer.close()
+        super().finish(result)

@@ -14,10 +14,11 @@ from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 from aw_action.ai.inert_line import inert_json, one_line
+from aw_action.run import record_table
 from aw_action.run.redact import Redactor
 from aw_action.timestamps import utc_iso
 
-EVENTS_FILE = "events.jsonl"
+EVENTS_FILE = record_table.EVENTS.name
 """The JSONL stream in the output folder, when the action's ``log-format`` is ``file``."""
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from aw_action.agent.events import AgentEvent, TurnEnd
+from aw_action.run import record_table
 from aw_action.run.result import RunResult
-from aw_action.sinks.files import JsonlFile
-from aw_action.sinks.record_writer import RecordWriter, SessionInfo, WriterContext
+from aw_action.sinks.record_writer import JsonlRecordWriter, SessionInfo
 
-FILE_NAME = "context-provenance.jsonl"
+FILE_NAME = record_table.PROVENANCE.name
 FIELDS = ("timestamp", "source", "path", "tokens", "cumulative_tokens", "role")
 ROLES = frozenset({"user", "assistant", "system"})
 
@@ -29,21 +29,12 @@ def provenance_record(entry: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-class ProvenanceFile(RecordWriter):
+class ProvenanceFile(JsonlRecordWriter):
     """Appends the entries ``RunState`` gained since the last call: at the start, after each
     turn, and at the end (the file exists even when no entry was recorded)."""
 
-    file_name = FILE_NAME
+    row = record_table.PROVENANCE
     subsystem = "context-provenance"
-    modes = frozenset({"standalone", "gh-aw"})
-
-    def __init__(self, ctx: WriterContext) -> None:
-        super().__init__(ctx)
-        self.file = JsonlFile(self.path, ctx.redactor, ctx.records)
-
-    @property
-    def closed(self) -> bool:
-        return self.file.closed
 
     def sync(self) -> None:
         for entry in self.state.record.provenance[self.file.lines :]:
@@ -59,4 +50,4 @@ class ProvenanceFile(RecordWriter):
     def finish(self, result: RunResult) -> None:
         self.sync()
         self.file.ensure()
-        self.file.close()
+        super().finish(result)

@@ -1,10 +1,11 @@
-"""The record files the run's sinks write, one row each: the table every reader of their names uses.
+"""The record writers of the run's sinks: one class each, behind ``record_writer.RecordWriter``.
 
-Each row is a writer (``record_writer.RecordWriter``) that knows its file's name, the modes it is
-written in and what it records. Observability makes the writers of the run's mode and fans the
-run's events out to them; ``harness/run_files.py`` moves an earlier run's files aside by these
-names; the audit reads the ones it understands by them. A file's name is spelled once, in its
-writer's module.
+Every record file is a row of the one table, ``run/record_table.py`` (its name, its writer, the
+modes it is written in, what happens to it at a run's start and end); each writer here names its
+row (``RecordWriter.row``) and takes its file's name and modes from it. Observability makes
+the writers of the run's mode and fans the run's events out to them; ``harness/run_files.py``
+moves an earlier run's files aside by the table; the audit reads the ones it understands by the
+writers' names.
 
 The order is the order the writers finish in at shutdown: the files that close with the run's
 summary (its degraded parts included) last, so a failure finishing an earlier one is in it.

@@ -1,4 +1,5 @@
-"""The interface every record file's writer follows (the table of them: ``record_files.py``).
+"""The interface every record file's writer follows (the writers: ``record_files.py``; every
+record file's row: ``run/record_table.py``).
 
 A record writer turns the run's facts (``RunState``) and events into one file in the output dir.
 Observability (``extensions/observability.py``) makes one of each writer the table lists for the
@@ -22,17 +23,19 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from aw_action.agent.events import AgentEvent
 from aw_action.ai.types import Model
 from aw_action.run.config import RunConfig
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.mode import RunMode
+from aw_action.run.record_table import RecordFile
 from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.security.records.record_guard import RecordWrites
+from aw_action.sinks.files import JsonlFile
 
 
 @dataclass(frozen=True)
@@ -74,12 +77,22 @@ class BookedRequest:
 
 
 class RecordWriter(ABC):
-    """One record file: ``file_name`` in the output dir, written in the ``modes`` named."""
+    """One record file: its ``row`` of ``run/record_table.py``, whose ``file_name`` in the output
+    dir it writes, in the ``modes`` the row names."""
 
-    file_name: ClassVar[str]
+    row: ClassVar[RecordFile]
     subsystem: ClassVar[str]
     """The name a failure is reported under (a degraded notice, the summary)."""
+    file_name: ClassVar[str]
+    """``row.name``, set for each writer from its row."""
     modes: ClassVar[frozenset[RunMode]]
+    """``row.modes``, set for each writer from its row."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "row" in cls.__dict__:
+            cls.file_name = cls.row.name
+            cls.modes = cls.row.modes
 
     def __init__(self, ctx: WriterContext) -> None:
         self.ctx = ctx
@@ -108,3 +121,28 @@ class RecordWriter(ABC):
     @abstractmethod
     def finish(self, result: RunResult) -> None:
         """The closing records, then close the file."""
+
+
+class JsonlRecordWriter(RecordWriter):
+    """A record writer whose file is JSONL: ``file`` (``sinks/files.JsonlFile``, opened through the
+    run's ledger), made when the writer is. ``JsonlFile.write`` is the one place a record line is
+    redacted and written; ``finish`` closes the file (a writer with closing records writes them,
+    then calls it). The file is created by its first line (``file.ensure()`` makes it without one).
+    """
+
+    file: JsonlFile
+
+    def __init__(self, ctx: WriterContext) -> None:
+        super().__init__(ctx)
+        self.file = self.open_file()
+
+    def open_file(self) -> JsonlFile:
+        """The file this writer appends to (a writer with a checked format returns its own)."""
+        return JsonlFile(self.path, self.ctx.redactor, self.ctx.records)
+
+    @property
+    def closed(self) -> bool:
+        return self.file.closed
+
+    def finish(self, result: RunResult) -> None:
+        self.file.close()

@@ -24,11 +24,11 @@ from pathlib import Path
 
 from aw_action.agent.events import AgentEvent, HarnessEvent, MessageEnd, RequestEnd
 from aw_action.ai.types import UserMessage
+from aw_action.run import record_table
 from aw_action.run.mode import gh_aw_mode
 from aw_action.run.result import RunResult
 from aw_action.security.confinement.git_head import head_commit
-from aw_action.sinks.files import JsonlFile
-from aw_action.sinks.record_writer import RecordWriter, SessionInfo, WriterContext
+from aw_action.sinks.record_writer import JsonlRecordWriter, SessionInfo, WriterContext
 from aw_action.sinks.replay_format import (
     FORMAT,
     REPLAYED_SOURCES,
@@ -44,7 +44,7 @@ from aw_action.sinks.replay_format import (
     varying,
 )
 
-FILE_NAME = "replay.jsonl"
+FILE_NAME = record_table.REPLAY.name
 
 
 def harness_version() -> str:
@@ -101,23 +101,17 @@ def replay_hint(run: RecordedRun, commit: str | None) -> str | None:
     )
 
 
-class ReplayRecord(RecordWriter):
-    file_name = FILE_NAME
+class ReplayRecord(JsonlRecordWriter):
+    row = record_table.REPLAY
     subsystem = "replay-record"
-    modes = frozenset({"standalone", "gh-aw"})
 
     def __init__(self, ctx: WriterContext) -> None:
         super().__init__(ctx)
-        self.file = JsonlFile(self.path, ctx.redactor, ctx.records)
         self.replies = 0
         self.header: Header | None = None
         self.env: Mapping[str, str] = {}
         self.replayable = True
         """False once a prompt came from where a replay cannot send it from (a workflow's step)."""
-
-    @property
-    def closed(self) -> bool:
-        return self.file.closed
 
     def start(self, session: SessionInfo) -> None:
         workspace = Path(session.workspace)
@@ -162,7 +156,7 @@ class ReplayRecord(RecordWriter):
     def finish(self, result: RunResult) -> None:
         end = End(stop_reason=result.stop_reason, turns=len(self.state.ledger.turns), requests=self.replies)
         self.file.write(end.model_dump(mode="json"))
-        self.file.close()
+        super().finish(result)
         header = self.header
         if header is None or header.replay_of is not None or header.continues is not None:
             return  # a replay, or a run that began with an earlier conversation: no replay hint

@@ -25,12 +25,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from aw_action.run import record_table
 from aw_action.run.ledger import RequestRecord
-from aw_action.run.result import RunResult
-from aw_action.sinks.files import JsonlFile
-from aw_action.sinks.record_writer import BookedRequest, RecordWriter, WriterContext
+from aw_action.sinks.record_writer import BookedRequest, JsonlRecordWriter
 
-FILE_NAME = "token-usage.jsonl"
+FILE_NAME = record_table.TOKEN_USAGE.name
 SCHEMA = "token-usage/v1.1.0-awharness"
 LEGACY_SCHEMA = "token-usage/v1.0.0-awharness"
 """Rows before AWF's field names: ``output_tokens`` without reasoning, ``ai_credits``, ``status`` null."""
@@ -90,24 +89,12 @@ def usage_row(
     return row
 
 
-class TokenUsageFile(RecordWriter):
+class TokenUsageFile(JsonlRecordWriter):
     """One row per model request, as the ledger books it."""
 
-    file_name = FILE_NAME
+    row = record_table.TOKEN_USAGE
     subsystem = "token-usage"
-    modes = frozenset({"standalone"})
-
-    def __init__(self, ctx: WriterContext) -> None:
-        super().__init__(ctx)
-        self.file = JsonlFile(self.path, ctx.redactor, ctx.records)
-
-    @property
-    def closed(self) -> bool:
-        return self.file.closed
 
     def on_request(self, request: BookedRequest) -> None:
         row = usage_row(request.record, request.http_status, request.api, self.state.ledger.ai_credits)
         self.file.write(row)
-
-    def finish(self, result: RunResult) -> None:
-        self.file.close()

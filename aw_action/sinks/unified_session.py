@@ -15,15 +15,15 @@ from typing import Any
 
 from aw_action.agent import transcript
 from aw_action.agent.events import AgentEvent, HarnessEvent, ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart
+from aw_action.run import record_table
 from aw_action.run.explain import explain
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.result import RunResult
 from aw_action.sinks import token_usage, unified_records
-from aw_action.sinks.files import JsonlFile
-from aw_action.sinks.record_writer import BookedRequest, RecordWriter, SessionInfo, WriterContext
+from aw_action.sinks.record_writer import BookedRequest, JsonlRecordWriter, SessionInfo, WriterContext
 from aw_action.timestamps import utc_iso, utc_now
 
-FILE_NAME = "aw_session.jsonl"
+FILE_NAME = record_table.UNIFIED_SESSION.name
 COLLECTED_PATH = f"usage/{FILE_NAME}"
 """Where gh-aw's conclusion job puts the collected file in its artifact."""
 HEADER: dict[str, Any] = {
@@ -64,22 +64,16 @@ def usage_report(record: RequestRecord, http_status: int | None, total_aic: floa
     return data
 
 
-class UnifiedSession(RecordWriter):
+class UnifiedSession(JsonlRecordWriter):
     """The standalone run's unified session (gh-aw's conclusion job writes it in gh-aw mode)."""
 
-    file_name = FILE_NAME
+    row = record_table.UNIFIED_SESSION
     subsystem = "unified-session"
-    modes = frozenset({"standalone"})
 
     def __init__(self, ctx: WriterContext) -> None:
         super().__init__(ctx)
-        self.file = JsonlFile(self.path, ctx.redactor, ctx.records)
         self._indexes: dict[tuple[str, str, str], int] = {}
         self.session_id = ""
-
-    @property
-    def closed(self) -> bool:
-        return self.file.closed
 
     def start(self, session: SessionInfo) -> None:
         """The header, ``workflow.info`` and ``session.start``."""
@@ -165,4 +159,4 @@ class UnifiedSession(RecordWriter):
                 "provenance": {"component": "collector", "phase": "conclusion", "path": COLLECTED_PATH, "index": 1},
             }
         )
-        self.file.close()
+        super().finish(result)

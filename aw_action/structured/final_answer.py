@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aw_action.run import record_table
 from aw_action.security.records.record_guard import RecordWrites, write_record
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 # jsonschema (~90 ms with its dependencies) is imported where a schema is used, not here: this
 # module's names (STRUCTURED_OUTPUT_FILE) are read by every run, most of which have no schema.
 
-STRUCTURED_OUTPUT_FILE = "structured-output.json"
+STRUCTURED_OUTPUT_FILE = record_table.STRUCTURED_OUTPUT.name
 MAX_ANSWER_CHARS = 1_000_000
 MAX_LISTED_ERRORS = 10
 MAX_ERROR_CHARS = 300

@@ -44,8 +44,7 @@ import signal as signals
 from collections.abc import Callable
 from typing import IO, Any
 
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
-from aw_action.ai.types import AbortSignal
+from aw_action.agent.tools import ToolError, ToolInvocation, ToolResult
 from aw_action.security.confinement import spawn
 from aw_action.security.confinement.containment import budget_note
 from aw_action.security.confinement.sandbox import UNCONFINED
@@ -119,43 +118,26 @@ class BashTool:
             raise ToolError(f"Invalid timeout {requested}: it must be a positive number of seconds.")
         return min(value, self.max_timeout_s)
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback,
-        ctx: ToolContext,
-    ) -> ToolResult:
-        timeout = self._timeout(args.get("timeout"))
-        if signal.aborted:
-            raise ToolError("Command aborted")
-        if not ctx.cwd.is_dir():
-            raise ToolError(f"Working directory does not exist: {ctx.cwd}\nCannot execute bash commands.")
-        return await _Run(args["command"], timeout, signal, on_update, ctx, self._cut_outputs, tool_call_id).run()
+    async def execute(self, call: ToolInvocation) -> ToolResult:
+        timeout = self._timeout(call.args.get("timeout"))
+        call.ensure_running("Command")
+        if not call.ctx.cwd.is_dir():
+            raise ToolError(f"Working directory does not exist: {call.ctx.cwd}\nCannot execute bash commands.")
+        return await _Run(call, timeout, self._cut_outputs).run()
 
 
 class _Run:
     """One command execution: process, output pump, update throttle and the outcome race."""
 
-    def __init__(
-        self,
-        command: str,
-        timeout: float,
-        signal: AbortSignal,
-        on_update: UpdateCallback,
-        ctx: ToolContext,
-        cut_outputs: dict[str, str],
-        call_id: str,
-    ) -> None:
+    def __init__(self, call: ToolInvocation, timeout: float, cut_outputs: dict[str, str]) -> None:
         self.cut_outputs = cut_outputs
-        self.call_id = call_id
-        self.command = command
+        self.call_id = call.id
+        self.command: str = call.args["command"]
         self.timeout = timeout
-        self.signal = signal
-        self.on_update = on_update
-        self.ctx = ctx
-        self.output = CommandOutput(ctx.output_dir, records=ctx.records)
+        self.signal = call.signal
+        self.on_update = call.on_update
+        self.ctx = call.ctx
+        self.output = CommandOutput(call.ctx.output_dir, records=call.ctx.records)
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
         self.token = secrets.token_hex(6)

@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
-from aw_action.ai.types import AbortSignal
+from aw_action.agent.tools import ToolError, ToolInvocation, ToolResult
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import Confinement
 from aw_action.tools.fs import open_for_read, open_for_write, refuse_if_read_only, write_all
@@ -214,16 +213,9 @@ class EditTool:
 
     prepare_arguments = staticmethod(prepare_edit_arguments)
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback,
-        ctx: ToolContext,
-    ) -> ToolResult:
-        if signal.aborted:
-            raise ToolError("Operation aborted")
+    async def execute(self, call: ToolInvocation) -> ToolResult:
+        call.ensure_running()
+        args, ctx = call.args, call.ctx
         args = prepare_edit_arguments(args)
         path: str = args["path"]
         edits = _parse_edits(args)

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
-from aw_action.ai.types import AbortSignal
+from aw_action.agent.tools import ToolError, ToolInvocation, ToolResult
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import Confinement
 from aw_action.tools.fs import open_for_read
@@ -72,16 +71,9 @@ class ReadTool:
     def parameters(self) -> dict[str, Any]:
         return _PARAMETERS
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback,
-        ctx: ToolContext,
-    ) -> ToolResult:
-        if signal.aborted:
-            raise ToolError("Operation aborted")
+    async def execute(self, call: ToolInvocation) -> ToolResult:
+        call.ensure_running()
+        args, signal, ctx = call.args, call.signal, call.ctx
         path: str = args["path"]
         offset = args.get("offset")
         limit = args.get("limit")

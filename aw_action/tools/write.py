@@ -13,8 +13,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
-from aw_action.ai.types import AbortSignal
+from aw_action.agent.tools import ToolError, ToolInvocation, ToolResult
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import Confinement
 from aw_action.tools.fs import open_for_write, refuse_if_read_only, write_all
@@ -61,16 +60,9 @@ class WriteTool:
     def parameters(self) -> dict[str, Any]:
         return _PARAMETERS
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback,
-        ctx: ToolContext,
-    ) -> ToolResult:
-        if signal.aborted:
-            raise ToolError("Operation aborted")
+    async def execute(self, call: ToolInvocation) -> ToolResult:
+        call.ensure_running()
+        args, ctx = call.args, call.ctx
         path: str = args["path"]
         data = args["content"].encode("utf-8", errors="replace")
         refuse_if_read_only(ctx.file_confinement, "write")

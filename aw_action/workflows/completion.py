@@ -16,8 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult, UpdateCallback
-from aw_action.ai.types import AbortSignal
+from aw_action.agent.tools import ToolError, ToolInvocation, ToolResult
 
 COMPLETION_TOOL = "workflow_complete_step"
 BATCH_REASON = f"{COMPLETION_TOOL} must be the only tool call in its message; call it alone"
@@ -78,14 +77,8 @@ class CompleteStepTool:
             "additionalProperties": False,
         }
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback,
-        ctx: ToolContext,
-    ) -> ToolResult:
+    async def execute(self, call: ToolInvocation) -> ToolResult:
+        args = call.args
         if self.completion is not None:
             raise ToolError(f"step {self.step_id!r} is already complete; end your turn")
         artifact = args.get("artifact")

@@ -27,7 +27,7 @@ from aw_action.agent.events import (
 )
 from aw_action.agent.hooks import NullHooks
 from aw_action.agent.session import AgentSession
-from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult, UpdateCallback
+from aw_action.agent.tools import AgentTool, ToolContext, ToolResult, UpdateCallback
 from aw_action.agent.transcript import Transcript
 from aw_action.ai.types import (
     AbortSignal,
@@ -47,6 +47,7 @@ from aw_action.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from aw_action.extensions.pi_tools import FunctionTool
 
 MODEL = Model(id="mock", provider="mock", api="mock", context_window=8192, max_output_tokens=2048)
 Step = AssistantMessage | Callable[[ProviderRequest, AbortSignal], "AssistantMessage | Awaitable[AssistantMessage]"]

@@ -18,11 +18,12 @@ from aw_action.agent.events import (
 )
 from aw_action.agent.hooks import NullHooks
 from aw_action.agent.session import AgentSession, SessionBusyError
-from aw_action.agent.tools import FunctionTool, ToolContext, ToolResult
+from aw_action.agent.tools import ToolContext, ToolResult
 from aw_action.agent.transcript import Transcript
 from aw_action.ai.catalog import resolve_model
 from aw_action.ai.faux import FauxProvider
 from aw_action.ai.types import AbortSignal, Model, TextContent, ToolResultMessage, UserMessage
+from aw_action.extensions.pi_tools import FunctionTool
 
 Listener = Callable[[AgentEvent], Awaitable[None] | None]
 

@@ -22,9 +22,9 @@ SMOKE_PI_ENV = {
 def test_a_compiled_agent_step_reads_as_its_limits(tmp_path: Path) -> None:
     limits = read_limits(SMOKE_PI_ENV, tmp_path / "absent.txt")
     assert limits == GhAwLimits(
-        in_gh_aw=True, phase="agent", version="v0.87.4", timeout_minutes=20.0, max_ai_credits=1000.0
+        in_gh_aw=True, phase="agent", version="v0.87.4", timeout_minutes=20.0, budgets={"GH_AW_MAX_AI_CREDITS": 1000.0}
     )
-    assert limits.max_turns is None, "gh-aw exports GH_AW_MAX_TURNS empty when nothing is configured"
+    assert limits.limit("GH_AW_MAX_TURNS", 0) is None, "gh-aw exports GH_AW_MAX_TURNS empty when nothing is configured"
 
 
 def test_outside_gh_aw_nothing_is_set(tmp_path: Path) -> None:
@@ -34,7 +34,8 @@ def test_outside_gh_aw_nothing_is_set(tmp_path: Path) -> None:
 def test_all_counters(tmp_path: Path) -> None:
     env = {"GH_AW_MAX_TURNS": "12", "GH_AW_MAX_TOOL_CALLS": "+40", "GH_AW_MAX_TOOL_DENIALS": " 3 "}
     limits = read_limits(env, tmp_path / "absent.txt")
-    assert (limits.max_turns, limits.max_tool_calls, limits.max_tool_denials) == (12, 40, 3)
+    assert (limits.limit("GH_AW_MAX_TURNS", 0), limits.limit("GH_AW_MAX_TOOL_CALLS", 0)) == (12, 40)
+    assert limits.max_tool_denials == 3
 
 
 @pytest.mark.parametrize(
@@ -66,8 +67,9 @@ def test_a_malformed_value_is_an_error_naming_the_variable(tmp_path: Path, name:
 
 
 def test_minus_one_disables_the_credit_budget(tmp_path: Path) -> None:
-    assert read_limits({"GH_AW_MAX_AI_CREDITS": "-1"}, tmp_path / "absent.txt").max_ai_credits is None
-    assert read_limits({"GH_AW_MAX_AI_CREDITS": "12.5"}, tmp_path / "absent.txt").max_ai_credits == 12.5
+    assert read_limits({"GH_AW_MAX_AI_CREDITS": "-1"}, tmp_path / "absent.txt").budgets == {}
+    credits = read_limits({"GH_AW_MAX_AI_CREDITS": "12.5"}, tmp_path / "absent.txt")
+    assert credits.budgets == {"GH_AW_MAX_AI_CREDITS": 12.5}
 
 
 def test_timeout_counts_from_the_agent_cli_start_file(tmp_path: Path) -> None:

@@ -16,11 +16,12 @@ from typing import Any
 
 from aw_action.agent.events import AgentEvent, HarnessEvent
 from aw_action.agent.session import AgentSession
-from aw_action.agent.tools import AgentTool, FunctionTool, ToolContext, ToolResult
+from aw_action.agent.tools import AgentTool, ToolContext, ToolResult
 from aw_action.ai.faux import FauxProvider
 from aw_action.ai.types import AbortSignal, Model, StreamDone
 from aw_action.config.environment import apply_environment
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext, HostServices
+from aw_action.extensions.pi_tools import FunctionTool
 from aw_action.extensions.registry import Registry
 from aw_action.extensions.runner import ExtensionRunner
 from aw_action.run.budget_kinds import resolve_limits

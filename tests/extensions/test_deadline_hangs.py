@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 from aw_action.agent import loop
-from aw_action.agent.tools import FunctionTool, ToolContext
+from aw_action.agent.tools import ToolContext
 from aw_action.ai.types import AbortSignal, ToolResultMessage
 from aw_action.extensions import cost_tracker, steering
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
+from aw_action.extensions.pi_tools import FunctionTool
 from tests.extensions.rig import ManualClock, Rig, echo_tool, make_rig
 
 TOOL_TURN: dict[str, Any] = {"tool_calls": [{"name": "echo", "arguments": {}}]}

@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema
 
-from aw_action.agent.tools import AgentTool, ToolContext, ToolResult
+from aw_action.agent.tools import AgentTool, ToolContext, ToolInvocation, ToolResult
 from aw_action.ai.types import AbortSignal
 from aw_action.safe_outputs.records import RECORDS_FILE
 
@@ -51,12 +51,12 @@ async def _ignore(result: ToolResult) -> None:
 async def call(tool: AgentTool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """What the agent loop does: validate against the tool's schema, then execute."""
     jsonschema.validate(args, tool.parameters)
-    return await tool.execute("call-1", args, AbortSignal(), _ignore, ctx)
+    return await tool.execute(ToolInvocation("call-1", args, AbortSignal(), _ignore, ctx))
 
 
 async def execute(tool: AgentTool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """The tool alone, without the loop's schema check: its own validation must hold too."""
-    return await tool.execute("call-1", args, AbortSignal(), _ignore, ctx)
+    return await tool.execute(ToolInvocation("call-1", args, AbortSignal(), _ignore, ctx))
 
 
 def records(output_dir: Path) -> list[dict[str, Any]]:

@@ -34,7 +34,7 @@ SECRETS = [*PLANTED.values(), "otlp-planted-header-secret"]
 HARNESS = r"""
 import asyncio, json, os, sys
 from pathlib import Path
-from aw_action.agent.tools import ToolContext
+from aw_action.agent.tools import ToolContext, ToolInvocation
 from aw_action.ai.types import AbortSignal
 from aw_action.security.confinement.identity import ToolIdentity
 from tests.security.leaks import leaked
@@ -97,7 +97,7 @@ async def main():
     results = []
     for name, args in attacks:
         try:
-            result = await tools[name].execute("t", args, AbortSignal(), updates, ctx)
+            result = await tools[name].execute(ToolInvocation("t", args, AbortSignal(), updates, ctx))
             results.append([name, args, result.content[0].text])
         except Exception as exc:
             results.append([name, args, f"{type(exc).__name__}: {exc}"])

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult
+from aw_action.agent.tools import ToolContext, ToolError, ToolInvocation, ToolResult
 from aw_action.ai.types import AbortSignal
 from aw_action.tools.bash import BashTool
 
@@ -43,7 +43,7 @@ async def run(
     **args: Any,
 ) -> ToolResult:
     return await (tool or BashTool()).execute(
-        "call-1", {"command": command, **args}, signal or AbortSignal(), updates or Updates(), ctx
+        ToolInvocation("call-1", {"command": command, **args}, signal or AbortSignal(), updates or Updates(), ctx)
     )
 
 
@@ -207,7 +207,7 @@ async def test_failing_on_update_does_not_fail_the_command(ctx: ToolContext) -> 
         raise RuntimeError("sink down")
 
     tool = BashTool()
-    result = await tool.execute("c", {"command": "echo ok"}, AbortSignal(), broken, ctx)
+    result = await tool.execute(ToolInvocation("c", {"command": "echo ok"}, AbortSignal(), broken, ctx))
     assert text_of(result) == "ok"
 
 
@@ -283,10 +283,13 @@ async def test_truncated_failure_keeps_head_tail_and_footer(ctx: ToolContext) ->
 
 async def test_a_repeated_long_output_is_not_sent_again(ctx: ToolContext) -> None:
     tool = BashTool()
-    first = await tool.execute("call-a", {"command": "seq 5000"}, AbortSignal(), Updates(), ctx)
-    again = await tool.execute("call-b", {"command": "seq 5000"}, AbortSignal(), Updates(), ctx)
-    other = await tool.execute("call-c", {"command": "seq 5001"}, AbortSignal(), Updates(), ctx)
-    short = [await tool.execute(f"s{i}", {"command": "echo same"}, AbortSignal(), Updates(), ctx) for i in range(2)]
+    first = await tool.execute(ToolInvocation("call-a", {"command": "seq 5000"}, AbortSignal(), Updates(), ctx))
+    again = await tool.execute(ToolInvocation("call-b", {"command": "seq 5000"}, AbortSignal(), Updates(), ctx))
+    other = await tool.execute(ToolInvocation("call-c", {"command": "seq 5001"}, AbortSignal(), Updates(), ctx))
+    short = [
+        await tool.execute(ToolInvocation(f"s{i}", {"command": "echo same"}, AbortSignal(), Updates(), ctx))
+        for i in range(2)
+    ]
     assert "[... " in text_of(first) and "[... " in text_of(other)
     path = again.details["full_output_path"]
     assert text_of(again) == (

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult
+from aw_action.agent.tools import ToolContext, ToolError, ToolInvocation, ToolResult
 from aw_action.ai.types import AbortSignal
 from aw_action.tools import bash, bash_output
 from aw_action.tools.bash import BashTool
@@ -40,7 +40,7 @@ async def _ignore(result: ToolResult) -> None:
 
 
 async def call(tool: Any, ctx: ToolContext, **args: Any) -> str:
-    result = await asyncio.wait_for(tool.execute("c", args, AbortSignal(), _ignore, ctx), GUARD_S)
+    result = await asyncio.wait_for(tool.execute(ToolInvocation("c", args, AbortSignal(), _ignore, ctx)), GUARD_S)
     text: str = result.content[0].text
     return text
 
@@ -170,7 +170,9 @@ async def test_edit_refuses_fifos_devices_and_oversize_files(ctx: ToolContext) -
 async def test_bash_log_of_a_flood_is_capped(ctx: ToolContext, monkeypatch: Any) -> None:
     monkeypatch.setattr(bash_output, "MAX_LOG_BYTES", 1024 * 1024)
     result = await asyncio.wait_for(
-        BashTool().execute("c", {"command": "head -c 5000000 /dev/zero | tr '\\0' 'y'"}, AbortSignal(), _ignore, ctx),
+        BashTool().execute(
+            ToolInvocation("c", {"command": "head -c 5000000 /dev/zero | tr '\\0' 'y'"}, AbortSignal(), _ignore, ctx)
+        ),
         GUARD_S,
     )
     text = result.content[0].text
@@ -185,7 +187,7 @@ async def test_bash_log_scrubbing_never_splits_a_secret(ctx: ToolContext, monkey
     scrubbing = ToolContext(ctx.cwd, ctx.output_dir, scrub=lambda t: t.replace(secret, "***"))
     command = f"for i in $(seq 3000); do printf '{secret},'; done"
     result = await asyncio.wait_for(
-        BashTool().execute("c", {"command": command}, AbortSignal(), _ignore, scrubbing), GUARD_S
+        BashTool().execute(ToolInvocation("c", {"command": command}, AbortSignal(), _ignore, scrubbing)), GUARD_S
     )
     saved = Path(result.details["full_output_path"]).read_text()
     assert secret[:8] not in saved and saved.count("***") == 3000

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult
+from aw_action.agent.tools import ToolContext, ToolError, ToolInvocation, ToolResult
 from aw_action.ai.types import AbortSignal
 from aw_action.tools.bash import BashTool
 from aw_action.tools.processes import kill_all_agent_processes
@@ -54,7 +54,7 @@ async def started(ctx: ToolContext, kinds: tuple[str, ...] = KINDS) -> dict[str,
 async def test_a_timed_out_call_leaves_no_process_behind(ctx: ToolContext) -> None:
     with pytest.raises(ToolError, match="timed out"):
         args = {"command": ESCAPES + ALL_WRITTEN + "sleep 1000", "timeout": 3}
-        await BashTool().execute("c", args, AbortSignal(), _ignore, ctx)
+        await BashTool().execute(ToolInvocation("c", args, AbortSignal(), _ignore, ctx))
     pids = await started(ctx)
     marked = [kind for kind in KINDS if kind != "unmarked"]
     survivors = [kind for kind in marked if not await wait_gone(pids[kind])]
@@ -68,7 +68,9 @@ async def test_a_timed_out_call_leaves_no_process_behind(ctx: ToolContext) -> No
 
 async def test_an_aborted_call_kills_what_left_its_process_group(ctx: ToolContext) -> None:
     signal = AbortSignal()
-    task = asyncio.create_task(BashTool().execute("c", {"command": ESCAPES + "sleep 1000"}, signal, _ignore, ctx))
+    task = asyncio.create_task(
+        BashTool().execute(ToolInvocation("c", {"command": ESCAPES + "sleep 1000"}, signal, _ignore, ctx))
+    )
     pids = await started(ctx)
     signal.abort("stop")
     with pytest.raises(ToolError, match="aborted"):
@@ -80,7 +82,9 @@ async def test_an_aborted_call_kills_what_left_its_process_group(ctx: ToolContex
 
 
 async def test_background_processes_survive_the_call_but_not_the_run(ctx: ToolContext) -> None:
-    result = await BashTool().execute("c", {"command": ESCAPES + "echo started"}, AbortSignal(), _ignore, ctx)
+    result = await BashTool().execute(
+        ToolInvocation("c", {"command": ESCAPES + "echo started"}, AbortSignal(), _ignore, ctx)
+    )
     assert result.content[0].text == "started"
     pids = await started(ctx)
     assert not any(process_gone(pid) for pid in pids.values())  # a server started in one call serves the next
@@ -90,7 +94,9 @@ async def test_background_processes_survive_the_call_but_not_the_run(ctx: ToolCo
 
 
 async def test_orphans_are_reaped_not_left_as_zombies(ctx: ToolContext) -> None:
-    await BashTool().execute("c", {"command": "setsid sleep 1000 & echo $! > setsid.pid"}, AbortSignal(), _ignore, ctx)
+    await BashTool().execute(
+        ToolInvocation("c", {"command": "setsid sleep 1000 & echo $! > setsid.pid"}, AbortSignal(), _ignore, ctx)
+    )
     pid = (await started(ctx, ("setsid",)))["setsid"]
     kill_all_agent_processes()
     assert await wait_gone(pid)

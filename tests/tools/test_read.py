@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult
+from aw_action.agent.tools import ToolContext, ToolError, ToolInvocation, ToolResult
 from aw_action.ai.types import AbortSignal
 from aw_action.tools.read import ReadTool
 
@@ -22,7 +22,7 @@ def ctx(tmp_path: Path) -> ToolContext:
 
 
 async def read(ctx: ToolContext, path: str, **args: Any) -> str:
-    result = await ReadTool().execute("c", {"path": path, **args}, AbortSignal(), _ignore, ctx)
+    result = await ReadTool().execute(ToolInvocation("c", {"path": path, **args}, AbortSignal(), _ignore, ctx))
     return result.content[0].text
 
 
@@ -121,4 +121,4 @@ async def test_aborted_signal(ctx: ToolContext) -> None:
     signal = AbortSignal()
     signal.abort()
     with pytest.raises(ToolError, match="aborted"):
-        await ReadTool().execute("c", {"path": "a.txt"}, signal, _ignore, ctx)
+        await ReadTool().execute(ToolInvocation("c", {"path": "a.txt"}, signal, _ignore, ctx))

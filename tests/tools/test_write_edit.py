@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult
+from aw_action.agent.tools import ToolContext, ToolError, ToolInvocation, ToolResult
 from aw_action.ai.types import AbortSignal
 from aw_action.tools import builtin_tools
 from aw_action.tools.edit import EditTool
@@ -27,7 +27,9 @@ def ctx(tmp_path: Path) -> ToolContext:
 
 
 async def write(ctx: ToolContext, path: str, content: str) -> ToolResult:
-    return await WriteTool().execute("c", {"path": path, "content": content}, AbortSignal(), _ignore, ctx)
+    return await WriteTool().execute(
+        ToolInvocation("c", {"path": path, "content": content}, AbortSignal(), _ignore, ctx)
+    )
 
 
 async def edit(ctx: ToolContext, path: str, *pairs: tuple[str, str], **extra: Any) -> ToolResult:
@@ -35,7 +37,7 @@ async def edit(ctx: ToolContext, path: str, *pairs: tuple[str, str], **extra: An
     if pairs:
         args["edits"] = [{"oldText": old, "newText": new} for old, new in pairs]
     jsonschema.validate(args, EditTool().parameters)  # what the agent loop does first
-    return await EditTool().execute("c", args, AbortSignal(), _ignore, ctx)
+    return await EditTool().execute(ToolInvocation("c", args, AbortSignal(), _ignore, ctx))
 
 
 # write
@@ -167,7 +169,7 @@ async def test_legacy_top_level_old_and_new_text(ctx: ToolContext) -> None:
 async def test_edits_as_json_string(ctx: ToolContext) -> None:
     (ctx.cwd / "f.txt").write_text("alpha\n")
     args = {"path": "f.txt", "edits": json.dumps([{"oldText": "alpha", "newText": "gamma"}])}
-    await EditTool().execute("c", args, AbortSignal(), _ignore, ctx)
+    await EditTool().execute(ToolInvocation("c", args, AbortSignal(), _ignore, ctx))
     assert (ctx.cwd / "f.txt").read_text() == "gamma\n"
 
 

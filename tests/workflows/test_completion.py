@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from aw_action.agent.tools import ToolContext, ToolError, ToolResult
+from aw_action.agent.tools import ToolContext, ToolError, ToolInvocation, ToolResult
 from aw_action.ai.types import AbortSignal
 from aw_action.workflows import (
     COMPLETION_TOOL,
@@ -50,7 +50,9 @@ async def _call(tool: CompleteStepTool, args: dict[str, Any], tmp_path: Path) ->
     async def no_update(_: ToolResult) -> None:
         return None
 
-    return await tool.execute("c1", args, AbortSignal(), no_update, ToolContext(cwd=tmp_path, output_dir=tmp_path))
+    return await tool.execute(
+        ToolInvocation("c1", args, AbortSignal(), no_update, ToolContext(cwd=tmp_path, output_dir=tmp_path))
+    )
 
 
 async def test_given_a_declared_outcome_then_the_completion_is_recorded(wf: LoadedWorkflow, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from aw_action.agent.session import AgentSession
-from aw_action.agent.tools import ToolContext, ToolResult
+from aw_action.agent.tools import ToolContext, ToolInvocation, ToolResult
 from aw_action.ai.catalog import resolve_model
 from aw_action.ai.faux import FauxProvider
 from aw_action.ai.types import AbortSignal, ToolResultMessage
@@ -75,7 +75,7 @@ class FakeRunner:
                 return None
 
             ctx = ToolContext(cwd=Path("."), output_dir=Path("."))
-            await request.completion_tool.execute("c1", args, AbortSignal(), no_update, ctx)
+            await request.completion_tool.execute(ToolInvocation("c1", args, AbortSignal(), no_update, ctx))
         return StepResult("stopped")
 
 

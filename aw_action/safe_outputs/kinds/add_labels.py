@@ -1,64 +1,23 @@
 """``add_labels``: propose labels for an existing issue or pull request (``target``), from the
-config's ``allowed`` list when it has one. Adding labels is idempotent by itself."""
+config's ``allowed`` list when it has one (``labelling.py``). Adding labels is idempotent by
+itself."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import replace
-from typing import Any, ClassVar
+from typing import Any
 
-from pydantic import StrictInt, StrictStr, field_validator
-
-from aw_action.safe_outputs import fields
-from aw_action.safe_outputs.fields import FieldError
-from aw_action.safe_outputs.kinds import common, targeted
-from aw_action.safe_outputs.kinds.apply_api import Applied, GitHub, PlannedItem, Planning
-from aw_action.safe_outputs.kinds.base import SafeOutputKind, Settings, max_field
+from aw_action.safe_outputs.kinds import labelling
+from aw_action.safe_outputs.kinds.apply_api import GitHub
 
 
-class AddLabels(targeted.TargetedConfig):
-    allowed: tuple[StrictStr, ...] | None = None
-    """The labels the agent may add; absent = any label."""
-    max: StrictInt = max_field(3)
-
-    @field_validator("allowed")
-    @classmethod
-    def _allowed(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
-        return common.label_names(value)
-
-
-class Kind(SafeOutputKind[AddLabels]):
+class Kind(labelling.LabelsKind):
     name = "add_labels"
-    config_model: ClassVar[type[AddLabels]] = AddLabels
-    fields = frozenset({"labels", "item_number"})
+    ACTION = "Propose adding labels to an existing issue or pull request."
+    VERB = "add"
 
-    def tool(self, cfg: AddLabels, settings: Settings) -> tuple[str, dict[str, Any]]:
-        item_number = targeted.item_schema(cfg, "number")  # gh-aw's type here: number only
-        properties: dict[str, Any] = {"labels": common.LABELS, "item_number": item_number}
-        allowed = f"Labels you may add: {', '.join(cfg.allowed)}." if cfg.allowed is not None else ""
-        return common.join(
-            "Propose adding labels to an existing issue or pull request.",
-            targeted.target_note(cfg),
-            common.LATER,
-            common.per_run(cfg.max, f"{self.name} call"),
-            allowed,
-        ), common.object_schema(properties, ["labels", *targeted.required(cfg)])
-
-    def validate(self, args: Mapping[str, Any], cfg: AddLabels) -> dict[str, Any]:
-        names = fields.labels(args.get("labels"), "labels", cfg.allowed)
-        if not names:
-            raise FieldError("labels: name at least one label")
-        return {"labels": names, **targeted.item_fields(args, cfg, self.key)}
-
-    def plan(self, item: PlannedItem, record: Mapping[str, Any], cfg: AddLabels, planning: Planning) -> PlannedItem:
-        number = targeted.target_number(record, cfg, planning, self.key)
-        return replace(item, labels=tuple(record.get("labels", ())), number=number)
-
-    def apply(self, item: PlannedItem, github: GitHub) -> Applied:
-        assert item.number is not None
-        number = item.number
-        github.retry(lambda: github.label(number, item.labels))
-        return Applied("applied", github.item_url(number), number, {"labels": list(item.labels)})
+    def change(self, github: GitHub, number: int, labels: tuple[str, ...]) -> dict[str, Any]:
+        github.retry(lambda: github.label(number, labels))
+        return {"labels": list(labels)}
 
 
 KIND = Kind()

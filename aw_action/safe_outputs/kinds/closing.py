@@ -1,5 +1,5 @@
-"""What the kinds that close an issue or a pull request share: the config's filters and the
-apply steps.
+"""What the kinds that close an issue or a pull request share: the config's filters, the tool,
+the planning and the apply steps (``ClosingKind``; a kind's module says which item it closes).
 
 ``required-labels`` (every one must be on the item) and ``required-title-prefix`` limit what the
 agent may close; they are checked on the item as the apply job finds it, before any write, and
@@ -11,14 +11,20 @@ already closed still gets the comment (gh-aw's rule).
 
 from __future__ import annotations
 
-from pydantic import StrictStr, field_validator
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from pydantic import StrictInt, StrictStr, field_validator
 
 from aw_action.safe_outputs import fields
 from aw_action.safe_outputs.kinds import common, targeted
-from aw_action.safe_outputs.kinds.apply_api import Applied, ApplyError, GitHub, PlannedItem
+from aw_action.safe_outputs.kinds.apply_api import Applied, ApplyError, GitHub, PlannedItem, Planning
+from aw_action.safe_outputs.kinds.base import SafeOutputKind, Settings, max_field
 
 
 class ClosingConfig(targeted.TargetedConfig):
+    max: StrictInt = max_field(1)
     required_labels: tuple[StrictStr, ...] = ()
     """Labels the item must all carry to be closed."""
     required_title_prefix: StrictStr = ""
@@ -50,10 +56,7 @@ def apply(item: PlannedItem, github: GitHub, pull: bool) -> Applied:
     """Check the filters on the item now, post the comment once, close it if open."""
     assert item.number is not None
     number = item.number
-    found_item = github.retry(lambda: github.issue(number))
-    if found_item.is_pull != pull:
-        what = "a pull request, not an issue" if found_item.is_pull else "an issue, not a pull request"
-        raise ApplyError(f"#{number} is {what}; nothing was changed")
+    found_item = targeted.existing(github, number, pull)
     have = {label.lower() for label in found_item.labels}
     missing = [label for label in item.required_labels if label.lower() not in have]
     if missing:
@@ -74,3 +77,47 @@ def apply(item: PlannedItem, github: GitHub, pull: bool) -> Applied:
         closed = True
     status = "exists" if done.status == "exists" and not closed else "created"
     return Applied(status, done.url, number, {"closed": closed})
+
+
+class ClosingKind(SafeOutputKind[ClosingConfig]):
+    """A kind that closes one item with a comment. A kind's module sets what it closes: ``NOUN``
+    (``issue``), ``NUMBER`` (its number field), ``PULL`` (a pull request, not an issue), ``ACTION``
+    (the tool's first sentence) and ``BODY_ABOUT`` (what the closing comment says)."""
+
+    config_model = ClosingConfig
+    NOUN: ClassVar[str]
+    NUMBER: ClassVar[str]
+    PULL: ClassVar[bool]
+    ACTION: ClassVar[str]
+    BODY_ABOUT: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.fields = frozenset({"body", cls.NUMBER})
+
+    def tool(self, cfg: ClosingConfig, settings: Settings) -> tuple[str, dict[str, Any]]:
+        properties: dict[str, Any] = {
+            "body": common.string(self.BODY_ABOUT, fields.BODY_MAX_CHARS),
+            self.NUMBER: targeted.item_schema(cfg, ["number", "string"]),
+        }
+        return common.join(
+            self.ACTION,
+            targeted.target_note(cfg, self.NUMBER),
+            *notes(cfg, self.NOUN),
+            common.LATER,
+            common.per_run(cfg.max, self.NOUN),
+        ), common.object_schema(properties, ["body", *targeted.required(cfg, self.NUMBER)])
+
+    def validate(self, args: Mapping[str, Any], cfg: ClosingConfig) -> dict[str, Any]:
+        return {"body": common.body(args), **targeted.item_fields(args, cfg, self.key, self.NUMBER)}
+
+    def plan(self, item: PlannedItem, record: Mapping[str, Any], cfg: ClosingConfig, planning: Planning) -> PlannedItem:
+        return replace(
+            item,
+            number=targeted.target_number(record, cfg, planning, self.key, self.NUMBER),
+            required_labels=cfg.required_labels,
+            required_title_prefix=cfg.required_title_prefix or None,
+        )
+
+    def apply(self, item: PlannedItem, github: GitHub) -> Applied:
+        return apply(item, github, pull=self.PULL)

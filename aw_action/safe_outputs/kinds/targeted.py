@@ -1,5 +1,5 @@
-"""What the kinds that act on an existing issue or pull request share: the config's ``target``
-and the agent's ``item_number``.
+"""What the kinds that act on an existing issue or pull request share: the config's ``target``,
+the agent's ``item_number`` and, when applied, the item as GitHub has it (``existing``).
 
 ``item_number`` stays in the schema, as in gh-aw, but is required only when ``target`` is ``*``;
 otherwise the target is fixed, the description says where the item goes, and a given
@@ -16,7 +16,7 @@ from pydantic import field_validator, model_validator
 
 from aw_action.safe_outputs import fields
 from aw_action.safe_outputs.fields import FieldError
-from aw_action.safe_outputs.kinds.apply_api import Planning
+from aw_action.safe_outputs.kinds.apply_api import ApplyError, GitHub, IssueState, Planning
 from aw_action.safe_outputs.kinds.base import KindConfig, RequestError
 
 Target = Literal["triggering", "*"] | int
@@ -119,3 +119,13 @@ def target_note(cfg: TargetedConfig, field: str = "item_number") -> str:
     if cfg.target == "triggering":
         return "It goes to the issue or pull request that triggered this run."
     return f"It goes to #{cfg.target}{where}."
+
+
+def existing(github: GitHub, number: int, pull: bool) -> IssueState:
+    """Item ``number`` as the apply job finds it; ``ApplyError`` when it is an issue where a pull
+    request was meant (``pull``) or the other way round: nothing is changed."""
+    found = github.retry(lambda: github.issue(number))
+    if found.is_pull != pull:
+        what = "a pull request, not an issue" if found.is_pull else "an issue, not a pull request"
+        raise ApplyError(f"#{number} is {what}; nothing was changed")
+    return found

@@ -1,23 +1,26 @@
-"""What the kinds that edit an existing issue or pull request share: the parts the config
-allows, each a permission given by its presence (``title: null`` or ``true``; absent or ``false``
-= not allowed, stricter than gh-aw's newer default for ``body``), the agent's ``operation`` for
-the body, and the apply step: one ``PATCH`` holding only what differs from the item as the apply
-job finds it (a title or status already so, or a body already holding the record's marker, is
-left alone), so a re-apply changes nothing. An issue is never edited as a pull request nor the
-other way round. A marker someone else put into the body first makes the body count as done; the
-other parts are still applied.
+"""What the kinds that edit an existing issue or pull request share (``UpdatingKind``; a kind's
+module says which item it edits and which parts it has): the parts the config allows, each a
+permission given by its presence (``title: null`` or ``true``; absent or ``false`` = not allowed,
+stricter than gh-aw's newer default for ``body``), the agent's ``operation`` for the body, and
+the apply step: one ``PATCH`` holding only what differs from the item as the apply job finds it
+(a title or status already so, or a body already holding the record's marker, is left alone), so
+a re-apply changes nothing. An issue is never edited as a pull request nor the other way round.
+A marker someone else put into the body first makes the body count as done; the other parts are
+still applied.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
-from pydantic import model_validator
+from pydantic import StrictInt, model_validator
 
 from aw_action.safe_outputs.fields import FieldError
 from aw_action.safe_outputs.kinds import common, targeted
-from aw_action.safe_outputs.kinds.apply_api import Applied, ApplyError, GitHub, PlannedItem
+from aw_action.safe_outputs.kinds.apply_api import Applied, ApplyError, GitHub, PlannedItem, Planning
+from aw_action.safe_outputs.kinds.base import SafeOutputKind, Settings, max_field
 
 OPERATIONS = ("append", "prepend", "replace")
 SEPARATOR = "\n\n---\n\n"
@@ -28,6 +31,7 @@ class UpdatingConfig(targeted.TargetedConfig):
     """``PARTS``: the config keys that are permissions (set by the subclass)."""
 
     PARTS: ClassVar[tuple[str, ...]] = ()
+    max: StrictInt = max_field(1)
 
     @model_validator(mode="before")
     @classmethod
@@ -83,10 +87,7 @@ def schema_parts(parts: tuple[str, ...], noun: str, default_operation: str) -> d
 def apply(item: PlannedItem, github: GitHub, pull: bool) -> Applied:
     assert item.number is not None
     number = item.number
-    found = github.retry(lambda: github.issue(number))
-    if found.is_pull != pull:
-        what = "a pull request, not an issue" if found.is_pull else "an issue, not a pull request"
-        raise ApplyError(f"#{number} is {what}; nothing was changed")
+    found = targeted.existing(github, number, pull)
     changes: dict[str, str] = {}
     if item.title is not None and found.title != item.title:
         changes["title"] = item.title
@@ -109,3 +110,49 @@ def apply(item: PlannedItem, github: GitHub, pull: bool) -> Applied:
         return Applied("exists", url, number)
     github.retry(lambda: github.edit_issue(number, changes))
     return Applied("applied", url, number, {"changed": sorted(changes)})
+
+
+class UpdatingKind(SafeOutputKind[UpdatingConfig]):
+    """A kind that edits one item. A kind's module sets ``NOUN``, ``NUMBER`` (its number field),
+    ``PULL`` (a pull request, not an issue), ``ACTION`` (the tool's first sentence) and
+    ``DEFAULT_OPERATION`` (how a body meets the item's when the agent does not say); its config
+    model's ``PARTS`` are what may change."""
+
+    config_model: ClassVar[type[UpdatingConfig]]
+    NOUN: ClassVar[str]
+    NUMBER: ClassVar[str]
+    PULL: ClassVar[bool]
+    ACTION: ClassVar[str]
+    DEFAULT_OPERATION: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.fields = frozenset({*cls.config_model.PARTS, "operation", cls.NUMBER})
+
+    def tool(self, cfg: UpdatingConfig, settings: Settings) -> tuple[str, dict[str, Any]]:
+        properties = schema_parts(cfg.PARTS, self.NOUN, self.DEFAULT_OPERATION)
+        properties[self.NUMBER] = targeted.item_schema(cfg, ["number", "string"])
+        return common.join(
+            self.ACTION,
+            f"You may change: {', '.join(cfg.allowed()) or 'nothing (the config allows no part)'}.",
+            targeted.target_note(cfg, self.NUMBER),
+            common.LATER,
+            common.per_run(cfg.max, "update"),
+        ), common.object_schema(properties, targeted.required(cfg, self.NUMBER))
+
+    def validate(self, args: Mapping[str, Any], cfg: UpdatingConfig) -> dict[str, Any]:
+        return validate(args, cfg, self.key, self.NUMBER)
+
+    def plan(
+        self, item: PlannedItem, record: Mapping[str, Any], cfg: UpdatingConfig, planning: Planning
+    ) -> PlannedItem:
+        return replace(
+            item,
+            number=targeted.target_number(record, cfg, planning, self.key, self.NUMBER),
+            title=planning.title(record["title"], "") if record.get("title") else None,
+            state=record.get("status") if "status" in cfg.PARTS else None,
+            operation=record.get("operation", self.DEFAULT_OPERATION) if item.body is not None else None,
+        )
+
+    def apply(self, item: PlannedItem, github: GitHub) -> Applied:
+        return apply(item, github, pull=self.PULL)
