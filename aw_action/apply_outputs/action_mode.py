@@ -19,11 +19,11 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from aw_action.apply_outputs import apply_cli
+from aw_action.environment.runner import RUNTIME_VARS
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import write_outputs
 from aw_action.github.paths import container_path
-from aw_action.security.confinement.tool_env import RUNTIME_VARS
 
 
 def apply_argv(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> list[str]:

@@ -26,6 +26,7 @@ from typing import Any
 
 from aw_action.ai.credentials import action_inputs
 from aw_action.config import ConfigError, ConfigSources, Override, ResolvedConfig, resolve_config
+from aw_action.environment.runner import RUNTIME_VARS
 from aw_action.github.action_inputs import (
     INVALID_ARTIFACT_CHARS,
     ActionInputError,
@@ -42,7 +43,6 @@ from aw_action.github.run_origin import approvals_withheld
 from aw_action.github.workflow_inputs import require_workflow, workflow_request
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
-from aw_action.security.confinement.tool_env import RUNTIME_VARS
 from aw_action.workflows.request import WorkflowRequest
 
 DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"

@@ -30,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, cast
 
+from aw_action.environment.runner import RUNTIME_VARS
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
 from aw_action.github.event import TriggerEvent
@@ -45,7 +46,6 @@ from aw_action.replay.prepare import prepare
 from aw_action.replay.report import people_lines, report_object
 from aw_action.replay.runner import ReplayHarness
 from aw_action.run.cancel import StopSignals
-from aw_action.security.confinement.tool_env import RUNTIME_VARS
 
 TITLE = "aw-harness: replay"
 

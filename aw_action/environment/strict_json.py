@@ -1,0 +1,47 @@
+"""The one strict JSON reader: RFC 8259 numbers only (``NaN``, ``Infinity`` refused), nested at
+most ``MAX_JSON_DEPTH`` deep; with ``finite``, no number too large for a float (``1e400``)."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+MAX_JSON_DEPTH = 64
+
+
+def parse_json(text: str | bytes, *, finite: bool = False, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``text`` as JSON nested at most ``max_depth`` deep, without ``NaN`` or ``Infinity``; with
+    ``finite``, no number too large for a float either (a config leaves that to its field's
+    validation, which names the field). ``ValueError`` with the reason otherwise
+    (``json.JSONDecodeError``, a ``ValueError``, for text that is not JSON at all)."""
+    try:
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite if finite else float)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    if _depth_over(data, max_depth):
+        raise ValueError(f"nested deeper than {max_depth} levels")
+    return data
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"{literal[:40]} is beyond the numbers a float holds")
+    return value
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > limit:
+                return True
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+    return False
