@@ -117,6 +117,7 @@ class Observability:
             model=api.model,
             config_dir=api.services.config_dir,
             tmpdir=ctx.session.tool_context.env.get("TMPDIR"),
+            runner_facts=api.runner_facts,
         )
         self.stream.start(self.session_id)
         self.fan_out(lambda writer: writer.start(session))
@@ -133,7 +134,7 @@ class Observability:
 
         def start() -> None:
             redactor.add(*(v for t in targets for v in t.headers.values()))
-            self.otel = OtelSink(targets, genai.resource_attributes(env), redactor, otlp_timeout(env))
+            self.otel = OtelSink(targets, genai.resource_attributes(self.api.runner_facts), redactor, otlp_timeout(env))
             attrs = genai.session_start_attributes(model.provider, model.id, self.session_id)
             if self.state.record.phase:
                 attrs["gh-aw.phase"] = self.state.record.phase
@@ -177,7 +178,7 @@ class Observability:
         (the last JSONL line)."""
         await self.close_otel(result)
         self.fan_out(lambda writer: writer.finish(result))
-        summary = self.api.env.get("GITHUB_STEP_SUMMARY")
+        summary = self.api.runner_facts.step_summary
         if summary:
             messages, redactor = ctx.session.messages, self.api.services.redactor
             self.guard("step-summary", lambda: write_run_summary(Path(summary), result, messages, redactor))
