@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from aw_action.agent.events import AfterProviderResponseEvent, AgentEvent, RequestEnd, ToolExecutionEnd, TurnEnd
+from aw_action.environment.runner import STEP_SUMMARY_VAR
+from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 from aw_action.run.mode import run_mode
 from aw_action.run.result import RunResult
@@ -36,9 +38,9 @@ from aw_action.sinks.record_files import writers_for
 from aw_action.sinks.record_writer import BookedRequest, RecordWriter, SessionInfo, WriterContext
 from aw_action.sinks.summary import write_run_summary
 
-FILE_HINT = "check that the output dir (AW_OUTPUT_DIR) is writable and has free space"
+FILE_HINT = f"check that the output dir ({OUTPUT_DIR.name}) is writable and has free space"
 HINTS = {
-    "step-summary": "check that GITHUB_STEP_SUMMARY names a writable file",
+    "step-summary": f"check that {STEP_SUMMARY_VAR} names a writable file",
     "otel": "check OTLP endpoint connectivity and the observability.otlp headers",
 }
 MAX_OTEL_WARNINGS = 3

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.exits import InvocationError
 from aw_action.harness.context import RunContext
 from aw_action.run.config import RunConfig
@@ -32,7 +33,7 @@ STRUCTURED_OUTPUT_FILE = "structured-output.json"
 """``structured.STRUCTURED_OUTPUT_FILE`` (a test keeps them equal)."""
 STOP_REASON = "invalid_output"
 SOURCE = "output-schema"
-FILE_HINT = "check that the output dir (AW_OUTPUT_DIR) is writable and has free space"
+FILE_HINT = f"check that the output dir ({OUTPUT_DIR.name}) is writable and has free space"
 
 
 def configured_schema(config: RunConfig, config_dir: Path) -> dict[str, Any] | None:
