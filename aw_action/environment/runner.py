@@ -26,6 +26,8 @@ MODE_VAR = "GITHUB_AW"
 AGENT_PROCESS_VAR = "AW_AGENT_PROCESS"
 """The marker every agent process carries (``tools/processes.py``)."""
 EVENT_PATH_VAR = "GITHUB_EVENT_PATH"
+EVENT_NAME_VAR = "GITHUB_EVENT_NAME"
+ACTOR_VAR = "GITHUB_ACTOR"
 REPOSITORY_VAR = "GITHUB_REPOSITORY"
 RUN_ID_VAR = "GITHUB_RUN_ID"
 STEP_SUMMARY_VAR = "GITHUB_STEP_SUMMARY"
@@ -34,6 +36,8 @@ FILE_COMMANDS = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", OUTPUT_VAR, STEP_S
 """The job's file commands: files a step appends to, which change the job's later steps."""
 RUNTIME_CREDENTIALS = ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
 """The job's own credentials (artifacts, cache, OIDC): the action's, never the agent's or a record's."""
+ARTIFACT_RUNTIME_VARS = ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_RESULTS_URL")
+"""What an artifact upload needs from the runner."""
 RUNTIME_VARS = frozenset(
     {
         *RUNTIME_CREDENTIALS,
@@ -102,8 +106,8 @@ class RunnerFacts:
             sha=_get(env, "GITHUB_SHA"),
             ref=_get(env, "GITHUB_REF"),
             base_ref=_get(env, "GITHUB_BASE_REF"),
-            actor=_get(env, "GITHUB_ACTOR"),
-            event_name=_get(env, "GITHUB_EVENT_NAME"),
+            actor=_get(env, ACTOR_VAR),
+            event_name=_get(env, EVENT_NAME_VAR),
             event_path=_get(env, EVENT_PATH_VAR),
             server_url=_get(env, "GITHUB_SERVER_URL"),
             api_url=_get(env, "GITHUB_API_URL"),

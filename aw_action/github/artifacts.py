@@ -30,6 +30,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.github.archive import ZipArchive, zip_directory
 
 SERVICE_PATH = "/twirp/github.actions.results.api.v1.ArtifactService/"
@@ -228,7 +229,7 @@ def _twirp_message(response: httpx.Response) -> str:
 
 
 def artifact_url(env: Mapping[str, str], artifact_id: str) -> str | None:
-    server, repo, run = env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")
-    if not (server and repo and run):
+    runner = RunnerFacts.read(env)
+    if not runner.server_url or runner.run_url is None:
         return None
-    return f"{server.rstrip('/')}/{repo}/actions/runs/{run}/artifacts/{artifact_id}"
+    return f"{runner.run_url}/artifacts/{artifact_id}"
