@@ -34,9 +34,11 @@ STEP_SUMMARY_VAR = "GITHUB_STEP_SUMMARY"
 OUTPUT_VAR = "GITHUB_OUTPUT"
 FILE_COMMANDS = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", OUTPUT_VAR, STEP_SUMMARY_VAR)
 """The job's file commands: files a step appends to, which change the job's later steps."""
-RUNTIME_CREDENTIALS = ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
+RUNTIME_TOKEN_VAR = "ACTIONS_RUNTIME_TOKEN"
+"""The artifact service's token (``github/artifacts.py`` names it in its refusals)."""
+RUNTIME_CREDENTIALS = (RUNTIME_TOKEN_VAR, "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
 """The job's own credentials (artifacts, cache, OIDC): the action's, never the agent's or a record's."""
-ARTIFACT_RUNTIME_VARS = ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_RESULTS_URL")
+ARTIFACT_RUNTIME_VARS = (RUNTIME_TOKEN_VAR, "ACTIONS_RESULTS_URL")
 """What an artifact upload needs from the runner."""
 RUNTIME_VARS = frozenset(
     {
@@ -114,7 +116,7 @@ class RunnerFacts:
             output_dir_named=_get(env, OUTPUT_DIR.name),
             file_commands={name: env[name] for name in FILE_COMMANDS if env.get(name)},
             results_url=_get(env, "ACTIONS_RESULTS_URL"),
-            runtime_token=_get(env, "ACTIONS_RUNTIME_TOKEN"),
+            runtime_token=_get(env, RUNTIME_TOKEN_VAR),
             id_token_request_url=_get(env, "ACTIONS_ID_TOKEN_REQUEST_URL"),
         )
 
