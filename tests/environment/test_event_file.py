@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,16 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(EventFileUnreadable, match="not a regular file"):
         read_event_file(str(fifo))
+
+
+def test_every_reader_of_the_event_refuses_one_over_the_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aw_action.apply_outputs.context import ApplyContext
+    from aw_action.github.event import TriggerEvent
+
+    monkeypatch.setattr(event_file, "MAX_EVENT_BYTES", 64)
+    big = tmp_path / "event.json"
+    big.write_text('{"pull_request": {"number": 1, "body": "' + "x" * 100 + '"}}')
+    env = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(big), "GITHUB_REPOSITORY": "o/r"}
+    for read in (lambda: TriggerEvent.from_env(env), lambda: ApplyContext.from_env(env, dry_run=True)):
+        with pytest.raises(EventFileTooLarge, match=re.escape(str(big))):
+            read()
