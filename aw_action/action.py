@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import IO, cast
 
 from aw_action.apply_outputs.action_mode import run_apply_mode
+from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import InvocationError, Setting
 from aw_action.github import credential_help
 from aw_action.github.action_help import action_help
@@ -144,7 +145,7 @@ def _skipped(
     result = log.redactor.obj(skipped_result(decision, inputs.model).to_json())
     log.write(json.dumps(result, ensure_ascii=False) + "\n")
     write_outputs_or_warn(env, {**result_outputs(result), "artifact-id": ""}, log)
-    summary = env.get("GITHUB_STEP_SUMMARY")
+    summary = RunnerFacts.read(env).step_summary
     if summary:
         with contextlib.suppress(OSError), open(summary, "a", encoding="utf-8") as fh:
             fh.write(log.redactor.text(skipped_summary(decision, event)))
@@ -155,17 +156,18 @@ def _skipped(
 async def _invalid(exc: InvocationError, env: dict[str, str], log: WorkflowLog, stops: StopSignals) -> int:
     """A run that could not start: its records, failure summary, outputs and artifact, and one
     annotation that says what to change (``github/run_report.py``)."""
-    workspace = Path(env.get("GITHUB_WORKSPACE") or Path.cwd())
+    runner = RunnerFacts.read(env)
+    workspace = runner.workspace_or(Path.cwd())
     records = fallback_records(env, workspace)
     if records.log_format == "file":
         log.use_records_file(records.folder / EVENTS_FILE)
-    workflow = env.get("GITHUB_WORKFLOW", "").strip() or None
+    workflow = runner.workflow or None
     reporting = Reporting("action", artifact=records.artifact if records.upload else None, workflow=workflow)
     result = RunResult.invocation_error(exc, raw_input(env, "model") or "unknown")
     with contextlib.suppress(InvocationError, OSError):
         start_afresh(records.folder, env)
         records.folder.mkdir(parents=True, exist_ok=True)
-    report_invocation_error(result, reporting, env, JsonlSink(log.redactor, cast(IO[str], log)), log.redactor)
+    report_invocation_error(result, reporting, runner, JsonlSink(log.redactor, cast(IO[str], log)), log.redactor)
     upload = (
         uploader(env, records.artifact, records.folder, log, stops.clock, CANCEL_TOTAL_S) if records.upload else None
     )

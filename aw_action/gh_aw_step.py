@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from aw_action.config import ResolvedConfig, resolve_config
+from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import InvocationError
 from aw_action.ghaw.invocation import CONFIG_ENV, MODEL_ENV, choose_prompt, config_sources
 from aw_action.harness.arguments import OneLineParser
@@ -33,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
         prog="aw-harness gh-aw", description="Run one session inside a gh-aw agent step.", usage_line=USAGE
     )
     p.add_argument("--config", type=Path, help=f"optional config.json with harness settings (or {CONFIG_ENV})")
-    p.add_argument("--model", help="model, overriding AW_HARNESS_MODEL")
+    p.add_argument("--model", help=f"model, overriding {MODEL_ENV}")
     p.add_argument("prompt", nargs="*", help="the compiled prompt text (GH_AW_PROMPT wins when set)")
     return p
 
@@ -47,7 +48,7 @@ def _config_path(args: argparse.Namespace, env: dict[str, str], workspace: Path)
 
 def prepare(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> tuple[ResolvedConfig, Path]:
     """``(the resolved config, the prompt's path)``; raises ``InvocationError``."""
-    workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
+    workspace = RunnerFacts.read(env).workspace_or(os.getcwd())
     config_path, real = _config_path(args, env, workspace)
     resolved = resolve_config(config_sources(env, config_path, file=real, model_flag=args.model), env)
     prompt_path, prompt_text = choose_prompt(env, " ".join(args.prompt) if args.prompt else None)

@@ -29,6 +29,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
+from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.exits import InvocationError
 from aw_action.harness.arguments import OneLineParser
 from aw_action.harness.guards import harden_process
@@ -60,7 +61,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--continue", dest="go_on", action="store_true", help="then go on live with --model")
     p.add_argument("--model", metavar="MODEL", help="the live model for --continue (its key from the environment)")
     p.add_argument(
-        "--output-dir", type=Path, metavar="DIR", help="the replay's own records (default: AW_OUTPUT_DIR or a temp dir)"
+        "--output-dir",
+        type=Path,
+        metavar="DIR",
+        help=f"the replay's own records (default: {OUTPUT_DIR.name} or a temp dir)",
     )
     p.add_argument(
         "--format",

@@ -29,6 +29,7 @@ from typing import IO, cast
 
 from aw_action.config import ConfigSources, Override, resolve_config
 from aw_action.config.resolve import MODEL_PATH
+from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import InvocationError
 from aw_action.github.run_origin import approvals_withheld
 from aw_action.harness.arguments import OneLineParser
@@ -109,7 +110,7 @@ def main(argv: list[str]) -> int:
     stops = stop_signals()
     args = parser().parse_args(argv)
     env = dict(os.environ)
-    workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
+    workspace = RunnerFacts.read(env).workspace_or(os.getcwd())
     try:
         resolved = resolve_config(config_sources(args, workspace), env)
         request = request_of(args, env)

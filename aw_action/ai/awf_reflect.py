@@ -17,13 +17,14 @@ warns and falls back to the environment. ``AW_REFLECT_URL`` replaces the list of
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from aw_action.environment.tuning import REFLECT_TIMEOUT_S, REFLECT_URL
 
 if TYPE_CHECKING:
     import httpx
@@ -65,17 +66,13 @@ def enabled(env: Mapping[str, str]) -> bool:
 
 
 def timeout_s(env: Mapping[str, str]) -> float:
-    try:
-        value = float(env.get("AW_REFLECT_TIMEOUT_S", ""))
-    except ValueError:
-        return DEFAULT_TIMEOUT_S
-    return value if math.isfinite(value) and value > 0 else DEFAULT_TIMEOUT_S
+    return REFLECT_TIMEOUT_S.number(env, DEFAULT_TIMEOUT_S) or DEFAULT_TIMEOUT_S
 
 
 def candidate_urls(env: Mapping[str, str], base_urls: Iterable[str]) -> list[str]:
     """``AW_REFLECT_URL`` alone when set; else ``/reflect`` at the origin of each base URL, then
     gh-aw's own address."""
-    override = env.get("AW_REFLECT_URL", "").strip()
+    override = REFLECT_URL.text(env)
     if override:
         return [override]
     urls: list[str] = []

@@ -17,6 +17,7 @@ from functools import cache
 from urllib.parse import urlsplit, urlunsplit
 
 from aw_action.ai.catalog import ProviderSpec
+from aw_action.environment.runner import RunnerFacts
 
 
 def base_url(spec: ProviderSpec, env: Mapping[str, str], discovered: str | None = None) -> str | None:
@@ -40,9 +41,9 @@ def _process_interaction_id() -> str:
 def interaction_id(env: Mapping[str, str]) -> str:
     """One id for every request of a run: ``<GITHUB_RUN_ID>-<GITHUB_RUN_ATTEMPT>`` in Actions (as
     AWF's proxy derives it), else a UUID minted once per process."""
-    run_id = env.get("GITHUB_RUN_ID", "").strip()
+    runner = RunnerFacts.read(env)
+    run_id, attempt = runner.run_id, runner.run_attempt
     if run_id.isdigit():
-        attempt = env.get("GITHUB_RUN_ATTEMPT", "").strip()
         return f"{run_id}-{attempt if attempt.isdigit() else '1'}"
     return _process_interaction_id()
 

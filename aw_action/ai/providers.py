@@ -41,10 +41,10 @@ from aw_action.ai.retry import RetryPolicy, RetrySettingError
 from aw_action.ai.sdk_provider import DEFAULT_TIMEOUT_S, SdkProvider
 from aw_action.ai.settings import MissingSettingError, provider_settings, require_endpoint
 from aw_action.ai.types import Model, Provider
-from aw_action.env_values import env_seconds
+from aw_action.environment.tuning import PROVIDER_TIMEOUT_S
 from aw_action.exits import InvocationError
 
-TIMEOUT_ENV = "AW_PROVIDER_TIMEOUT_S"
+TIMEOUT_ENV = PROVIDER_TIMEOUT_S.name
 
 
 @dataclass
@@ -80,7 +80,7 @@ def build_providers(
 ) -> ProviderSet:
     """The providers for a run of ``model`` (see the module docstring). ``faux_turns`` is the
     scripted provider's script, for a ``faux`` model."""
-    retry, timeout_s = retry_policy(env), env_seconds(env, TIMEOUT_ENV, DEFAULT_TIMEOUT_S)
+    retry, timeout_s = retry_policy(env), PROVIDER_TIMEOUT_S.number(env, DEFAULT_TIMEOUT_S) or DEFAULT_TIMEOUT_S
     out = ProviderSet()
     if model.provider == "faux":
         out.providers["faux"] = FauxProvider(faux_turns or [])

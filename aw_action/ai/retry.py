@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
@@ -31,13 +30,15 @@ from tenacity import (
 
 from aw_action.ai.errors import Classified, ProviderError
 from aw_action.ai.types import AbortSignal
+from aw_action.environment import tuning
+from aw_action.environment.tuning import Tunable, TuningError
 
 T = TypeVar("T")
 Report = Callable[[int, int | None, float, str], Awaitable[None]]
 
 
-class RetrySettingError(ValueError):
-    """A retry setting in the environment is not a number the policy can use; names the variable."""
+RetrySettingError = TuningError
+"""A retry setting in the environment is not a number the policy can use; names the variable."""
 
 
 @dataclass(frozen=True)
@@ -65,27 +66,17 @@ class RetryPolicy:
         is not such a number raises ``RetrySettingError``."""
         base = cls()
 
-        def num(name: str, default: float, scale: float = 1000.0, whole: bool = False) -> float:
-            raw = env.get(name, "").strip()
-            if not raw:
-                return default
-            try:
-                value = float(raw)
-            except ValueError:
-                value = math.nan
-            least = 1.0 if whole else 0.0
-            if not math.isfinite(value) or value < least or (whole and not value.is_integer()):
-                what = "a whole number of attempts, at least 1" if whole else "a number of milliseconds, at least 0"
-                raise RetrySettingError(f"{name}: expected {what}, got {raw[:40]!r}")
-            return value / scale
+        def num(row: Tunable, default: float, scale: float = 1000.0) -> float:
+            value = row.number(env)
+            return default if value is None else value / scale
 
         return cls(
-            max_attempts=int(num("AW_RETRY_MAX_ATTEMPTS", base.max_attempts, 1.0, whole=True)),
-            base_delay_s=num("AW_RETRY_BASE_DELAY_MS", base.base_delay_s),
-            max_delay_s=num("AW_RETRY_MAX_DELAY_MS", base.max_delay_s),
-            jitter_s=num("AW_RETRY_JITTER_MS", base.jitter_s),
-            connect_attempts=int(num("AW_RETRY_CONNECT_ATTEMPTS", base.connect_attempts, 1.0, whole=True)),
-            connect_delay_s=num("AW_RETRY_CONNECT_DELAY_MS", base.connect_delay_s),
+            max_attempts=int(num(tuning.RETRY_MAX_ATTEMPTS, base.max_attempts, 1.0)),
+            base_delay_s=num(tuning.RETRY_BASE_DELAY_MS, base.base_delay_s),
+            max_delay_s=num(tuning.RETRY_MAX_DELAY_MS, base.max_delay_s),
+            jitter_s=num(tuning.RETRY_JITTER_MS, base.jitter_s),
+            connect_attempts=int(num(tuning.RETRY_CONNECT_ATTEMPTS, base.connect_attempts, 1.0)),
+            connect_delay_s=num(tuning.RETRY_CONNECT_DELAY_MS, base.connect_delay_s),
         )
 
 

@@ -19,11 +19,11 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from aw_action.apply_outputs import apply_cli
+from aw_action.environment.runner import RUNTIME_VARS, RunnerFacts
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import write_outputs
 from aw_action.github.paths import container_path
-from aw_action.security.confinement.tool_env import RUNTIME_VARS
 
 
 def apply_argv(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> list[str]:
@@ -48,7 +48,8 @@ def apply_env(inputs: ActionInputs, env: Mapping[str, str]) -> dict[str, str]:
 
 def run_apply_mode(inputs: ActionInputs, env: Mapping[str, str], log: WorkflowLog, cwd: Path) -> int:
     """Apply the records; raises ``ActionInputError`` for a missing ``safe-outputs-path``."""
-    workspace = Path(env.get("GITHUB_WORKSPACE") or cwd)
+    runner = RunnerFacts.read(env)
+    workspace = runner.workspace_or(cwd)
     argv = apply_argv(inputs, env, workspace)
     with redirect_stdout(log), redirect_stderr(log):
         try:
@@ -62,7 +63,7 @@ def run_apply_mode(inputs: ActionInputs, env: Mapping[str, str], log: WorkflowLo
         log.error(f"some safe outputs {what}", title="aw-harness: apply")
     try:
         conclusion = "success" if code == 0 else "failure"
-        write_outputs(env.get("GITHUB_OUTPUT"), {"conclusion": conclusion, "exit-code": str(code)})
+        write_outputs(runner.output_file or None, {"conclusion": conclusion, "exit-code": str(code)})
     except OSError as exc:
         log.warning(f"could not write step outputs: {exc}", title="aw-harness")
     log.finish()

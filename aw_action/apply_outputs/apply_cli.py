@@ -35,6 +35,7 @@ from aw_action.apply_outputs.github_api import RetryPolicy, connect, describe
 from aw_action.apply_outputs.github_writer import GitHubWriter, apply_item
 from aw_action.apply_outputs.plan import Refused, plan_records
 from aw_action.apply_outputs.report import OK_STATUSES, publish
+from aw_action.environment.tuning import GITHUB_WRITE_INTERVAL_MS
 from aw_action.run.redact import Redactor, secrets_from_env
 from aw_action.safe_outputs.config import CONFIG_FILE, SafeOutputsConfig, SafeOutputsConfigError, load_config_file
 from aw_action.safe_outputs.kinds.apply_api import ApplyError, PlannedItem
@@ -74,10 +75,7 @@ def _inputs(path: Path, config_path: Path | None) -> tuple[Path, SafeOutputsConf
 
 
 def _write_interval(env: Mapping[str, str]) -> float:
-    try:
-        return max(0.0, float(env.get("AW_GITHUB_WRITE_INTERVAL_MS", "1000")) / 1000)
-    except ValueError:
-        return 1.0
+    return (GITHUB_WRITE_INTERVAL_MS.number(env) or 0.0) / 1000
 
 
 def _judged(ctx: ApplyContext, args: argparse.Namespace, records_dir: Path, env: Mapping[str, str]) -> ApplyContext:

@@ -7,12 +7,13 @@ agent wrote those, the runner wrote these.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
+
+from aw_action.environment.event_file import EventFileUnreadable, read_event_file
+from aw_action.environment.runner import EVENT_PATH_VAR, REPOSITORY_VAR, RunnerFacts
 
 _REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 DRY_RUN_REPOSITORY = "OWNER/REPO"
@@ -56,30 +57,29 @@ class ApplyContext:
         ``DRY_RUN_REPOSITORY``, and without an event the items for the triggering issue or pull
         request have no number yet; ``assumed`` says so."""
         assumed: list[str] = []
-        repository = env.get("GITHUB_REPOSITORY", "").strip()
+        runner = RunnerFacts.read(env)
+        repository = runner.repository
         if dry_run and not repository:
             repository = DRY_RUN_REPOSITORY
-            assumed.append(f"GITHUB_REPOSITORY is not set: links name {DRY_RUN_REPOSITORY}")
+            assumed.append(f"{REPOSITORY_VAR} is not set: links name {DRY_RUN_REPOSITORY}")
         if not _REPOSITORY.match(repository):
-            raise ApplyInputError(f"GITHUB_REPOSITORY must be owner/name, got {repository!r}")
+            raise ApplyInputError(f"{REPOSITORY_VAR} must be owner/name, got {repository!r}")
         token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or None
         if not dry_run and not token:
             raise ApplyInputError("GITHUB_TOKEN is not set (the apply job needs a token with write access)")
-        event = _event(env.get("GITHUB_EVENT_PATH"))
+        event = _event(runner.event_path)
         if dry_run and not event:
             assumed.append(
-                "no event (GITHUB_EVENT_PATH): items for the triggering issue or pull request have no number"
+                f"no event ({EVENT_PATH_VAR}): items for the triggering issue or pull request have no number"
             )
-        ref = env.get("GITHUB_REF", "")
-        base = env.get("GITHUB_BASE_REF") or (
-            ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
-        )
+        ref = runner.ref
+        base = runner.base_ref or (ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None)
         return cls(
             repository=repository,
             token=token,
-            api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
-            server_url=(env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
-            run_id=env.get("GITHUB_RUN_ID") or "local",
+            api_url=runner.api,
+            server_url=runner.server,
+            run_id=runner.run_id or "local",
             event=event,
             base_branch=base or None,
             dry_run=dry_run,
@@ -87,13 +87,8 @@ class ApplyContext:
         )
 
 
-def _event(path: str | None) -> Mapping[str, Any]:
-    if not path:
-        return {}
+def _event(path: str) -> Mapping[str, Any]:
     try:
-        value = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        raise ApplyInputError(f"GITHUB_EVENT_PATH {path}: cannot read the event: {exc}") from None
-    return value if isinstance(value, dict) else {}
+        return read_event_file(path)
+    except EventFileUnreadable as exc:
+        raise ApplyInputError(f"{EVENT_PATH_VAR} {exc}") from None

@@ -19,24 +19,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from aw_action.environment.runner import RUN_ID_VAR as RUNNER_RUN_ID_VAR
+from aw_action.environment.runner import RunnerFacts
+from aw_action.environment.tuning import SAFE_OUTPUTS_RUN_ID
 from aw_action.github.run_origin import approvals_withheld
 
-RUN_ID_VAR = "AW_SAFE_OUTPUTS_RUN_ID"
+RUN_ID_VAR = SAFE_OUTPUTS_RUN_ID.name
 PULL_EVENTS = frozenset({"pull_request", "pull_request_target"})
 
 
 def source_run(named: str | None, env: Mapping[str, str], event: Mapping[str, object]) -> str | None:
     """The run whose records these are, to be looked up; None when the job's event vouches."""
-    named = named or env.get(RUN_ID_VAR) or None
+    named = named or SAFE_OUTPUTS_RUN_ID.text(env)
     if named:
         return named.strip()
-    event_name = env.get("GITHUB_EVENT_NAME", "")
+    runner = RunnerFacts.read(env)
+    event_name = runner.event_name
     if event_name == "workflow_run":
         run = event.get("workflow_run")
         run_id = run.get("id") if isinstance(run, Mapping) else None
         return str(run_id) if run_id is not None else "(the workflow_run event names no run)"
     if event_name in PULL_EVENTS:
-        return env.get("GITHUB_RUN_ID") or "(GITHUB_RUN_ID is not set)"
+        return runner.run_id or f"({RUNNER_RUN_ID_VAR} is not set)"
     return None
 
 

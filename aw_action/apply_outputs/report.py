@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.github.outputs import APPLY_OUTPUT_NAMES, write_outputs
 from aw_action.run.redact import Redactor
 from aw_action.sinks import markdown as md
@@ -58,7 +59,8 @@ def publish(report: dict[str, Any], env: Mapping[str, str], redactor: Redactor, 
     safe: dict[str, Any] = redactor.obj(report)
     stdout.write(json.dumps(safe, ensure_ascii=False) + "\n")
     stdout.flush()
-    summary = env.get("GITHUB_STEP_SUMMARY")
+    runner = RunnerFacts.read(env)
+    summary = runner.step_summary
     if summary:
         with open(Path(summary), "a", encoding="utf-8") as handle:
             handle.write(summary_markdown(safe))
@@ -69,4 +71,4 @@ def publish(report: dict[str, Any], env: Mapping[str, str], redactor: Redactor, 
         str(sum(1 for i in safe["items"] if i["status"] in OK_STATUSES)),
         str(sum(1 for i in safe["items"] if i["status"] not in OK_STATUSES)),
     ]
-    write_outputs(env.get("GITHUB_OUTPUT"), dict(zip(APPLY_OUTPUT_NAMES, values, strict=True)))
+    write_outputs(runner.output_file or None, dict(zip(APPLY_OUTPUT_NAMES, values, strict=True)))

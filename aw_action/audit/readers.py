@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import io
 import json
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from aw_action.environment.strict_json import MAX_JSON_DEPTH, TooDeep, parse_json
 
 USAGE_TYPES = frozenset({"firewall.token_usage", "usage.report"})
 ET_WEIGHTS = {"input": 1.0, "cache_read": 0.1, "output": 4.0, "reasoning": 4.0, "cache_write": 1.0}
@@ -58,7 +59,7 @@ class Request:
 
 
 MAX_LINE_CHARS = 1024 * 1024
-MAX_DEPTH = 64
+MAX_DEPTH = MAX_JSON_DEPTH
 _INT_LIMIT = 2**63
 
 
@@ -75,52 +76,16 @@ class LineStats:
             self.first_problem = f"line {lineno}: {reason}"
 
 
-def _finite(text: str) -> float:
-    """A float within the 64-bit integer range: records hold token counts and costs, so anything
-    larger is garbage, and sums of many such values must stay finite."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"non-finite number {text}")
-    if abs(value) >= _INT_LIMIT:
-        raise ValueError("number out of range")
-    return value
-
-
-def _bounded_int(text: str) -> int:
-    value = int(text)
-    if abs(value) >= _INT_LIMIT:
-        raise ValueError("integer out of range")
-    return value
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"non-finite number {name}")
-
-
-def _too_deep(value: Any) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict | list):
-            if depth > MAX_DEPTH:
-                return True
-            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
-    return False
-
-
 def parse_record(line: str) -> Any:
     """One JSONL line as a value; ``ValueError`` with a short reason when it must be skipped."""
     if len(line) > MAX_LINE_CHARS:
         raise ValueError(f"longer than {MAX_LINE_CHARS} characters")
-    try:
-        value = json.loads(line, parse_float=_finite, parse_int=_bounded_int, parse_constant=_reject_constant)
-    except RecursionError:
+    try:  # numbers within the 64-bit integer range: records hold counts and costs, and sums must stay finite
+        return parse_json(line, max_magnitude=_INT_LIMIT)
+    except TooDeep:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc.msg})") from None
-    if _too_deep(value):
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-    return value
 
 
 def iter_jsonl(text: str, stats: LineStats) -> Iterator[dict[str, Any]]:

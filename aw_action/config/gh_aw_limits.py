@@ -26,12 +26,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aw_action.environment.tuning import AGENT_START_FILE
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import MAX_TIMEOUT_MINUTES
 from aw_action.run.mode import gh_aw_mode
 
 START_FILE = Path("/tmp/gh-aw/agent_cli_start_ms.txt")
-START_FILE_ENV = "AW_AGENT_START_FILE"
+START_FILE_ENV = AGENT_START_FILE.name
 """Replaces ``START_FILE`` (tests, or a step that writes the file elsewhere)."""
 MAX_SAFE_INTEGER = 2**53 - 1
 _DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -151,7 +152,7 @@ def read_start_ms(path: Path) -> int | None:
 
 
 def start_file_from(env: Mapping[str, str]) -> Path:
-    return Path(env.get(START_FILE_ENV, "").strip() or START_FILE)
+    return Path(AGENT_START_FILE.text(env) or START_FILE)
 
 
 def read_limits(env: Mapping[str, str], start_file: Path | None = None) -> GhAwLimits:

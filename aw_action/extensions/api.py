@@ -22,6 +22,7 @@ from aw_action.agent.tools import AgentTool
 from aw_action.ai.catalog import UnknownModelError as UnknownModelError
 from aw_action.ai.types import Model, Provider, StreamOptions
 from aw_action.config.resolve import switch_model
+from aw_action.environment.runner import RunnerFacts
 from aw_action.extensions.pi_tools import FunctionTool, PiExecute, as_agent_tool
 from aw_action.extensions.registry import Handler, Registry
 from aw_action.run.budget_kinds import Limit
@@ -87,6 +88,12 @@ class HostServices:
     what it wrote, so tampering is found at the end of the run."""
     awf_routes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """What AWF's api-proxy serves (``ai/providers.ProviderSet.awf_routes``; provider setup)."""
+    runner_facts: RunnerFacts | None = None
+    """The runner's facts, read once by the entry point (read from ``env`` when not given)."""
+
+    def __post_init__(self) -> None:
+        if self.runner_facts is None:
+            self.runner_facts = RunnerFacts.read(self.env)
 
 
 class _RunView:
@@ -111,6 +118,12 @@ class _RunView:
     @property
     def env(self) -> Mapping[str, str]:
         return self._s.env
+
+    @property
+    def runner_facts(self) -> RunnerFacts:
+        """The runner's facts (``environment/runner.py``): read its fields, never the variables."""
+        assert self._s.runner_facts is not None
+        return self._s.runner_facts
 
     @property
     def output_dir(self) -> Path:

@@ -12,15 +12,14 @@ the caller decides when to try again (``Failure``) and spaces its writes.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-DEFAULT_API_URL = "https://api.github.com"
+from aw_action.environment.event_file import EventFileUnreadable, read_event_file
+from aw_action.environment.runner import DEFAULT_API_URL, EVENT_PATH_VAR, REPOSITORY_VAR, RunnerFacts
+
 TIMEOUT_S = 10
-MAX_EVENT_BYTES = 32 * 1024 * 1024
 PERMANENT = frozenset({401, 403, 404, 410, 422})
 """Statuses that another try will not change (unless the 403 is a rate limit)."""
 RATE_LIMIT_WAIT_S = 60.0
@@ -37,14 +36,15 @@ class CommentTarget:
         return f"{self.repository} {self.kind} #{self.number}"
 
 
-def comment_target(env: Mapping[str, str]) -> CommentTarget | str:
+def comment_target(runner: RunnerFacts) -> CommentTarget | str:
     """Where the comment goes, or why there is nowhere to put it."""
-    repository = env.get("GITHUB_REPOSITORY", "").strip()
-    path = env.get("GITHUB_EVENT_PATH", "").strip()
-    name = env.get("GITHUB_EVENT_NAME", "").strip() or "this"
+    repository, path, name = runner.repository, runner.event_path, runner.event_name or "this"
     if not repository or not path:
-        return "GITHUB_REPOSITORY or GITHUB_EVENT_PATH is not set (not a GitHub Actions run?)"
-    event = _read_event(Path(path))
+        return f"{REPOSITORY_VAR} or {EVENT_PATH_VAR} is not set (not a GitHub Actions run?)"
+    try:
+        event = read_event_file(path)
+    except EventFileUnreadable:
+        event = {}
     for key, kind in (("pull_request", "pull request"), ("issue", "issue")):
         number = event.get(key, {}).get("number") if isinstance(event.get(key), dict) else None
         if isinstance(number, int) and not isinstance(number, bool) and number > 0:
@@ -52,16 +52,6 @@ def comment_target(env: Mapping[str, str]) -> CommentTarget | str:
                 kind = "pull request"
             return CommentTarget(repository, number, kind)
     return f"the {name} event has no issue or pull request to comment on"
-
-
-def _read_event(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as stream:
-            data = stream.read(MAX_EVENT_BYTES + 1)
-        value = json.loads(data) if len(data) <= MAX_EVENT_BYTES else None
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from aw_action.agent.events import AfterProviderResponseEvent, AgentEvent, RequestEnd, ToolExecutionEnd, TurnEnd
+from aw_action.environment.runner import STEP_SUMMARY_VAR
+from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 from aw_action.run.mode import run_mode
 from aw_action.run.result import RunResult
@@ -36,9 +38,9 @@ from aw_action.sinks.record_files import writers_for
 from aw_action.sinks.record_writer import BookedRequest, RecordWriter, SessionInfo, WriterContext
 from aw_action.sinks.summary import write_run_summary
 
-FILE_HINT = "check that the output dir (AW_OUTPUT_DIR) is writable and has free space"
+FILE_HINT = f"check that the output dir ({OUTPUT_DIR.name}) is writable and has free space"
 HINTS = {
-    "step-summary": "check that GITHUB_STEP_SUMMARY names a writable file",
+    "step-summary": f"check that {STEP_SUMMARY_VAR} names a writable file",
     "otel": "check OTLP endpoint connectivity and the observability.otlp headers",
 }
 MAX_OTEL_WARNINGS = 3
@@ -117,6 +119,7 @@ class Observability:
             model=api.model,
             config_dir=api.services.config_dir,
             tmpdir=ctx.session.tool_context.env.get("TMPDIR"),
+            runner_facts=api.runner_facts,
         )
         self.stream.start(self.session_id)
         self.fan_out(lambda writer: writer.start(session))
@@ -133,7 +136,7 @@ class Observability:
 
         def start() -> None:
             redactor.add(*(v for t in targets for v in t.headers.values()))
-            self.otel = OtelSink(targets, genai.resource_attributes(env), redactor, otlp_timeout(env))
+            self.otel = OtelSink(targets, genai.resource_attributes(self.api.runner_facts), redactor, otlp_timeout(env))
             attrs = genai.session_start_attributes(model.provider, model.id, self.session_id)
             if self.state.record.phase:
                 attrs["gh-aw.phase"] = self.state.record.phase
@@ -177,7 +180,7 @@ class Observability:
         (the last JSONL line)."""
         await self.close_otel(result)
         self.fan_out(lambda writer: writer.finish(result))
-        summary = self.api.env.get("GITHUB_STEP_SUMMARY")
+        summary = self.api.runner_facts.step_summary
         if summary:
             messages, redactor = ctx.session.messages, self.api.services.redactor
             self.guard("step-summary", lambda: write_run_summary(Path(summary), result, messages, redactor))

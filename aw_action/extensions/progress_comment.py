@@ -30,7 +30,7 @@ from typing import Any
 
 from aw_action.agent.events import ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart
 from aw_action.extensions.api import ExtensionAPI
-from aw_action.extensions.github_comment import DEFAULT_API_URL, CommentTarget, IssueComments, comment_target, failure
+from aw_action.extensions.github_comment import CommentTarget, IssueComments, comment_target, failure
 from aw_action.run.result import RunResult
 from aw_action.sinks.progress import CallLine, Links, TurnLine, render_progress
 from aw_action.sinks.readable import failure_of
@@ -83,9 +83,7 @@ class ProgressComment:
         self._wait_until = 0.0
         self._worker: asyncio.Task[None] | None = None
         self._sending: asyncio.Task[None] | None = None
-        env = api.env
-        run = env.get("GITHUB_RUN_ID", "").strip()
-        server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+        run, server = api.runner_facts.run_id, api.runner_facts.server
         self.links = Links(f"{server}/{target.repository}/actions/runs/{run}" if run else None)
 
     def on_start(self, event: Any, ctx: Any) -> None:
@@ -179,13 +177,13 @@ class ProgressComment:
 def setup(api: ExtensionAPI) -> None:
     if not api.config.harness.progress_comment:
         return
-    target = comment_target(api.env)
+    target = comment_target(api.runner_facts)
     token = api.env.get("GITHUB_TOKEN", "").strip()
     if isinstance(target, str) or not token:
         why = target if isinstance(target, str) else "no GITHUB_TOKEN (the github-token input)"
         api.warn(f"progress-comment is on, but {why}: no progress comment")
         return
-    comments = IssueComments(target, token, api.env.get("GITHUB_API_URL") or DEFAULT_API_URL)
+    comments = IssueComments(target, token, api.runner_facts.api)
     progress = ProgressComment(api, target, comments)
     api.on("session_start", progress.on_start)
     api.on("*", progress.on_event)

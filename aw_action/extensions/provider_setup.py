@@ -19,18 +19,19 @@ from typing import Any
 
 from aw_action.ai.faux import load_script
 from aw_action.ai.providers import build_providers
+from aw_action.environment.tuning import FAUX_SCRIPT
 from aw_action.exits import InvocationError
 from aw_action.extensions.api import ExtensionAPI
 
 
 def faux_script(api: ExtensionAPI) -> list[dict[str, Any]]:
     """The scripted provider's script (see the module docstring)."""
-    configured = api.config.harness.faux_script or api.env.get("AW_FAUX_SCRIPT")
-    source = "harness.faux-script" if api.config.harness.faux_script else "AW_FAUX_SCRIPT"
+    configured = api.config.harness.faux_script or FAUX_SCRIPT.text(api.env)
+    source = "harness.faux-script" if api.config.harness.faux_script else FAUX_SCRIPT.name
     if not configured:
         raise InvocationError(
             f"model {api.model.ref} plays a script of answers, and none is set: set harness.faux-script "
-            "in config.json (a path relative to it) or AW_FAUX_SCRIPT (examples/demo/config.json names one)"
+            f"in config.json (a path relative to it) or {FAUX_SCRIPT.name} (examples/demo/config.json names one)"
         )
     path = Path(configured)
     path = path if path.is_absolute() else api.services.config_dir / path

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.run.mode import gh_aw_mode
 
 FLAG_ENV = "AWF_ENABLE_TOKEN_STEERING"
@@ -49,7 +50,7 @@ class AwfSteering:
 
 def config_candidates(env: Mapping[str, str]) -> list[Path]:
     named = env.get(CONFIG_PATH_ENV, "").strip()
-    runner_temp = env.get("RUNNER_TEMP", "").strip()
+    runner_temp = RunnerFacts.read(env).runner_temp
     found = [Path(named)] if named else []
     if runner_temp:
         found.append(Path(runner_temp) / "gh-aw" / "awf-config.json")

@@ -25,10 +25,11 @@ from pathlib import Path
 
 from aw_action.config import ConfigSources, Override
 from aw_action.config.resolve import MODEL_PATH
+from aw_action.environment.tuning import HARNESS_CONFIG, HARNESS_MODEL
 from aw_action.exits import InvocationError
 
-MODEL_ENV = "AW_HARNESS_MODEL"
-CONFIG_ENV = "AW_HARNESS_CONFIG"
+MODEL_ENV = HARNESS_MODEL.name
+CONFIG_ENV = HARNESS_CONFIG.name
 PROMPT_ENV = "GH_AW_PROMPT"
 NO_MODEL = f"no model: set engine.model in the workflow (the engine passes it as {MODEL_ENV}) or --model"
 

@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import textwrap
 
+from aw_action.environment.runner import OUTPUT_VAR, STEP_SUMMARY_VAR
+from aw_action.environment.tuning import FAUX_SCRIPT
 from aw_action.github.action_manifest import ActionInput
 
 WIDTH = 100
 INDENT = "      "
 
-USAGE = """\
+USAGE = f"""\
 usage: aw-harness action        (no arguments: inputs come from INPUT_* variables)
 
 The GitHub Action's entrypoint (the container runs it): one agent session, or with mode: apply the
 safe outputs a run recorded. The runner passes each input as INPUT_<NAME>, upper-cased with its
 hyphens kept (max-turns -> INPUT_MAX-TURNS); a shell cannot export such a name, env(1) can:
 
-  env INPUT_PROMPT='List the files.' INPUT_MODEL=faux/scripted AW_FAUX_SCRIPT=script.json \\
+  env INPUT_PROMPT='List the files.' INPUT_MODEL=faux/scripted {FAUX_SCRIPT.name}=script.json \\
       INPUT_UPLOAD-ARTIFACTS=false aw-harness action
 
-Step outputs go to $GITHUB_OUTPUT, the step summary to $GITHUB_STEP_SUMMARY (each when set); an
+Step outputs go to ${OUTPUT_VAR}, the step summary to ${STEP_SUMMARY_VAR} (each when set); an
 INPUT_* variable that names no input is warned about. For a local run, aw-harness --config CONFIG
 --prompt PROMPT is the command line's own way (aw-harness --help).
 

@@ -19,11 +19,11 @@ from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, creat
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from aw_action.ai.credentials import action_inputs
+from aw_action.environment.runner import RUNTIME_CREDENTIALS
 from aw_action.exits import InvocationError, Setting
 from aw_action.github.trigger_guard import parse_roles
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.redact import MIN_SECRET_LENGTH, header_values
-from aw_action.security.confinement.tool_env import RUNTIME_CREDENTIALS
 
 SECRET_INPUTS = (*action_inputs().values(), "otlp-headers")
 """Inputs whose values are masked and never echoed: the credential table's key inputs and the

@@ -30,6 +30,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
+from aw_action.environment.runner import RUNTIME_TOKEN_VAR, RunnerFacts
 from aw_action.github.archive import ZipArchive, zip_directory
 
 SERVICE_PATH = "/twirp/github.actions.results.api.v1.ArtifactService/"
@@ -69,17 +70,17 @@ def backend_ids(token: str) -> BackendIds:
     """The ids in the runtime token's ``Actions.Results:<run>:<job>`` scope."""
     parts = token.split(".")
     if len(parts) != 3:
-        raise ArtifactError("ACTIONS_RUNTIME_TOKEN is not a JWT")
+        raise ArtifactError(f"{RUNTIME_TOKEN_VAR} is not a JWT")
     try:
         payload = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
     except (ValueError, binascii.Error) as exc:
-        raise ArtifactError(f"ACTIONS_RUNTIME_TOKEN payload unreadable: {type(exc).__name__}") from None
+        raise ArtifactError(f"{RUNTIME_TOKEN_VAR} payload unreadable: {type(exc).__name__}") from None
     scopes = str(payload.get("scp", "")).split() if isinstance(payload, dict) else []
     for scope in scopes:
         fields = scope.split(":")
         if len(fields) == 3 and fields[0] == "Actions.Results" and fields[1] and fields[2]:
             return BackendIds(fields[1], fields[2])
-    raise ArtifactError("ACTIONS_RUNTIME_TOKEN has no Actions.Results scope")
+    raise ArtifactError(f"{RUNTIME_TOKEN_VAR} has no Actions.Results scope")
 
 
 def validate_name(name: str) -> None:
@@ -228,7 +229,7 @@ def _twirp_message(response: httpx.Response) -> str:
 
 
 def artifact_url(env: Mapping[str, str], artifact_id: str) -> str | None:
-    server, repo, run = env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")
-    if not (server and repo and run):
+    runner = RunnerFacts.read(env)
+    if not runner.server_url or runner.run_url is None:
         return None
-    return f"{server.rstrip('/')}/{repo}/actions/runs/{run}/artifacts/{artifact_id}"
+    return f"{runner.run_url}/artifacts/{artifact_id}"

@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from aw_action.environment.runner import REPOSITORY_VAR, RunnerFacts
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
 from aw_action.github.paths import container_path
 from aw_action.github.run_origin import approvals_withheld
-from aw_action.github.trigger_guard import DEFAULT_API_URL
 
 INPUT = "continue-from"
 ARTIFACT_INPUT = "continue-from-artifact"
@@ -71,12 +71,13 @@ def continue_request(inputs: ActionInputs, env: Mapping[str, str], workspace: Pa
 def _fetched(name: str, run: str | None, token: str | None, env: Mapping[str, str]) -> Path:
     """``continue-from-artifact`` downloaded from run ``continue-from-run`` into a new folder."""
     token = token or env.get("GITHUB_TOKEN", "")
-    repository = env.get("GITHUB_REPOSITORY", "")
+    runner = RunnerFacts.read(env)
+    repository = runner.repository
     if run is None or not token or not repository:
-        missing = "continue-from-run" if run is None else "github-token" if not token else "GITHUB_REPOSITORY"
+        missing = "continue-from-run" if run is None else "github-token" if not token else REPOSITORY_VAR
         raise ActionInputError(ARTIFACT_INPUT, f"needs {missing} to find the artifact")
-    folder = Path(tempfile.mkdtemp(prefix="aw-continue-", dir=env.get("RUNNER_TEMP") or None))
-    api_url = env.get("GITHUB_API_URL") or DEFAULT_API_URL
+    folder = Path(tempfile.mkdtemp(prefix="aw-continue-", dir=runner.runner_temp or None))
+    api_url = runner.api
     from aw_action.github.artifact_fetch import ArtifactFetchError, fetch_artifact  # httpx: only a download pays
 
     try:
@@ -88,7 +89,7 @@ def _fetched(name: str, run: str | None, token: str | None, env: Mapping[str, st
 def origin_refusal(run_id: str | None, env: Mapping[str, str], token: str | None) -> str | None:
     """Why the run that uploaded the artifact is not this repository's own, or None."""
     if not run_id:
-        if env.get("GITHUB_ACTIONS") == "true":
+        if RunnerFacts.read(env).actions:
             return "continue-from-run is not set, so GitHub cannot say which run uploaded the artifact"
         return None
     return approvals_withheld(run_id, env, token)

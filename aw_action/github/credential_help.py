@@ -10,12 +10,11 @@ GitHub gives no secrets to a workflow that a fork's pull request triggers (``pul
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
 from aw_action.ai.credentials import action_inputs
+from aw_action.environment.event_file import EventFileTooLarge, EventFileUnreadable, read_event_file
+from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import InvocationError, MissingCredentialsError
 from aw_action.github.fork_guard import fork_pull_request
 
@@ -24,15 +23,15 @@ SECRETLESS_EVENTS = frozenset({"pull_request", "pull_request_review", "pull_requ
 
 def fork_hint(env: Mapping[str, str]) -> str | None:
     """Why a secret may be missing: this run is for a fork's pull request (None otherwise)."""
-    event_name = env.get("GITHUB_EVENT_NAME", "")
+    runner = RunnerFacts.read(env)
+    event_name = runner.event_name
     if event_name not in SECRETLESS_EVENTS:
         return None
-    event: Any
     try:
-        event = json.loads(Path(env.get("GITHUB_EVENT_PATH", "")).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        event = read_event_file(runner.event_path)
+    except (EventFileUnreadable, EventFileTooLarge):
         return None
-    check = fork_pull_request(event_name, event if isinstance(event, dict) else {})
+    check = fork_pull_request(event_name, event)
     if not check.from_fork:
         return None
     return (

@@ -8,13 +8,12 @@ adds nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-MAX_EVENT_BYTES = 64 * 1024 * 1024
+from aw_action.environment.event_file import EventFileUnreadable, read_event_file
+from aw_action.environment.runner import RunnerFacts
 
 
 @dataclass(frozen=True)
@@ -24,13 +23,8 @@ class TriggerEvent:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> TriggerEvent:
-        name = env.get("GITHUB_EVENT_NAME") or ""
-        path = env.get("GITHUB_EVENT_PATH")
-        if not path:
-            return cls(name)
+        runner = RunnerFacts.read(env)
         try:
-            with Path(path).open("rb") as fh:
-                data = json.loads(fh.read(MAX_EVENT_BYTES))
-        except (OSError, ValueError, RecursionError):
-            return cls(name)
-        return cls(name, data if isinstance(data, dict) else {})
+            return cls(runner.event_name, read_event_file(runner.event_path))
+        except EventFileUnreadable:
+            return cls(runner.event_name)

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.extensions.loader import is_path_reference
 from aw_action.github.action_inputs import ActionInputError
 from aw_action.github.fork_guard import (
@@ -31,7 +32,6 @@ from aw_action.github.fork_guard import (
     contents_api_fallback,
     fork_pull_request,
 )
-from aw_action.github.trigger_guard import DEFAULT_API_URL
 from aw_action.run.config import ImportEntry, RunConfig
 
 
@@ -52,7 +52,7 @@ class ForkFiles:
             raise ActionInputError("config", f"{check.reason}, but the event names no base commit; refusing to run")
         fallback = None
         if token and check.base_repo:
-            api = env.get("GITHUB_API_URL") or DEFAULT_API_URL
+            api = RunnerFacts.read(env).api
             fallback = contents_api_fallback(api, token, check.base_repo, check.base_sha)
         return cls(check, BaseFiles(workspace, check.base_sha, fallback=fallback))
 

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from aw_action.ai.credentials import credential_file_variables
+from aw_action.environment.runner import RunnerFacts
 
 RUNNER_TEMP_MOUNT = "/github/runner_temp"
 """Where the runner (>= 2.328) mounts its temp folder in a container action."""
@@ -44,19 +45,20 @@ def runner_temp_is_shared(env: Mapping[str, str]) -> bool:
     temp folder is not) nor under act (``ACT=true``; ``RUNNER_TEMP`` is ``/tmp`` in the action's
     own container).
     """
-    temp = env.get("RUNNER_TEMP")
-    if not temp:
+    runner = RunnerFacts.read(env)
+    if not runner.runner_temp:
         return False
-    if temp == RUNNER_TEMP_MOUNT:
+    if runner.runner_temp == RUNNER_TEMP_MOUNT:
         return True
-    return env.get("ACT") != "true" and env.get("GITHUB_WORKSPACE") != CONTAINER_WORKSPACE
+    return not runner.act and runner.workspace != CONTAINER_WORKSPACE
 
 
 def default_output_dir(env: Mapping[str, str], workspace: Path) -> Path | None:
     """The output folder when the ``output-dir`` input is empty; None outside any runner."""
+    runner = RunnerFacts.read(env)
     if runner_temp_is_shared(env):
-        return Path(env["RUNNER_TEMP"]) / OUTPUT_SUBDIR
-    if env.get("RUNNER_TEMP") or env.get("GITHUB_ACTIONS") == "true":
+        return Path(runner.runner_temp) / OUTPUT_SUBDIR
+    if runner.runner_temp or runner.actions:
         return workspace / WORKSPACE_OUTPUT_DIR
     return None
 
@@ -72,9 +74,10 @@ def keep_out_of_git(folder: Path, workspace: Path) -> None:
 
 def host_runner_temp(env: Mapping[str, str]) -> PurePosixPath | None:
     """The runner temp folder's path on the runner host, when it can be known from inside."""
-    if env.get("RUNNER_TEMP") != RUNNER_TEMP_MOUNT:
+    runner = RunnerFacts.read(env)
+    if runner.runner_temp != RUNNER_TEMP_MOUNT:
         return None
-    workspace = env.get("RUNNER_WORKSPACE", "")
+    workspace = runner.runner_workspace
     if not workspace.startswith("/") or workspace.rstrip("/") in ("", "/"):
         return None
     return PurePosixPath(workspace.rstrip("/")).parent / "_temp"
@@ -100,9 +103,10 @@ def host_workspace(env: Mapping[str, str]) -> PurePosixPath | None:
     """The workspace's path on the runner host, inside a container action: ``GITHUB_WORKSPACE``
     on the host is ``<work>/<repository>/<repository>`` and the runner keeps ``RUNNER_WORKSPACE``
     (``<work>/<repository>``) as a host path."""
-    if env.get("GITHUB_WORKSPACE") != CONTAINER_WORKSPACE:
+    runner = RunnerFacts.read(env)
+    if runner.workspace != CONTAINER_WORKSPACE:
         return None
-    workspace = env.get("RUNNER_WORKSPACE", "").rstrip("/")
+    workspace = runner.runner_workspace.rstrip("/")
     if not workspace.startswith("/") or workspace in ("", "/"):
         return None
     return PurePosixPath(workspace) / PurePosixPath(workspace).name

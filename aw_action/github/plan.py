@@ -26,6 +26,8 @@ from typing import Any
 
 from aw_action.ai.credentials import action_inputs
 from aw_action.config import ConfigError, ConfigSources, Override, ResolvedConfig, resolve_config
+from aw_action.environment.runner import RUNTIME_VARS, WORKSPACE_VAR, RunnerFacts
+from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.github.action_inputs import (
     INVALID_ARTIFACT_CHARS,
     ActionInputError,
@@ -42,10 +44,7 @@ from aw_action.github.run_origin import approvals_withheld
 from aw_action.github.workflow_inputs import require_workflow, workflow_request
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
-from aw_action.security.confinement.tool_env import RUNTIME_VARS
 from aw_action.workflows.request import WorkflowRequest
-
-DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
 
 
 @dataclass
@@ -172,13 +171,18 @@ def prompt_path(inputs: ActionInputs, workspace: Path, temp_root: str | None, fo
     raise ActionInputError("prompt", "required: set prompt (inline text) or prompt-file")
 
 
+def default_artifact_name(runner: RunnerFacts, prefix: str = "aw-harness") -> str:
+    """The artifact's name when the ``artifact-name`` input is empty: one per job."""
+    return f"{prefix}-{runner.job or 'run'}"
+
+
 def output_dir(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> Path:
     """``output-dir`` (relative to the workspace), else a folder later steps see too
     (``paths.default_output_dir``: ``$RUNNER_TEMP/aw-harness`` or the workspace's
     ``.aw-harness``), else ``AW_OUTPUT_DIR``."""
     if inputs.output_dir:
         return _resolve(workspace, inputs.output_dir)
-    return default_output_dir(env, workspace) or Path(env.get("AW_OUTPUT_DIR") or DEFAULT_OUTPUT_DIR)
+    return default_output_dir(env, workspace) or RunnerFacts.read(env).output_dir
 
 
 def made_output_dir(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> Path:
@@ -207,13 +211,13 @@ class FallbackRecords:
 
 def fallback_records(env: Mapping[str, str], workspace: Path) -> FallbackRecords:
     folder_input = raw_input(env, "output-dir")
-    default = default_output_dir(env, workspace) or Path(env.get("AW_OUTPUT_DIR") or DEFAULT_OUTPUT_DIR)
+    default = default_output_dir(env, workspace) or RunnerFacts.read(env).output_dir
     name = raw_input(env, "artifact-name")
     valid = bool(name) and not INVALID_ARTIFACT_CHARS & set(name)
     return FallbackRecords(
         folder=_resolve(workspace, folder_input) if folder_input else default,
         upload=raw_input(env, "upload-artifacts") not in ("false", "False", "FALSE"),
-        artifact=name if valid else f"aw-harness-{env.get('GITHUB_JOB') or 'run'}",
+        artifact=name if valid else default_artifact_name(RunnerFacts.read(env)),
         log_format=raw_input(env, "log-format") or "grouped",
     )
 
@@ -226,15 +230,16 @@ def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, wor
         value = inputs.credential(input_name)
         if value:
             out[variable] = value
-    out["AW_OUTPUT_DIR"] = str(out_dir)
-    out["GITHUB_WORKSPACE"] = str(workspace)
+    out[OUTPUT_DIR.name] = str(out_dir)
+    out[WORKSPACE_VAR] = str(workspace)
     out.update(container_credential_files(env, workspace))  # the runner host's path of a file the container sees
     return out
 
 
 def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: TriggerEvent | None = None) -> RunPlan:
     """Raises ``ActionInputError`` naming the first input that cannot be used."""
-    workspace = Path(env.get("GITHUB_WORKSPACE") or cwd)
+    runner = RunnerFacts.read(env)
+    workspace = runner.workspace_or(cwd)
     for name, value in (("safe-outputs-path", inputs.safe_outputs_path), ("dry-run", inputs.dry_run)):
         if value:
             raise ActionInputError(name, "only used with mode: apply")
@@ -243,7 +248,7 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: T
     resolved = build_config(inputs, env, workspace, fork)
     require_workflow(inputs)
     wants_prompt = not inputs.workflow or inputs.prompt or inputs.prompt_file
-    prompt = prompt_path(inputs, workspace, env.get("RUNNER_TEMP"), fork) if wants_prompt else None
+    prompt = prompt_path(inputs, workspace, runner.runner_temp or None, fork) if wants_prompt else None
     workflow = workflow_request(inputs, prompt)
     if workflow is not None and workflow.checkpoint is not None:
         # the checkpoint's reviews count only as far as GitHub's record of its run vouches for them
@@ -261,7 +266,7 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: T
         output_dir=out_dir,
         env=harness_env(inputs, env, out_dir, workspace),
         upload=inputs.upload_artifacts,
-        artifact_name=inputs.artifact_name or f"aw-harness-{env.get('GITHUB_JOB') or 'run'}",
+        artifact_name=inputs.artifact_name or default_artifact_name(runner),
         event=event,
         fork=fork,
         workflow=workflow,

@@ -26,7 +26,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from aw_action.github.trigger_guard import DEFAULT_API_URL, default_client
+from aw_action.environment.runner import REPOSITORY_VAR, RunnerFacts
+from aw_action.github.trigger_guard import default_client
 
 FORK_CONTROLLED = {
     "pull_request_target": "a pull_request_target run, which a fork's pull request starts and often builds",
@@ -82,17 +83,18 @@ def approvals_withheld(
     client: Callable[[str, str], Any] = default_client,
 ) -> str | None:
     """Why the reviews of a checkpoint uploaded by run ``run_id`` do not count here, or None."""
+    runner = RunnerFacts.read(env)
     if not run_id:
-        if env.get("GITHUB_ACTIONS") == "true":
+        if runner.actions:
             return "the run that uploaded the checkpoint is not named, so GitHub cannot say where it came from"
         return None
     if not run_id.isascii() or not run_id.isdigit():
         return f"{run_id!r} is not a workflow run id"
-    repository, token = env.get("GITHUB_REPOSITORY", ""), token or env.get("GITHUB_TOKEN", "")
+    repository, token = runner.repository, token or env.get("GITHUB_TOKEN", "")
     if not repository or not token:
-        missing = "GITHUB_REPOSITORY" if not repository else "a GitHub token"
+        missing = REPOSITORY_VAR if not repository else "a GitHub token"
         return f"run {run_id} cannot be looked up without {missing}"
-    api_url = env.get("GITHUB_API_URL") or DEFAULT_API_URL
+    api_url = runner.api
     try:
         origin = read_run_origin(api_url, repository, run_id, token, client(api_url, token))
     except Exception as exc:  # the API down, a 404, a timeout: the origin is unknown

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import result_outputs, write_outputs
 from aw_action.github.paths import visible_path
@@ -39,7 +40,7 @@ TITLE = "aw-harness"
 
 def write_outputs_or_warn(env: Mapping[str, str], outputs: dict[str, str], log: WorkflowLog) -> None:
     try:
-        write_outputs(env.get("GITHUB_OUTPUT"), outputs)
+        write_outputs(RunnerFacts.read(env).output_file or None, outputs)
     except OSError as exc:
         log.warning(f"could not write step outputs: {exc}", title=TITLE)
 
@@ -89,7 +90,7 @@ async def report_end(
         on_outputs()
     done = await upload() if upload is not None else Upload(problem="upload-artifacts is false")
     write_outputs_or_warn(env, {"artifact-id": done.artifact_id}, log)
-    summary = env.get("GITHUB_STEP_SUMMARY")
+    summary = RunnerFacts.read(env).step_summary
     if summary:
         session = (folder / TRANSCRIPT).is_file()
         if done.artifact_id and reporting.artifact:

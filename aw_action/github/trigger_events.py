@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from aw_action.environment.runner import EVENT_NAME_VAR
+
 Check = Literal["none", "sender", "fork", "run"]
 
 
@@ -81,7 +83,7 @@ _CHECKED = {
 }
 
 
-NO_EVENT = EventRule("none", "nobody: not run by a GitHub event (GITHUB_EVENT_NAME is unset)")
+NO_EVENT = EventRule("none", f"nobody: not run by a GitHub event ({EVENT_NAME_VAR} is unset)")
 
 
 def rule_for(event_name: str) -> EventRule:

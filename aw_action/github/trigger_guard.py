@@ -29,12 +29,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from aw_action.environment.runner import ACTOR_VAR, REPOSITORY_VAR, RunnerFacts
 from aw_action.github.fork_guard import fork_pull_request
 from aw_action.github.trigger_events import rule_for
 
 BASE_ROLES = ("admin", "maintain", "write", "triage", "read")
 DEFAULT_ROLES = frozenset({"admin", "maintain", "write"})
-DEFAULT_API_URL = "https://api.github.com"
 TIMEOUT_S = 10
 _ROLE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _-]*$")
 
@@ -78,7 +78,7 @@ def _sender(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, bool
     found = _login(event.get("sender"))
     if found is not None:
         return found
-    actor = env.get("GITHUB_ACTOR") or None
+    actor = RunnerFacts.read(env).actor or None
     return (actor, actor.endswith("[bot]")) if actor else None
 
 
@@ -93,7 +93,7 @@ def _actors(event_name: str, event: Mapping[str, Any], env: Mapping[str, str]) -
         return None
     sender = _sender(event, env)
     actors: list[tuple[str, bool] | str] = [
-        sender or f"event '{event_name}' names no actor (no sender, no GITHUB_ACTOR)"
+        sender or f"event '{event_name}' names no actor (no sender, no {ACTOR_VAR})"
     ]
     if check == "run":
         run = event.get("workflow_run")
@@ -108,8 +108,9 @@ def _actors(event_name: str, event: Mapping[str, Any], env: Mapping[str, str]) -
 
 
 def _repository(event: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
-    if env.get("GITHUB_REPOSITORY"):
-        return env["GITHUB_REPOSITORY"]
+    named = RunnerFacts.read(env).repository
+    if named:
+        return named
     repo = event.get("repository")
     name = repo.get("full_name") if isinstance(repo, Mapping) else None
     return name if isinstance(name, str) and name else None
@@ -163,11 +164,11 @@ def _check_actor(
         return TriggerDecision(False, f"bot {actor} is not in allowed-bots", actor, "bot")
     repository, token = _repository(event, env), env.get("GITHUB_TOKEN", "")
     if not repository or not token:
-        missing = "GITHUB_REPOSITORY" if not repository else "GitHub token"
+        missing = REPOSITORY_VAR if not repository else "GitHub token"
         return TriggerDecision(False, f"cannot check {actor}'s permission: no {missing}", actor)
     roles = {r.lower() for r in allowed_roles}
     try:
-        return _judge(client(env.get("GITHUB_API_URL") or DEFAULT_API_URL, token), repository, actor, roles)
+        return _judge(client(RunnerFacts.read(env).api, token), repository, actor, roles)
     except Exception as exc:  # the API down, a timeout, an error status: refuse, say why
         return TriggerDecision(False, f"cannot check {actor}'s permission on {repository}: {_describe(exc)}", actor)
 

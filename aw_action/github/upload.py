@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from aw_action.environment.runner import ARTIFACT_RUNTIME_VARS, RunnerFacts
 from aw_action.github.log import WorkflowLog
 from aw_action.run.cancel import CancelClock, settle
 
@@ -65,10 +66,11 @@ async def upload_run_artifacts(
 
     from aw_action.github.artifacts import ArtifactClient, ArtifactError, artifact_url, is_ghes
 
-    token, results_url = env.get("ACTIONS_RUNTIME_TOKEN"), env.get("ACTIONS_RESULTS_URL")
+    runner = RunnerFacts.read(env)
+    token, results_url = runner.runtime_token, runner.results_url
     if not token or not results_url:
-        return _skipped(log, "ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL is not set")
-    if is_ghes(env.get("GITHUB_SERVER_URL", "")):
+        return _skipped(log, f"{' or '.join(ARTIFACT_RUNTIME_VARS)} is not set")
+    if is_ghes(runner.server_url):
         return _skipped(log, "artifact v4 is not available on GitHub Enterprise Server")
     extra = extra_files(env, root)
     if not has_files(root) and not extra:

@@ -30,6 +30,7 @@ from aw_action.agent.transcript import FILE_NAME, Transcript
 from aw_action.ai.credentials import missing_credentials
 from aw_action.ai.types import AssistantMessage, Model, Provider, UserMessage
 from aw_action.config.resolve import ResolvedConfig
+from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import HarnessError, InvocationError
 from aw_action.extensions.api import HostServices
 from aw_action.extensions.loader import ExtensionSpec, load_all
@@ -87,6 +88,8 @@ class RunContext:
     ) -> None:
         self.config = config
         self.env = env
+        self.runner_facts = services.runner_facts or RunnerFacts.read(env)
+        """The runner's facts, as the entry point read them once."""
         self.output_dir = output_dir
         self.workspace = workspace
         self.redactor = redactor
@@ -233,6 +236,7 @@ async def assemble(
     state: RunState | None = None,
     read_only_steps: list[str] | None = None,
     extensions: Sequence[ExtensionSpec] = (),
+    runner_facts: RunnerFacts | None = None,
 ) -> RunContext:
     """Build the run (see the module docstring) for the resolved ``settings``. ``state`` lets the
     caller record facts (the inputs' provenance) before the extensions load; it must be for
@@ -259,6 +263,7 @@ async def assemble(
         jsonl=jsonl,
         config_dir=settings.path.parent.resolve(),
         limits=limits,
+        runner_facts=runner_facts,
     )
     runner = ExtensionRunner(services)
     runner_box.append(runner)

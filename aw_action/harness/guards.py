@@ -40,6 +40,8 @@ from pathlib import Path
 
 from aw_action.agent.events import HarnessEvent
 from aw_action.ai.credentials import credential_file_variables
+from aw_action.environment.runner import RunnerFacts
+from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.exits import InvocationError, Setting
 from aw_action.harness.sandbox_setup import announce, confine
 from aw_action.run.config import RunConfig
@@ -81,7 +83,7 @@ def on_a_runner(env: Mapping[str, str]) -> bool:
     the container action, gh-aw's agent step, the CLI in a job), a run whose tools are not is
     warned (``tool-isolation``). On the user's own machine the tools run as the user who started
     the run, as that user chose: the record's security note says so, without a warning."""
-    return env.get("GITHUB_ACTIONS") == "true"
+    return RunnerFacts.read(env).actions
 
 
 def github_grant(config: RunConfig) -> GithubAccess:
@@ -138,7 +140,7 @@ class RunGuards:
         """The tools' environment: never empty (an empty one would mean "inherit the harness's")."""
         out = tool_environment(env, github=self.github, secrets=secrets, grant=self.env_grant)
         out = self.identity.environment(out) if self.identity is not None else out
-        out["AW_OUTPUT_DIR"] = str(output_dir)
+        out[OUTPUT_DIR.name] = str(output_dir)
         tmpdir = self.plan.sandbox.tmpdir
         out.update(TMPDIR=tmpdir, TMP=tmpdir, TEMP=tmpdir)
         return out

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from aw_action.config import ConfigSources, ResolvedConfig, UnknownModel, resolve_config
+from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import InvocationError
 from aw_action.extensions.loader import ExtensionSpec
 from aw_action.harness.context import RunContext, assemble
@@ -36,12 +37,6 @@ from aw_action.run.state import RunState
 from aw_action.sinks.invocation_failure import report_invocation_error
 from aw_action.sinks.jsonl import JsonlSink
 
-DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
-
-
-def output_dir_from(env: Mapping[str, str]) -> Path:
-    return Path(env.get("AW_OUTPUT_DIR") or DEFAULT_OUTPUT_DIR)
-
 
 class Harness:
     """One invocation. ``config`` is config.json's path (resolved when the run starts) or the
@@ -56,13 +51,16 @@ class Harness:
         *,
         stderr: IO[str] | None = None,
         readable: bool = False,
+        runner_facts: RunnerFacts | None = None,
     ) -> None:
         self._resolved = config if isinstance(config, ResolvedConfig) else None
         self.config_path = config.path if isinstance(config, ResolvedConfig) else config
         self.prompt_path = prompt_path
         self.env: dict[str, str] = dict(os.environ if env is None else env)
-        self.output_dir = output_dir_from(self.env)
-        self.workspace = Path(self.env.get("GITHUB_WORKSPACE") or os.getcwd())
+        self.runner_facts = runner_facts or RunnerFacts.read(self.env)
+        """The runner's facts, read once (the entry point's when it read them already)."""
+        self.output_dir = self.runner_facts.output_dir
+        self.workspace = self.runner_facts.workspace_or(os.getcwd())
         self.redactor: Redactor = run_redactor(self.env)
         self.jsonl = JsonlSink(self.redactor, stderr, readable=readable)
         self.context: RunContext | None = None
@@ -96,14 +94,14 @@ class Harness:
         action and inside gh-aw, the config file's name on the command line."""
         if self.reporting.audience == "cli":
             return self.config_path.name
-        return self.env.get("GITHUB_WORKFLOW", "").strip() or None
+        return self.runner_facts.workflow or None
 
     def refuse(self, exc: InvocationError, model: str) -> RunResult:
         """The invocation cannot run: its records (the JSONL ``error``, the failure summary) and
         its result (exit 2), whose closing line says what is wrong once (``sinks/closing.py``).
         Entry points that fail before ``run()`` use it too."""
         result = RunResult.invocation_error(exc, model, self.state)
-        report_invocation_error(result, self.reporting, self.env, self.jsonl, self.redactor)
+        report_invocation_error(result, self.reporting, self.runner_facts, self.jsonl, self.redactor)
         return result
 
     async def run(self) -> RunResult:
@@ -147,6 +145,7 @@ class Harness:
                 state=state,
                 read_only_steps=self.read_only_steps(),
                 extensions=self.extensions(),
+                runner_facts=self.runner_facts,
             )
         except InvocationError as raised:
             if isinstance(raised, UnknownModel):

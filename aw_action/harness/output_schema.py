@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.exits import InvocationError
 from aw_action.harness.context import RunContext
 from aw_action.run import record_table
@@ -32,7 +33,7 @@ MAX_CORRECTIONS = 2
 STRUCTURED_OUTPUT_FILE = record_table.STRUCTURED_OUTPUT.name
 STOP_REASON = "invalid_output"
 SOURCE = "output-schema"
-FILE_HINT = "check that the output dir (AW_OUTPUT_DIR) is writable and has free space"
+FILE_HINT = f"check that the output dir ({OUTPUT_DIR.name}) is writable and has free space"
 
 
 def configured_schema(config: RunConfig, config_dir: Path) -> dict[str, Any] | None:

@@ -93,7 +93,7 @@ def stuck_result(harness: Harness, reason: str) -> RunResult:
 
 
 def _last_summary(harness: Harness, state: RunState, result: RunResult) -> None:
-    summary = harness.env.get("GITHUB_STEP_SUMMARY")
+    summary = harness.runner_facts.step_summary
     if not summary or state.record.summary_written:
         return
     state.record.summary_written = True

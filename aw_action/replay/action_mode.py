@@ -30,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, cast
 
+from aw_action.environment.runner import RUNTIME_VARS, RunnerFacts
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
 from aw_action.github.event import TriggerEvent
@@ -37,7 +38,7 @@ from aw_action.github.fork_files import ForkFiles
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import REPLAY_OUTPUT_NAMES, result_outputs
 from aw_action.github.paths import container_path
-from aw_action.github.plan import made_output_dir
+from aw_action.github.plan import default_artifact_name, made_output_dir
 from aw_action.github.run_report import write_outputs_or_warn
 from aw_action.github.upload import upload_run_artifacts
 from aw_action.harness.supervisor import supervise
@@ -45,7 +46,6 @@ from aw_action.replay.prepare import prepare
 from aw_action.replay.report import people_lines, report_object
 from aw_action.replay.runner import ReplayHarness
 from aw_action.run.cancel import StopSignals
-from aw_action.security.confinement.tool_env import RUNTIME_VARS
 
 TITLE = "aw-harness: replay"
 
@@ -69,7 +69,8 @@ def run_replay_mode(
     """Replay, report, upload; ``ActionInputError`` for a missing or unusable input. ``event``
     has passed the trigger guard (``action.py``); on a fork's pull request what the harness
     imports comes from the base commit (``ForkFiles.pin``), as in a live run."""
-    workspace = Path(env.get("GITHUB_WORKSPACE") or Path.cwd())
+    runner = RunnerFacts.read(env)
+    workspace = runner.workspace_or(Path.cwd())
     records, out = replay_inputs(inputs, env, workspace)
     fork = ForkFiles.for_event(event.name, event.payload, env, workspace, inputs.github_token)
     harness_env = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNTIME_VARS}
@@ -92,7 +93,7 @@ def run_replay_mode(
             log.write(line + "\n")
         artifact_id = ""
         if inputs.upload_artifacts:
-            name = inputs.artifact_name or f"aw-harness-replay-{env.get('GITHUB_JOB') or 'run'}"
+            name = inputs.artifact_name or default_artifact_name(runner, "aw-harness-replay")
             root = harness.context.records_root() if harness.context else out
             artifact_id = asyncio.run(upload_run_artifacts(env, name, root, log, stops.clock, total_s)).artifact_id
     if report["exit_code"] != 0:

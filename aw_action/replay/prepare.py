@@ -15,18 +15,20 @@ from pathlib import Path
 from aw_action.ai.types import Model
 from aw_action.config import ConfigSources, Override, resolve_config
 from aw_action.config.resolve import MODEL_PATH
+from aw_action.environment.runner import RunnerFacts
+from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.exits import InvocationError
 from aw_action.replay.recording import Recording, load_recording
 from aw_action.replay.runner import CONFIG_NAME, ReplayOptions
 
-OUTPUT_ENV = "AW_OUTPUT_DIR"
+OUTPUT_ENV = OUTPUT_DIR.name
 
 
 def default_output_dir(recording: Recording, env: Mapping[str, str]) -> Path:
     """``AW_OUTPUT_DIR`` when set, else a folder of the system's temp dir named for the recording
     (outside the workspace, where a replayed ``ls`` or ``git status`` would see it), named with
     ``folder_name``."""
-    named = env.get(OUTPUT_ENV, "").strip()
+    named = RunnerFacts.read(env).output_dir_named
     if named:
         return Path(named)
     return Path(tempfile.gettempdir()) / "aw-replay" / folder_name(recording.header.session_id)

@@ -23,8 +23,8 @@ from pydantic import ValidationError
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.ai.text import clean_value
 from aw_action.ai.types import ToolResultMessage, UserMessage
+from aw_action.environment.strict_json import parse_json
 from aw_action.replay.source import RecordingError, read_source
-from aw_action.run.input_files import parse_json
 from aw_action.sinks.replay_format import FORMAT, REPLAYED_SOURCES, End, Header, ModelSwitch, Reply
 from aw_action.sinks.replay_record import FILE_NAME as REPLAY_FILE
 from aw_action.sinks.replay_record import harness_version

@@ -102,7 +102,7 @@ class ReplayWatch:
         session = ctx.session
         tmpdir = session.tool_context.env.get("TMPDIR")
         varies = varying(
-            str(ctx.workspace), str(ctx.output_dir), tmpdir, session.session_id, ctx.env.get("GITHUB_RUN_ID")
+            str(ctx.workspace), str(ctx.output_dir), tmpdir, session.session_id, ctx.runner_facts.run_id or None
         )
         self.replayed = Normaliser(varies, self.recording.header.patterns)
         recorded = self.recording.header.varies

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.harness.arguments import OneLineParser
 from aw_action.report.locate import ReportInputError, locate
 from aw_action.report.read import Entry, read_place
@@ -64,7 +65,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     try:
-        report = make_report(args.paths, os.environ.get("GITHUB_SERVER_URL") or DEFAULT_SERVER)
+        report = make_report(args.paths, RunnerFacts.read(os.environ).server)
     except ReportInputError as exc:
         sys.stderr.write(f"aw-harness report: error: {exc}\n")
         return 2

@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
 from aw_action.github.log import WorkflowLog
 from aw_action.github.paths import container_path
@@ -22,7 +23,6 @@ from aw_action.github.plan import made_output_dir
 from aw_action.github.run_report import write_outputs_or_warn
 from aw_action.report import ReportInputError, exit_code, make_report
 from aw_action.report.render import render_markdown
-from aw_action.report.runs import DEFAULT_SERVER
 
 TITLE = "aw-harness: report"
 REPORT_FILE = "report.json"
@@ -33,10 +33,11 @@ def run_report_mode(inputs: ActionInputs, env: Mapping[str, str], log: WorkflowL
     missing ``report-path`` or an ``output-dir`` that cannot be made."""
     if not inputs.report_path:
         raise ActionInputError("report-path", "required with mode: report (the folder of downloaded artifacts)")
-    workspace = Path(env.get("GITHUB_WORKSPACE") or Path.cwd())
+    runner = RunnerFacts.read(env)
+    workspace = runner.workspace_or(Path.cwd())
     path = container_path(inputs.report_path, env, workspace)
     try:
-        report = make_report([path], env.get("GITHUB_SERVER_URL") or DEFAULT_SERVER)
+        report = make_report([path], runner.server)
     except ReportInputError as exc:
         raise ActionInputError("report-path", str(exc)) from None
     out = made_output_dir(inputs, env, workspace)
@@ -48,7 +49,7 @@ def run_report_mode(inputs: ActionInputs, env: Mapping[str, str], log: WorkflowL
         (out / REPORT_FILE).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as exc:
         log.warning(f"{out / REPORT_FILE} not written: {exc.strerror or exc}", title=TITLE)
-    summary = env.get("GITHUB_STEP_SUMMARY")
+    summary = runner.step_summary
     if summary:
         try:
             with open(summary, "a", encoding="utf-8") as fh:

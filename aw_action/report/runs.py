@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from aw_action.audit.readers import duration_ms, parse_record
+from aw_action.environment.runner import DEFAULT_SERVER_URL
 from aw_action.exits import InvocationError
 from aw_action.run.explain import explain
 from aw_action.run.result import RESULT_FILE, RunResult
@@ -35,7 +36,7 @@ FORMAT_VERSION: int = HEADER["data"]["version"]
 """The ``aw_session.jsonl`` format this aw-harness writes, and the one the report reads."""
 _REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$")
 _SERVER = re.compile(r"^https://[A-Za-z0-9.-]+(:[0-9]+)?$")
-DEFAULT_SERVER = "https://github.com"
+DEFAULT_SERVER = DEFAULT_SERVER_URL
 MAX_TEXT = 1000
 """Recorded text (an explanation, a model name) is cut here: one line in a table."""
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from aw_action.environment.tuning import HARNESS_CONFIG
 from aw_action.exits import Setting
 from aw_action.run.budget_kinds import BudgetKind
 from aw_action.run.record import Audience
@@ -93,7 +94,7 @@ def budget_setting(kind: BudgetKind, audience: Audience) -> Words:
         return ("the ", Name(kind.action_input), " input")
     if audience == "gh-aw" and kind.gh_aw_env:
         return (Name(kind.gh_aw_env), " (the workflow's limit)")
-    where = "config.json" if audience == "cli" else "the engine's config file (AW_HARNESS_CONFIG)"
+    where = "config.json" if audience == "cli" else f"the engine's config file ({HARNESS_CONFIG.name})"
     return (Name(kind.config_key), f" in {where}")
 
 

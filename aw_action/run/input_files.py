@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import errno
 import json
-import math
 import os
 import stat
 from pathlib import Path
 from typing import Any
 
+from aw_action.environment.strict_json import parse_json
 from aw_action.exits import InvocationError
 from aw_action.run.yaml_hint import yaml_hint
 from aw_action.tools.fs import kind_of
@@ -91,10 +91,6 @@ def read_input_text(path: Path, what: str, max_bytes: int = MAX_INPUT_BYTES) -> 
         raise InvocationError(f"{what} {exc}: {path}") from None
 
 
-MAX_JSON_DEPTH = 64
-"""Deeper nesting is no configuration anyone writes; refusing it keeps every walk bounded."""
-
-
 def read_json_file(path: Path, what: str) -> Any:
     """The parsed JSON of ``path`` (a regular file, at most 10 MiB, ``parse_json``'s rules);
     ``InvocationError`` naming the file."""
@@ -108,40 +104,3 @@ def read_json_file(path: Path, what: str) -> Any:
         ) from None
     except ValueError as exc:
         raise InvocationError(f"{what} is not usable JSON: {path}: {exc}") from None
-
-
-def parse_json(text: str, *, finite: bool = False) -> Any:
-    """``text`` as JSON nested at most ``MAX_JSON_DEPTH`` deep, without ``NaN`` or ``Infinity``;
-    with ``finite``, no number too large for a float either (``1e400``; a config leaves that to
-    its field's validation, which names the field). ``ValueError`` with the reason otherwise
-    (``json.JSONDecodeError``, a ``ValueError``, for text that is not JSON at all)."""
-    try:
-        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite if finite else float)
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
-    if _depth_over(data, MAX_JSON_DEPTH):
-        raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
-    return data
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def _finite(literal: str) -> float:
-    value = float(literal)
-    if not math.isfinite(value):
-        raise ValueError(f"{literal[:40]} is beyond the numbers a float holds")
-    return value
-
-
-def _depth_over(value: Any, limit: int) -> bool:
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict | list):
-            if depth > limit:
-                return True
-            children = node.values() if isinstance(node, dict) else node
-            stack.extend((child, depth + 1) for child in children)
-    return False

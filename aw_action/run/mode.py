@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-MODE_ENV = "GITHUB_AW"
+from aw_action.environment.runner import MODE_VAR
+
+MODE_ENV = MODE_VAR
 PHASE_ENV = "GH_AW_PHASE"
 MAX_PHASE_CHARS = 64
 

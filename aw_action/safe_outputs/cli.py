@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from aw_action.environment.runner import MODE_VAR, RunnerFacts
+from aw_action.environment.tuning import SAFE_OUTPUTS_CONFIG
 from aw_action.run.mode import gh_aw_mode
 from aw_action.run.redact import Redactor, secrets_from_env
 from aw_action.safe_outputs.config import (
@@ -34,7 +36,6 @@ from aw_action.safe_outputs.kinds.base import RequestError
 from aw_action.safe_outputs.recorder import Recorder
 
 PROG = "aw-harness safe-output"
-DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
 USAGE = (
     f"usage: {PROG} KIND [--FIELD VALUE ...] [--json JSON | .] [--config FILE] [--output-dir DIR]\n"
     f"KIND: {', '.join(kind.key for kind in KINDS)}\n"
@@ -114,8 +115,9 @@ def resolve_config(options: Mapping[str, str], env: Mapping[str, str], output_di
     records (written there when the config came from elsewhere, so the artifact carries it)."""
     beside = output_dir / CONFIG_FILE
     source = Path(options["config"]) if options.get("config") else None
-    if source is None and env.get("AW_SAFE_OUTPUTS_CONFIG"):
-        source = Path(env.get("GITHUB_WORKSPACE") or ".") / env["AW_SAFE_OUTPUTS_CONFIG"]  # absolute stays absolute
+    named = SAFE_OUTPUTS_CONFIG.text(env)
+    if source is None and named:
+        source = RunnerFacts.read(env).workspace_or(".") / named  # absolute stays absolute
     if source is not None:
         config = load_config_file(source)
         if not beside.exists():
@@ -123,7 +125,9 @@ def resolve_config(options: Mapping[str, str], env: Mapping[str, str], output_di
         return config
     if beside.is_file():
         return load_config_file(beside)
-    raise UsageError(f"no safe-outputs config: pass --config, set AW_SAFE_OUTPUTS_CONFIG, or run where {beside} exists")
+    raise UsageError(
+        f"no safe-outputs config: pass --config, set {SAFE_OUTPUTS_CONFIG.name}, or run where {beside} exists"
+    )
 
 
 def main(argv: list[str], env: Mapping[str, str] | None = None, stdin: Any = None) -> int:
@@ -133,11 +137,11 @@ def main(argv: list[str], env: Mapping[str, str] | None = None, stdin: Any = Non
         sys.stdout.write(USAGE)
         return 0
     if gh_aw_mode(environ):
-        sys.stderr.write(f"{PROG}: error: in a gh-aw workflow (GITHUB_AW=true) use the safeoutputs command\n")
+        sys.stderr.write(f"{PROG}: error: in a gh-aw workflow ({MODE_VAR}=true) use the safeoutputs command\n")
         return 2
     try:
         record_type, fields, options = parse_args(argv, stdin)
-        output_dir = Path(options.get("output-dir") or environ.get("AW_OUTPUT_DIR") or DEFAULT_OUTPUT_DIR)
+        output_dir = Path(options.get("output-dir") or RunnerFacts.read(environ).output_dir)
         config = resolve_config(options, environ, output_dir)
     except (UsageError, SafeOutputsConfigError, OSError) as exc:
         sys.stderr.write(f"{PROG}: error: {exc}\n{USAGE}")

@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.security.confinement import spawn
 from aw_action.security.confinement.git_safe import harness_argv, harness_env
 from aw_action.security.confinement.identity import ToolIdentity
@@ -220,7 +221,7 @@ def capture_patch(
             root = Path(git.text(["rev-parse", "--show-toplevel"], workspace))
         except PatchError as exc:
             raise PatchError(f"{workspace} is not inside a git repository ({exc})") from None
-        base = _base_commit(git, root, base_env.get("GITHUB_SHA"))
+        base = _base_commit(git, root, RunnerFacts.read(base_env).sha or None)
         tree = _worktree_tree(git, root, base, exclude)
         if tree == git.text(["rev-parse", f"{base}^{{tree}}"], root, private=True):
             raise PatchError("no changes to propose: the working tree matches the base commit")

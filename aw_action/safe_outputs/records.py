@@ -25,14 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aw_action.environment.strict_json import parse_json
 from aw_action.run import record_table
 from aw_action.security.records.record_guard import RecordWrites, open_record
 
 RECORDS_FILE = record_table.SAFE_OUTPUTS.name
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
 
 
 @dataclass(frozen=True)
@@ -55,8 +52,8 @@ def normalise_type(value: str) -> str:
 
 def parse_line(number: int, raw: bytes) -> RecordLine:
     try:
-        value = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        value = parse_json(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
         return RecordLine(number, None, f"line {number}: not valid JSON ({type(exc).__name__})")
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
         return RecordLine(number, None, f"line {number}: not a record (a JSON object with a string 'type')")

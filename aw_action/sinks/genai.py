@@ -8,22 +8,23 @@ Token attributes follow the convention's definitions, which differ from ``Usage`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from aw_action.ai.types import Usage
+from aw_action.environment.runner import RunnerFacts
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.state import RunState
 
 AGENT_NAME = "aw-harness"
-GITHUB_RESOURCE = {
-    "GITHUB_REPOSITORY": ("github.repository", "gh-aw.repository"),
-    "GITHUB_RUN_ID": ("github.run_id", "gh-aw.run.id"),
-    "GITHUB_RUN_ATTEMPT": ("github.run_attempt",),
-    "GITHUB_WORKFLOW": ("github.workflow", "gh-aw.workflow.name"),
-    "GITHUB_JOB": ("github.job", "gh-aw.job.name"),
+GITHUB_RESOURCE: dict[str, tuple[str, ...]] = {
+    "repository": ("github.repository", "gh-aw.repository"),
+    "run_id": ("github.run_id", "gh-aw.run.id"),
+    "run_attempt": ("github.run_attempt",),
+    "workflow": ("github.workflow", "gh-aw.workflow.name"),
+    "job": ("github.job", "gh-aw.job.name"),
 }
+"""The runner's facts (``RunnerFacts`` fields) a span's resource carries, and under which names."""
 
 
 def _package_version() -> str:
@@ -33,11 +34,12 @@ def _package_version() -> str:
         return "0"
 
 
-def resource_attributes(env: Mapping[str, str]) -> dict[str, str]:
+def resource_attributes(runner: RunnerFacts) -> dict[str, str]:
     attrs = {"service.name": AGENT_NAME, "service.version": _package_version(), "gh-aw.engine.id": "aw"}
-    for var, names in GITHUB_RESOURCE.items():
-        if env.get(var):
-            attrs.update(dict.fromkeys(names, env[var]))
+    for fact, names in GITHUB_RESOURCE.items():
+        value = getattr(runner, fact)
+        if value:
+            attrs.update(dict.fromkeys(names, value))
     return attrs
 
 

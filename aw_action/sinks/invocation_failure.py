@@ -7,10 +7,10 @@ Contract: never raises; a summary that cannot be written becomes a JSONL ``warni
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import SdkLoadError
 from aw_action.run.record import Reporting
 from aw_action.run.redact import Redactor
@@ -20,7 +20,7 @@ from aw_action.sinks.summary import append_step_summary, render_failure_summary
 
 
 def report_invocation_error(
-    result: RunResult, reporting: Reporting, env: Mapping[str, str], jsonl: JsonlSink, redactor: Redactor
+    result: RunResult, reporting: Reporting, runner_facts: RunnerFacts, jsonl: JsonlSink, redactor: Redactor
 ) -> None:
     fields: dict[str, Any] = {"message": result.error, "stop_reason": result.stop_reason}
     if isinstance(result.cause, SdkLoadError):
@@ -28,7 +28,7 @@ def report_invocation_error(
     if result.setting is not None:
         fields["setting"] = result.setting.name
     jsonl.record("error", fields)
-    summary = env.get("GITHUB_STEP_SUMMARY")
+    summary = runner_facts.step_summary
     if not summary:
         return
     text = render_failure_summary(result, reporting)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from aw_action.env_values import env_seconds
+from aw_action.environment.tuning import OTLP_TIMEOUT_S
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.redact import Redactor
 from aw_action.sinks import genai
@@ -45,7 +45,7 @@ Attrs = Mapping[str, str | int | float | bool | Sequence[str]]
 def otlp_timeout(env: Mapping[str, str]) -> float:
     """Seconds per OTLP export and for the final flush: ``AW_OTLP_TIMEOUT_S`` (kept within
     0.1-30), default 5; a value that is not a positive number is an invocation error."""
-    return min(max(env_seconds(env, "AW_OTLP_TIMEOUT_S", DEFAULT_TIMEOUT_S), 0.1), 30.0)
+    return min(max(OTLP_TIMEOUT_S.number(env, DEFAULT_TIMEOUT_S) or DEFAULT_TIMEOUT_S, 0.1), 30.0)
 
 
 @dataclass(frozen=True)

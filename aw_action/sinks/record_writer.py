@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from aw_action.agent.events import AgentEvent
 from aw_action.ai.types import Model
+from aw_action.environment.runner import RunnerFacts
 from aw_action.run.config import RunConfig
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.mode import RunMode
@@ -65,6 +66,13 @@ class SessionInfo:
     """Where relative paths of the config resolve from."""
     tmpdir: str | None = None
     """The tools' private ``TMPDIR`` (``harness/sandbox_setup.py``), when they have one."""
+    runner_facts: RunnerFacts = field(default_factory=RunnerFacts)
+    """The runner's facts (``environment/runner.py``), as the entry point read them (read from
+    ``env`` when not given)."""
+
+    def __post_init__(self) -> None:
+        if self.runner_facts == RunnerFacts():
+            object.__setattr__(self, "runner_facts", RunnerFacts.read(self.env))
 
 
 @dataclass(frozen=True)

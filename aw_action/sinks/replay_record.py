@@ -18,14 +18,13 @@ itself a replay) the step summary gets a section with the three commands that re
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
 from aw_action.agent.events import AgentEvent, HarnessEvent, MessageEnd, RequestEnd
 from aw_action.ai.types import UserMessage
+from aw_action.environment.runner import RunnerFacts
 from aw_action.run import record_table
-from aw_action.run.mode import gh_aw_mode
 from aw_action.run.result import RunResult
 from aw_action.security.confinement.git_head import head_commit
 from aw_action.sinks.record_writer import JsonlRecordWriter, SessionInfo, WriterContext
@@ -55,18 +54,15 @@ def harness_version() -> str:
         return "unknown"
 
 
-def recorded_run(env: Mapping[str, str]) -> RecordedRun:
-    def get(name: str) -> str | None:
-        return env.get(name, "").strip() or None
-
+def recorded_run(runner: RunnerFacts) -> RecordedRun:
     return RecordedRun(
-        repository=get("GITHUB_REPOSITORY"),
-        run_id=get("GITHUB_RUN_ID"),
-        run_attempt=get("GITHUB_RUN_ATTEMPT"),
-        sha=get("GITHUB_SHA"),
-        server_url=get("GITHUB_SERVER_URL"),
-        workflow=get("GITHUB_WORKFLOW"),
-        job=get("GITHUB_JOB"),
+        repository=runner.repository or None,
+        run_id=runner.run_id or None,
+        run_attempt=runner.run_attempt or None,
+        sha=runner.sha or None,
+        server_url=runner.server_url or None,
+        workflow=runner.workflow or None,
+        job=runner.job or None,
     )
 
 
@@ -109,14 +105,14 @@ class ReplayRecord(JsonlRecordWriter):
         super().__init__(ctx)
         self.replies = 0
         self.header: Header | None = None
-        self.env: Mapping[str, str] = {}
+        self.gh_aw = False
         self.replayable = True
         """False once a prompt came from where a replay cannot send it from (a workflow's step)."""
 
     def start(self, session: SessionInfo) -> None:
         workspace = Path(session.workspace)
-        self.env = session.env
-        run = recorded_run(session.env)
+        self.gh_aw = session.runner_facts.gh_aw
+        run = recorded_run(session.runner_facts)
         origin = self.state.record.replay_of
         self.header = Header(
             format=FORMAT,
@@ -160,7 +156,7 @@ class ReplayRecord(JsonlRecordWriter):
         header = self.header
         if header is None or header.replay_of is not None or header.continues is not None:
             return  # a replay, or a run that began with an earlier conversation: no replay hint
-        if gh_aw_mode(self.env) or not self.replayable:
+        if self.gh_aw or not self.replayable:
             return
         hint = replay_hint(header.run, header.workspace.commit)
         if hint is not None:

@@ -7,17 +7,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.run.result import ResultRecord
 from aw_action.run.state import RunState
 
 
-def workflow_info(requested_model: str, env: Mapping[str, str]) -> dict[str, Any]:
+def workflow_info(requested_model: str, runner: RunnerFacts) -> dict[str, Any]:
     return {
         "engineId": "aw",
         "requestedModel": requested_model,
-        "workflow": env.get("GITHUB_WORKFLOW"),
-        "repository": env.get("GITHUB_REPOSITORY"),
-        "runId": env.get("GITHUB_RUN_ID"),
+        "workflow": runner.workflow or None,
+        "repository": runner.repository or None,
+        "runId": runner.run_id or None,
     }
 
 

@@ -79,7 +79,7 @@ class UnifiedSession(JsonlRecordWriter):
         """The header, ``workflow.info`` and ``session.start``."""
         self.session_id = session.session_id
         self.file.write(HEADER)
-        info = unified_records.workflow_info(session.configured_model, session.env)
+        info = unified_records.workflow_info(session.configured_model, session.runner_facts)
         self.record("workflow.info", info, component="workflow", source="config.json")
         started = {"sourceEngine": "aw", "model": self.state.model, "sessionId": self.session_id}
         self.record("session.start", {**started, "cwd": session.workspace})

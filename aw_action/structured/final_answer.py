@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aw_action.environment.strict_json import TooDeep, parse_json
 from aw_action.run import record_table
 from aw_action.security.records.record_guard import RecordWrites, write_record
 
@@ -44,15 +45,8 @@ class AnswerNotJson(ValueError):
     """No JSON value could be read from the answer; the message says why."""
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def _loads(text: str) -> Any:
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
+    return parse_json(text, max_depth=MAX_DEPTH)
 
 
 def load_output_schema(spec: str | Mapping[str, Any], base_dir: Path | None = None) -> dict[str, Any]:
@@ -106,25 +100,12 @@ def extract_json(text: str) -> Any:
     first_error = ""
     for candidate in _candidates(stripped):
         try:
-            value = _loads(candidate.strip())
+            return _loads(candidate.strip())
+        except TooDeep as exc:
+            raise AnswerNotJson(f"it is {exc}") from None
         except ValueError as exc:
             first_error = first_error or str(exc)
-            continue
-        if _depth(value) > MAX_DEPTH:
-            raise AnswerNotJson(f"it is nested deeper than {MAX_DEPTH} levels")
-        return value
     raise AnswerNotJson(f"it is not valid JSON ({_cut(first_error)})")
-
-
-def _depth(value: Any) -> int:
-    """How deeply arrays and objects nest (iteratively: a hostile answer must not exhaust the stack)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict | list):
-            deepest = max(deepest, level)
-            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
 
 
 def _cut(text: str, limit: int = MAX_ERROR_CHARS) -> str:

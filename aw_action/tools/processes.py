@@ -35,7 +35,9 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-MARKER = "AW_AGENT_PROCESS"
+from aw_action.environment.runner import AGENT_PROCESS_VAR
+
+MARKER = AGENT_PROCESS_VAR
 PR_SET_CHILD_SUBREAPER = 36
 RUN_TOKEN = secrets.token_hex(8)
 """Identifies this harness process's commands (a test process may host many runs: one token)."""

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import Message
+from aw_action.environment.strict_json import TooDeep, parse_json
 from aw_action.security.records.record_guard import RecordWrites, write_record
 from aw_action.workflows.errors import CheckpointError
 from aw_action.workflows.loader import LoadedWorkflow
@@ -122,24 +123,6 @@ def write_checkpoint(
     return path
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"non-finite number {name}")
-
-
-def _depth(value: Any) -> int:
-    """How many levels of lists and objects ``value`` nests (counted without recursion)."""
-    deepest, todo = 0, [(value, 1)]
-    while todo:
-        item, level = todo.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is None:
-            continue
-        deepest = max(deepest, level)
-        if level <= MAX_CHECKPOINT_DEPTH:
-            todo.extend((child, level + 1) for child in children)
-    return deepest
-
-
 def read_checkpoint(path: Path) -> Checkpoint:
     """Read and validate a checkpoint; ``CheckpointError`` names the file and the problem."""
     where = str(path)
@@ -158,13 +141,11 @@ def read_checkpoint(path: Path) -> Checkpoint:
     finally:
         os.close(fd)
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        data = parse_json(raw.decode("utf-8"), max_depth=MAX_CHECKPOINT_DEPTH)
+    except TooDeep:
+        raise CheckpointError(f"{where}: nested deeper than {MAX_CHECKPOINT_DEPTH} levels") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise CheckpointError(f"{where}: not valid JSON: {exc}") from None
-    except RecursionError:
-        raise CheckpointError(f"{where}: nested deeper than {MAX_CHECKPOINT_DEPTH} levels") from None
-    if _depth(data) > MAX_CHECKPOINT_DEPTH:
-        raise CheckpointError(f"{where}: nested deeper than {MAX_CHECKPOINT_DEPTH} levels")
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise CheckpointError(f"{where}: not an aw-harness workflow checkpoint")
     if data.get("version") != VERSION:

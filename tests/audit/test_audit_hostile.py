@@ -71,7 +71,7 @@ def test_non_finite_numbers_and_deep_nesting_are_skipped_with_a_warning(tmp_path
     [warning] = run.stderr.splitlines()
     assert warning == (
         "aw-harness audit: warning: usage/aw_session.jsonl: 6 line(s) skipped "
-        "(first: line 2: non-finite number Infinity)"
+        "(first: line 2: Infinity is not a number JSON allows)"
     )
     reasons = report["skipped"][0]
     assert reasons["lines"] == 6

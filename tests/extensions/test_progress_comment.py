@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.extensions import progress_comment
 from aw_action.extensions.github_comment import CommentTarget, comment_target, failure
 from aw_action.harness.invocation import Harness
@@ -210,14 +211,14 @@ async def test_an_event_without_an_issue_or_pull_request_gets_a_warning_and_no_r
     ],
 )  # fmt: skip
 def test_the_target_comes_from_the_event(tmp_path: Path, name: str, payload: dict[str, Any], expected: Any) -> None:
-    assert comment_target(_event(tmp_path, name, payload)) == expected
+    assert comment_target(RunnerFacts.read(_event(tmp_path, name, payload))) == expected
 
 
 def test_an_unreadable_event_has_no_target(tmp_path: Path) -> None:
     env = _event(tmp_path)
     Path(env["GITHUB_EVENT_PATH"]).write_text("{not json")
-    assert isinstance(comment_target(env), str)
-    assert isinstance(comment_target({"GITHUB_REPOSITORY": "octo/hello"}), str)
+    assert isinstance(comment_target(RunnerFacts.read(env)), str)
+    assert isinstance(comment_target(RunnerFacts.read({"GITHUB_REPOSITORY": "octo/hello"})), str)
 
 
 def test_failures_are_told_apart() -> None:

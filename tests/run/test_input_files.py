@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from aw_action.environment.strict_json import MAX_JSON_DEPTH
 from aw_action.exits import InvocationError
 from aw_action.run.config import RunConfig
-from aw_action.run.input_files import MAX_INPUT_BYTES, MAX_JSON_DEPTH, read_input_text, read_json_file
+from aw_action.run.input_files import MAX_INPUT_BYTES, read_input_text, read_json_file
 from aw_action.run.prompt_files import resolve_imports
 from tests.conftest import CliRun, base_env, run_cli, write_run_files
 

@@ -59,8 +59,8 @@ def test_a_json_fence_wins_over_an_unlabelled_one() -> None:
     [
         ("", "the answer is empty"),
         ("I approve this change.", "it is not valid JSON"),
-        ('{"score": NaN}', "NaN is not valid JSON"),
-        ('{"score": Infinity}', "Infinity is not valid JSON"),
+        ('{"score": NaN}', "NaN is not a number JSON allows"),
+        ('{"score": Infinity}', "Infinity is not a number JSON allows"),
         ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
         ("x" * 1_000_001, "over 1,000,000"),
     ],

@@ -105,7 +105,7 @@ def test_given_a_scrubber_then_no_secret_reaches_the_checkpoint(wf: LoadedWorkfl
         (b"", "not valid JSON"),
         (b"{", "not valid JSON"),
         (b"\xff\xfe", "not valid JSON"),
-        (b'{"kind": "aw-harness/workflow-checkpoint", "version": NaN}', "non-finite"),
+        (b'{"kind": "aw-harness/workflow-checkpoint", "version": NaN}', "NaN is not a number JSON allows"),
         (b"[]", "not an aw-harness workflow checkpoint"),
         (b'{"kind": "pi-workflows", "version": 1}', "not an aw-harness workflow checkpoint"),
         (b'{"kind": "aw-harness/workflow-checkpoint", "version": 2}', "checkpoint version 2 is not supported"),

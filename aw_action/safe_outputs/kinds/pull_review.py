@@ -16,33 +16,26 @@ pull request, so comments are never posted one by one).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
+from aw_action.environment.event_file import EventFileTooLarge, EventFileUnreadable, read_event_file
+from aw_action.environment.runner import RunnerFacts
 from aw_action.safe_outputs.fields import FieldError
 from aw_action.safe_outputs.kinds.apply_api import ApplyError, GitHub, PlannedItem, PullState
 
 COMMIT_FIELD = "commit_id"
 _SHA = re.compile(r"^[0-9a-f]{40}$")
-MAX_EVENT_BYTES = 64 * 1024 * 1024
 
 
 def event_head(env: Mapping[str, str]) -> str | None:
     """The triggering pull request's head commit, from the runner's event file (None if none)."""
-    path = env.get("GITHUB_EVENT_PATH")
-    if not path:
+    try:  # a tool call's capture: an event it cannot use names no commit
+        event = read_event_file(RunnerFacts.read(env).event_path)
+    except (EventFileUnreadable, EventFileTooLarge):
         return None
-    try:
-        file = Path(path)
-        if not file.is_file() or file.stat().st_size > MAX_EVENT_BYTES:
-            return None
-        event = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    pull = event.get("pull_request") if isinstance(event, dict) else None
+    pull = event.get("pull_request")
     head = pull.get("head") if isinstance(pull, dict) else None
     sha = head.get("sha") if isinstance(head, dict) else None
     return sha if isinstance(sha, str) and _SHA.match(sha) else None

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from aw_action.environment.tuning import SANDBOX_ABI_LIMIT
 from aw_action.security.confinement import landlock, seccomp
 
 SandboxMode = Literal["read-only", "workspace-write", "full"]
@@ -47,7 +48,7 @@ IMPLIED_BY_POLICY: dict[str | None, SandboxMode] = {
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 """Writable in every restricted mode (what codex and sandbox-runtime leave writable; ``/dev/shm``
 is not: it is shared by every process on the host or container)."""
-ABI_LIMIT_VAR = "AW_SANDBOX_ABI_LIMIT"
+ABI_LIMIT_VAR = SANDBOX_ABI_LIMIT.name
 TCP_ABI = 4
 
 
@@ -94,12 +95,9 @@ def probe(env: Mapping[str, str]) -> KernelSupport:
     socket_filter = seccomp.socket_filter_supported()
     abi = landlock.kernel_abi()
     note = "" if abi else "the kernel has no Landlock, or it is disabled or filtered"
-    limit = env.get(ABI_LIMIT_VAR, "").strip()
-    if limit:
-        if not limit.isdigit():
-            raise ValueError(f"{ABI_LIMIT_VAR}={limit!r}: expected a whole number (the highest Landlock ABI to use)")
-        if int(limit) < abi:
-            abi, note = int(limit), f"capped by {ABI_LIMIT_VAR}={limit}"
+    limit = SANDBOX_ABI_LIMIT.number(env)
+    if limit is not None and int(limit) < abi:
+        abi, note = int(limit), f"capped by {ABI_LIMIT_VAR}={int(limit)}"
     return KernelSupport(abi, True, note, socket_filter)
 
 

@@ -44,6 +44,7 @@ from collections.abc import Iterable, Mapping
 from html.entities import html5
 from urllib.parse import urlparse
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.security.untrusted_text.links import redact_urls
 from aw_action.security.untrusted_text.markdown_blocks import contained, normalize_lines
 from aw_action.security.untrusted_text.sanitize import strip_invisible, strip_reference_definitions
@@ -176,8 +177,9 @@ def neutralize_triggers(text: str) -> str:
 def allowed_domains(env: Mapping[str, str]) -> list[str]:
     """gh-aw's defaults plus the hosts of ``GITHUB_SERVER_URL`` and ``GITHUB_API_URL`` (GHES)."""
     out = list(DEFAULT_ALLOWED_DOMAINS)
-    for name in ("GITHUB_SERVER_URL", "GITHUB_API_URL"):
-        host = urlparse(env.get(name, "")).hostname
+    runner = RunnerFacts.read(env)
+    for url in (runner.server_url, runner.api_url):
+        host = urlparse(url).hostname
         if host:
             out.append(host)
     return out
