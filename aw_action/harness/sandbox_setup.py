@@ -32,7 +32,7 @@ from aw_action.extensions.bash_policy import configured_policy
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
 from aw_action.run.mode import gh_aw_mode
-from aw_action.run.record import RunRecord
+from aw_action.run.record import AccessNote, RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import (
@@ -162,9 +162,13 @@ def announce(
         fields["read_only_steps"] = read_only_steps
     post(HarnessEvent("sandbox", fields))
     steps = f"; read-only workflow steps: {', '.join(read_only_steps)}" if read_only_steps else ""
+    enforced = tools.bash.enforced() and tools.files.enforced()
     record.security_notes.append(
-        f"Sandbox: bash {tools.bash.describe()}, file tools {tools.files.mode} ({tools.bash.source}){steps}; "
-        f"{plan.kernel.describe()}."
+        AccessNote(
+            f"Sandbox: bash {tools.bash.describe()}, file tools {tools.files.mode} ({tools.bash.source}){steps}; "
+            f"{plan.kernel.describe()}" + ("." if enforced else "; the kernel does not enforce all of it."),
+            weaker=not enforced,
+        )
     )
 
 

@@ -17,7 +17,8 @@ step log's guard (the records hold the agent's text: none of it may act as a wor
 under the action's stop scheme. Then the report object, the outputs (``replay``,
 ``conclusion``, ``exit-code``, and the replay run's usage), the replay's records as an artifact,
 and the exit code: 0 the same, 1 diverged (the step fails: an ``::error::`` names the turn and
-the call, the diff is in the log and the step summary), 2 records or inputs refused.
+the call, the diff is in the log and the step summary), 2 records or inputs refused (the step
+summary says why and what to do: ``report.refused_summary``).
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ from aw_action.github.run_report import write_outputs_or_warn
 from aw_action.github.upload import upload_run_artifacts
 from aw_action.harness.supervisor import supervise
 from aw_action.replay.prepare import prepare
-from aw_action.replay.report import people_lines, report_object
+from aw_action.replay.report import people_lines, refused_summary, report_object
 from aw_action.replay.runner import ReplayHarness
 from aw_action.run.cancel import StopSignals
+from aw_action.run.record import IgnoredInput
 from aw_action.security.confinement.tool_env import RUNTIME_VARS
 
 TITLE = "aw-harness: replay"
@@ -65,10 +67,12 @@ def run_replay_mode(
     wind_down_s: float,
     total_s: float,
     event: TriggerEvent,
+    ignored: tuple[IgnoredInput, ...] = (),
 ) -> int:
     """Replay, report, upload; ``ActionInputError`` for a missing or unusable input. ``event``
     has passed the trigger guard (``action.py``); on a fork's pull request what the harness
-    imports comes from the base commit (``ForkFiles.pin``), as in a live run."""
+    imports comes from the base commit (``ForkFiles.pin``), as in a live run. ``ignored``: the
+    ``INPUT_*`` names action.yml does not declare, named on the summary's first screen."""
     workspace = Path(env.get("GITHUB_WORKSPACE") or Path.cwd())
     records, out = replay_inputs(inputs, env, workspace)
     fork = ForkFiles.for_event(event.name, event.payload, env, workspace, inputs.github_token)
@@ -79,11 +83,10 @@ def run_replay_mode(
             log.notice(fork.check.reason, title=TITLE)
             options = replace(options, pin=fork.pin)
         harness = ReplayHarness(recording, options, harness_env, stderr=cast(IO[str], log), readable=True)
-    except ActionInputError as exc:  # a fork's file the base commit lacks
+        harness.reporting = replace(harness.reporting, ignored_inputs=ignored)
+    except (ActionInputError, InvocationError) as exc:  # the records, or a fork's file the base commit lacks
         log.error(str(exc), title=TITLE)
-        return _finish(report_object(None, None, None, None, str(exc)), env, log)
-    except InvocationError as exc:
-        log.error(str(exc), title=TITLE)
+        _summary(env, log, refused_summary(inputs.replay_records or "", str(exc)))
         return _finish(report_object(None, None, None, None, str(exc)), env, log)
     with redirect_stdout(log), redirect_stderr(log):
         result = asyncio.run(supervise(harness, stops, wind_down_s))
@@ -98,6 +101,18 @@ def run_replay_mode(
     if report["exit_code"] != 0:
         log.error(str(report["message"]), title=f"{TITLE}: {report['replay']}")
     return _finish(report, env, log, artifact_id)
+
+
+def _summary(env: Mapping[str, str], log: WorkflowLog, text: str) -> None:
+    """Append ``text`` to the step summary, redacted; a write that fails is a warning."""
+    summary = env.get("GITHUB_STEP_SUMMARY")
+    if not summary:
+        return
+    try:
+        with open(summary, "a", encoding="utf-8") as fh:
+            fh.write(log.redactor.text(text))
+    except OSError as exc:
+        log.warning(f"step summary not written: {exc.strerror or exc}", title=TITLE)
 
 
 def _finish(report: dict[str, Any], env: Mapping[str, str], log: WorkflowLog, artifact_id: str = "") -> int:

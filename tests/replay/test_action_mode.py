@@ -43,6 +43,11 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> ActionRun:
     return run
 
 
+def first_screen(summary: str) -> str:
+    """What a person reads first: the summary down to its first section heading."""
+    return summary.split("\n### ", 1)[0]
+
+
 def replay(tmp: Path, recorded: ActionRun, notes: str = "alpha\n") -> ActionRun:
     workspace(tmp, notes)
     records = recorded.paths.runner_temp / "aw-harness"
@@ -61,7 +66,11 @@ def test_a_replay_in_an_unchanged_workspace_is_the_same(recorded: ActionRun, tmp
     assert (run.outputs["replay"], run.outputs["conclusion"], run.outputs["exit-code"]) == ("same", "success", "0")
     assert run.outputs["turns"] == "2"
     assert (tmp_path / "workspace" / "done.txt").read_text() == "ok\n"
-    assert "of GitHub run `123456` of `octo/hello`" in run.summary and "**same**" in run.summary
+    assert first_screen(run.summary).startswith("## ✅ Success · Replayed the same\n")
+    assert "all 2 turns replayed the same" in first_screen(run.summary)
+    assert "of GitHub run `123456` of `octo/hello`" in run.summary
+    assert "GitHub access granted" not in run.summary, "a replay's commands see no token"
+    assert "no GitHub token, so the tools see none" in run.summary
     assert (tmp_path / "runner_temp" / "aw-harness" / "replay.jsonl").is_file(), "the replay's own records"
 
 
@@ -71,7 +80,26 @@ def test_a_changed_workspace_fails_the_step_at_the_turn_with_the_diff(recorded: 
     assert (run.outputs["replay"], run.outputs["conclusion"], run.outputs["exit-code"]) == ("diverged", "failure", "1")
     [error] = [e for e in run.runner.named("error") if "replay" in e.properties.get("title", "")]
     assert "diverged" in error.properties["title"] and "turn 1" in error.data and "bash" in error.data
-    assert "-alpha" in run.summary and "+beta" in run.summary
+    screen = first_screen(run.summary)
+    assert screen.startswith("## ❌ Failure · Diverged at turn 1, call 1\n"), screen
+    assert (
+        "> The result of call 1 of turn 1, `cat notes.txt && echo ok > done.txt`, differs from the recording" in screen
+    )
+    assert "```diff\n--- recorded\n+++ replayed\n" in screen and "\n-alpha\n+beta\n```" in screen
+    assert "The run failed" not in run.summary and "> `diverged`." not in run.summary
+
+
+def test_a_replay_refused_for_its_records_place_says_why_and_what_to_do(recorded: ActionRun, tmp_path: Path) -> None:
+    workspace(tmp_path)
+    shutil.copytree(recorded.paths.runner_temp / "aw-harness", tmp_path / "workspace" / "reference")
+    run = run_action(tmp_path, {"mode": "replay", "replay-records": "reference", "upload-artifacts": "false"})
+    assert run.returncode == 2 and run.outputs["replay"] == "unusable"
+    screen = first_screen(run.summary)
+    assert screen.startswith("## ❌ Failure · Replay refused\n"), run.summary
+    assert "`replay-records`: `reference` · exit 2 · no recorded command was replayed" in screen
+    assert "lies in the workspace" in screen and "move it out of the workspace" in screen
+    assert "> **Fix:** give `replay-records` the recorded run's artifact" in screen
+    assert "under `${{ runner.temp }}`" in screen
 
 
 def test_mode_replay_needs_the_records(tmp_path: Path) -> None:
