@@ -96,6 +96,16 @@ class ReplayVerdict:
 
 
 @dataclass(frozen=True)
+class ReplayCommands:
+    """What the step summary needs to say how to replay a GitHub run on one's own machine
+    (``sinks/replay_record.replay_hint``): the run, its repository and the commit it worked on."""
+
+    run_id: str
+    repository: str
+    commit: str | None = None
+
+
+@dataclass(frozen=True)
 class PromptRecord:
     """One prompt of the run and how it ended (a workflow prompts once per step)."""
 
@@ -155,6 +165,9 @@ class RunRecord:
     """When this run replays a recording (``aw-harness replay``): the recording it replays, as
     the replay record's ``replay_of`` (``sinks/replay_format.ReplayOf``); set before the session
     starts."""
+    replay_commands: ReplayCommands | None = None
+    """Set at the end of a GitHub run a replay can drive (``sinks/replay_record.py``): the summary
+    then says how to replay it, in the action once its artifact is uploaded."""
     replay_verdict: ReplayVerdict | None = None
     """When this run is a replay: its verdict, set once the replay is judged (before the summary
     is written); the summary's heading and callout tell it instead of the stop reason's."""

@@ -14,7 +14,8 @@ The first screen tells the story (``render_run_summary``):
    the model's last answer; the tool calls with ✅/❌, duration and a failure's status
    (``sinks/summary_story.py``);
 8. what the agent could reach, only where it is weaker than asked or than the defaults
-   (``AccessNote.weaker``), and the sections built-ins add (safe outputs, a workflow's steps).
+   (``AccessNote.weaker``), and the sections built-ins add (safe outputs, a workflow's steps);
+9. collapsed, how to replay the run locally: in the action only once its artifact is uploaded.
 
 Below, collapsed: tokens per turn, the budgets, the chart, the weights, steering notices,
 context provenance and the agent's access in full (``sinks/summary_details.py``). A run that
@@ -39,8 +40,9 @@ from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks import markdown as md
 from aw_action.sinks.closing import icon, run_facts
+from aw_action.sinks.replay_record import replay_hint
 from aw_action.sinks.summary_details import details_sections
-from aw_action.sinks.summary_links import TRANSCRIPT, records_line
+from aw_action.sinks.summary_links import TRANSCRIPT, records_line, replay_placeholder
 from aw_action.sinks.summary_story import (
     ToolCallLine,
     answer_section,
@@ -125,6 +127,19 @@ def weaker_access(notes: Sequence[AccessNote]) -> str:
     )
 
 
+def replay_block(state: RunState) -> str:
+    """How to replay the run locally, collapsed: in the action the placeholder the upload turns
+    into the commands (``summary_links.amend_replay_line``), none when nothing will be uploaded;
+    on the command line in a GitHub job the commands, for once the job uploads the records."""
+    commands = state.record.replay_commands
+    reporting = state.record.reporting
+    if commands is None:
+        return ""
+    if reporting.audience == "action":
+        return replay_placeholder(reporting) if reporting.artifact else ""
+    return replay_hint(commands, None)
+
+
 def _degraded(state: RunState) -> str:
     lines = ["**Degraded mode.** Part of this run's record may be incomplete:"]
     lines += [f"- **{d.subsystem}**: {d.detail}. _Fix:_ {d.hint}" for d in state.journal.degraded]
@@ -168,6 +183,7 @@ def render_run_summary(result: RunResult, max_rows: int | None = None, *, calls:
     parts.append(calls_section(calls))
     parts.append(weaker_access(state.record.security_notes))
     parts += state.record.summary_sections
+    parts.append(replay_block(state))
     parts += details_sections(state, state.record.limits, max_rows)
     return "\n\n".join(p for p in parts if p) + "\n"
 

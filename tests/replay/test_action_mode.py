@@ -1,7 +1,9 @@
 """The action's ``mode: replay``, through the entrypoint as the runner starts it: a run recorded by
 the action replays in another job's workspace the same (exit 0, ``replay: same``), or stops at
-the changed file (exit 1, an error annotation, the diff in the step summary); the recorded run's
-summary says how to replay it; a missing ``replay-records`` names the input."""
+the changed file (exit 1, an error annotation, the step summary headed with the turn and the
+call, the diff on its first screen); a refused replay's summary says why and what to do; a
+recorded run that was not uploaded is not offered for download; a missing ``replay-records``
+names the input."""
 
 from __future__ import annotations
 
@@ -54,10 +56,11 @@ def replay(tmp: Path, recorded: ActionRun, notes: str = "alpha\n") -> ActionRun:
     return run_action(tmp, {"mode": "replay", "replay-records": str(records), "upload-artifacts": "false"})
 
 
-def test_the_recorded_runs_summary_says_how_to_replay_it(recorded: ActionRun) -> None:
-    assert "### Replay this run locally" in recorded.summary
-    assert "gh run download 123456 --repo octo/hello --dir /tmp/aw-run-123456" in recorded.summary
-    assert "aw-harness replay /tmp/aw-run-123456" in recorded.summary
+def test_a_recorded_run_not_uploaded_is_not_offered_for_download(recorded: ActionRun) -> None:
+    """With ``upload-artifacts: false`` there is no artifact to download: no replay commands
+    (tests/action/test_artifact_upload.py has them once the artifact is uploaded)."""
+    assert "**Records:** not uploaded (upload-artifacts is false)" in recorded.summary
+    assert "gh run download" not in recorded.summary and "Replay this run locally" not in recorded.summary
 
 
 def test_a_replay_in_an_unchanged_workspace_is_the_same(recorded: ActionRun, tmp_path: Path) -> None:
