@@ -276,8 +276,8 @@ def guard_run(
     else:
         if on_a_runner(env):
             journal.warn(_unprotected(decision), check=ISOLATION_CHECK)
-        if os.geteuid() == 0 or not on_a_runner(env):  # as the harness's own user on one's machine: as chosen
-            record.security_notes.append(AccessNote(f"Unprotected: {decision.reason}.", os.geteuid() == 0))
+        if os.geteuid() == 0 or not on_a_runner(env):  # on one's own machine: as that user chose, not weaker
+            record.security_notes.append(AccessNote(f"Unprotected: {decision.reason}.", on_a_runner(env)))
     withheld = _withhold_credential_files(env, decision, journal)
     github = github_grant(config)
     if github.granted:
