@@ -24,6 +24,7 @@ summary says why and what to do: ``report.refused_summary``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Mapping
 from contextlib import redirect_stderr, redirect_stdout
@@ -37,17 +38,18 @@ from aw_action.github.event import TriggerEvent
 from aw_action.github.fork_files import ForkFiles
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import REPLAY_OUTPUT_NAMES, result_outputs
-from aw_action.github.paths import container_path
+from aw_action.github.paths import container_path, visible_path
 from aw_action.github.plan import made_output_dir
 from aw_action.github.run_report import write_outputs_or_warn
-from aw_action.github.upload import upload_run_artifacts
+from aw_action.github.upload import Upload, upload_run_artifacts
 from aw_action.harness.supervisor import supervise
 from aw_action.replay.prepare import prepare
 from aw_action.replay.report import people_lines, refused_summary, report_object
 from aw_action.replay.runner import ReplayHarness
 from aw_action.run.cancel import StopSignals
-from aw_action.run.record import IgnoredInput
+from aw_action.run.record import IgnoredInput, Reporting
 from aw_action.security.confinement.tool_env import RUNTIME_VARS
+from aw_action.sinks.summary_links import amend_records_line, not_uploaded_line, uploaded_line
 
 TITLE = "aw-harness: replay"
 
@@ -83,24 +85,47 @@ def run_replay_mode(
             log.notice(fork.check.reason, title=TITLE)
             options = replace(options, pin=fork.pin)
         harness = ReplayHarness(recording, options, harness_env, stderr=cast(IO[str], log), readable=True)
-        harness.reporting = replace(harness.reporting, ignored_inputs=ignored)
+        name = inputs.artifact_name or f"aw-harness-replay-{env.get('GITHUB_JOB') or 'run'}"
+        artifact = name if inputs.upload_artifacts else None
+        harness.reporting = replace(harness.reporting, artifact=artifact, ignored_inputs=ignored)
     except (ActionInputError, InvocationError) as exc:  # the records, or a fork's file the base commit lacks
         log.error(str(exc), title=TITLE)
         _summary(env, log, refused_summary(inputs.replay_records or "", str(exc)))
         return _finish(report_object(None, None, None, None, str(exc)), env, log)
-    with redirect_stdout(log), redirect_stderr(log):
-        result = asyncio.run(supervise(harness, stops, wind_down_s))
+
+    async def replay_and_upload() -> tuple[dict[str, Any], Upload]:
+        """One event loop for both: the stop scheme's clock belongs to the loop it first waited in."""
+        result = await supervise(harness, stops, wind_down_s)
         report = harness.redactor.obj(report_object(harness.verdict, recording, result, out))
         for line in people_lines(report):
             log.write(line + "\n")
-        artifact_id = ""
-        if inputs.upload_artifacts:
-            name = inputs.artifact_name or f"aw-harness-replay-{env.get('GITHUB_JOB') or 'run'}"
-            root = harness.context.records_root() if harness.context else out
-            artifact_id = asyncio.run(upload_run_artifacts(env, name, root, log, stops.clock, total_s)).artifact_id
+        root = harness.context.records_root() if harness.context else out
+        done = Upload(problem="upload-artifacts is false")
+        if artifact is not None:
+            done = await upload_run_artifacts(env, artifact, root, log, stops.clock, total_s)
+        _records_line(env, log, harness.reporting, done, Path(visible_path(root, env, workspace)))
+        return report, done
+
+    with redirect_stdout(log), redirect_stderr(log):
+        report, done = asyncio.run(replay_and_upload())
+        artifact_id = done.artifact_id
     if report["exit_code"] != 0:
         log.error(str(report["message"]), title=f"{TITLE}: {report['replay']}")
     return _finish(report, env, log, artifact_id)
+
+
+def _records_line(env: Mapping[str, str], log: WorkflowLog, reporting: Reporting, done: Upload, folder: Path) -> None:
+    """The summary's records line, as a run's: the replay's artifact with its link, or where its
+    records are and why they were not uploaded (``sinks/summary_links.py``)."""
+    summary = env.get("GITHUB_STEP_SUMMARY")
+    if not summary:
+        return
+    if done.artifact_id and reporting.artifact:
+        line = uploaded_line(reporting, reporting.artifact, done.url)
+    else:
+        line = not_uploaded_line(reporting, folder, done.problem)
+    with contextlib.suppress(OSError):
+        amend_records_line(Path(summary), reporting, log.redactor.text(line))
 
 
 def _summary(env: Mapping[str, str], log: WorkflowLog, text: str) -> None:

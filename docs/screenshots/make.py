@@ -130,14 +130,38 @@ def _action(
         return run_action(tmp, {**base, **inputs}, extra, timeout=120)
 
 
-def _summary(script: list[dict[str, Any]], inputs: dict[str, str]) -> Callable[[Path], str]:
+def _summary(
+    script: list[dict[str, Any]], inputs: dict[str, str], env: dict[str, str] | None = None
+) -> Callable[[Path], str]:
     def make(tmp: Path) -> str:
-        run = _action(tmp, script, inputs)
+        run = _action(tmp, script, inputs, env)
         if not run.summary.strip():
             raise SystemExit(f"no step summary: {run.stdout[-2000:]}")
         return run.summary
 
     return make
+
+
+NOTES_SCRIPT = [
+    _turn("Reading the notes.", _bash("cat notes.txt && wc -l notes.txt")),
+    {"text": "The notes list two open items.", "usage": {"input": 2_600, "output": 60}},
+]
+
+
+def _replay_diverged(tmp: Path) -> str:
+    """A run recorded in one job, replayed in another whose notes.txt changed since."""
+    (tmp / "record" / "workspace").mkdir(parents=True)
+    (tmp / "record" / "workspace" / "notes.txt").write_text("- ship 1.2\n- fix add()\n")
+    recorded = _action(tmp / "record", NOTES_SCRIPT, {"prompt": "Read the notes.", "upload-artifacts": "false"})
+    if recorded.returncode != 0:
+        raise SystemExit(f"the recorded run failed: {recorded.stdout[-2000:]}")
+    (tmp / "replay" / "workspace").mkdir(parents=True)
+    (tmp / "replay" / "workspace" / "notes.txt").write_text("- ship 1.2\n- fix add()\n- drop 3.9\n")
+    records = str(recorded.paths.runner_temp / "aw-harness")
+    run = _action(tmp / "replay", [], {"mode": "replay", "replay-records": records})
+    if run.returncode != 1:
+        raise SystemExit(f"the replay did not diverge: {run.stdout[-2000:]}")
+    return run.summary
 
 
 def _progress(script: list[dict[str, Any]], inputs: dict[str, str]) -> Callable[[Path], str]:
@@ -177,6 +201,8 @@ CASES: dict[str, tuple[str, Callable[[Path], str]]] = {
     "summary-timeout": ("summary", _summary([{"text": "Thinking.", "delay_s": 30}], {"timeout-minutes": "0.05"})),
     "summary-invalid-input": ("summary", _summary(SUCCESS, {"max-turns": "ten"})),
     "summary-schema-failure": ("summary", _summary(SCHEMA_ANSWERS, {"output-schema": json.dumps(SCHEMA)})),
+    "summary-misspelt-input": ("summary", _summary(SUCCESS, {}, {"INPUT_MAX-TURN": "3"})),
+    "summary-replay-diverged": ("summary", _replay_diverged),
     "progress-comment-success": ("comment", _progress(SUCCESS, {"progress-comment-answer": "true"})),
     "progress-comment-failure": ("comment", _progress(FAILING_TOOLS[:3] + BUDGET, {"max-turns": "3"})),
 }

@@ -15,6 +15,9 @@ import pytest
 from ruamel.yaml import YAML
 
 from tests.action.launch import REPO, ActionRun, run_action, write_script
+from tests.github.artifact_server import ArtifactServer, runtime_token
+
+TOKEN = runtime_token("41", "41")
 
 SCRIPT = [
     {
@@ -71,6 +74,7 @@ def test_a_replay_in_an_unchanged_workspace_is_the_same(recorded: ActionRun, tmp
     assert (tmp_path / "workspace" / "done.txt").read_text() == "ok\n"
     assert first_screen(run.summary).startswith("## ✅ Success · Replayed the same\n")
     assert "all 2 turns replayed the same" in first_screen(run.summary)
+    assert "**Records:** not uploaded (upload-artifacts is false); the transcript" in first_screen(run.summary)
     assert "of GitHub run `123456` of `octo/hello`" in run.summary
     assert "GitHub access granted" not in run.summary, "a replay's commands see no token"
     assert "no GitHub token, so the tools see none" in run.summary
@@ -90,6 +94,20 @@ def test_a_changed_workspace_fails_the_step_at_the_turn_with_the_diff(recorded: 
     )
     assert "```diff\n--- recorded\n+++ replayed\n" in screen and "\n-alpha\n+beta\n```" in screen
     assert "The run failed" not in run.summary and "> `diverged`." not in run.summary
+
+
+def test_a_replays_records_are_uploaded_and_its_summary_links_them(recorded: ActionRun, tmp_path: Path) -> None:
+    """The replay and its upload share one event loop (the stop scheme's clock is bound to it):
+    the upload finishes and the summary's records line links the artifact."""
+    workspace(tmp_path)
+    records = str(recorded.paths.runner_temp / "aw-harness")
+    with ArtifactServer(TOKEN) as server:
+        extra = {"ACTIONS_RUNTIME_TOKEN": TOKEN, "ACTIONS_RESULTS_URL": server.url + "/"}
+        run = run_action(tmp_path, {"mode": "replay", "replay-records": records, "artifact-name": "replayed"}, extra)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert run.outputs["artifact-id"] == "4242" and [c["name"] for c in server.named("CreateArtifact")] == ["replayed"]
+    link = "[artifact `replayed`](https://github.com/octo/hello/actions/runs/123456/artifacts/4242)"
+    assert f"**Records:** {link}" in first_screen(run.summary)
 
 
 def test_a_replay_refused_for_its_records_place_says_why_and_what_to_do(recorded: ActionRun, tmp_path: Path) -> None:
