@@ -112,7 +112,7 @@ def unknown_inputs_block(reporting: Reporting) -> list[str]:
         meant = f"; did you mean {md.code(each.likely)}?" if each.likely else "; `aw-harness action --help` lists them."
         lines.append(f"- {said}{meant}")
     head = "**Ignored input:**" if len(ignored) == 1 else f"**{len(ignored)} ignored inputs:**"
-    fix = "**Fix:** spell it as action.yml does in the step's `with:`."
+    fix = f"**Fix:** spell {'it' if len(ignored) == 1 else 'each'} as action.yml does in the step's `with:`."
     return [md.alert("warning", [head, *lines, "", fix])]
 
 
