@@ -4,10 +4,10 @@ and for people a few lines on stderr (the verdict, and the diff when the replay 
 The object (key order is the contract): ``replay`` (``same``, ``paused``, ``diverged``, ``live``,
 ``stopped``, or ``unusable`` when the records or the replay's own inputs are refused),
 ``exit_code`` (0, 1 or 2), ``message``, ``divergence`` (``turn``, ``reason``, ``tool_call_id``,
-``tool``, ``arguments``, ``diff``; null unless diverged), ``recording`` (where it was read from,
-the recorded session, GitHub run, commit, model, turns and stop reason; null when it could not be
-read), ``output_dir`` (the replay's own records) and ``run`` (the replay run's result object,
-``cli.py``'s; null when no run started). Everything passes through the run's redactor.
+``tool``, ``arguments``, ``diff``, ``call``: its place among its turn's calls; null unless
+diverged), ``recording`` (where it was read from, the recorded session, GitHub run, commit,
+model, turns and stop reason; null when it could not be read), ``output_dir`` (the replay's own
+records) and ``run`` (the replay run's result object, ``cli.py``'s; null when no run started). Everything passes through the run's redactor.
 """
 
 from __future__ import annotations
