@@ -7,7 +7,8 @@ The object (key order is the contract): ``replay`` (``same``, ``paused``, ``dive
 ``tool``, ``arguments``, ``diff``, ``call``: its place among its turn's calls; null unless
 diverged), ``recording`` (where it was read from, the recorded session, GitHub run, commit,
 model, turns and stop reason; null when it could not be read), ``output_dir`` (the replay's own
-records) and ``run`` (the replay run's result object, ``cli.py``'s; null when no run started). Everything passes through the run's redactor.
+records) and ``run`` (the replay run's result object, ``cli.py``'s; null when no run started).
+Everything passes through the run's redactor.
 """
 
 from __future__ import annotations
