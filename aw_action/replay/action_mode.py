@@ -87,7 +87,7 @@ def run_replay_mode(
         harness = ReplayHarness(recording, options, harness_env, stderr=cast(IO[str], log), readable=True)
         name = inputs.artifact_name or f"aw-harness-replay-{env.get('GITHUB_JOB') or 'run'}"
         artifact = name if inputs.upload_artifacts else None
-        harness.reporting = replace(harness.reporting, artifact=artifact, ignored_inputs=ignored)
+        harness.reporting = replace(harness.reporting, audience="action", artifact=artifact, ignored_inputs=ignored)
     except (ActionInputError, InvocationError) as exc:  # the records, or a fork's file the base commit lacks
         log.error(str(exc), title=TITLE)
         _summary(env, log, refused_summary(inputs.replay_records or "", str(exc)))
