@@ -62,7 +62,7 @@ from aw_action.harness.run_files import start_afresh
 from aw_action.harness.supervisor import exit_soon, stuck_result, supervise
 from aw_action.harness.workflow import WorkflowHarness
 from aw_action.run.cancel import CancelClock, StopSignals
-from aw_action.run.record import Reporting
+from aw_action.run.record import IgnoredInput, Reporting
 from aw_action.run.redact import run_redactor
 from aw_action.run.result import RunResult
 from aw_action.sinks.invocation_failure import report_invocation_error
@@ -85,11 +85,11 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ)
     for secret in secret_values(env):
         log.mask(secret)
-    _warn_unknown_inputs(env, log)
+    ignored = _warn_unknown_inputs(env, log)
     stops = StopSignals(CancelClock(), CANCEL_HARD_S)
     if argv:  # a workflow's `with: args:` reaches the container as arguments
         message = f"the action takes no arguments (inputs come from INPUT_* variables), got {argv}"
-        return asyncio.run(_invalid(InvocationError(message, Setting("args", "input")), env, log, stops))
+        return asyncio.run(_invalid(InvocationError(message, Setting("args", "input")), env, log, stops, ignored))
     stops.install()
     try:
         inputs = ActionInputs.from_env()
@@ -106,15 +106,15 @@ def main(argv: list[str]) -> int:
         if inputs.mode == "replay":
             from aw_action.replay.action_mode import run_replay_mode  # only a replay pays for it
 
-            return run_replay_mode(inputs, env, log, stops, CANCEL_RUN_S, CANCEL_TOTAL_S, event)
+            return run_replay_mode(inputs, env, log, stops, CANCEL_RUN_S, CANCEL_TOTAL_S, event, ignored)
         plan = build_plan(inputs, env, Path.cwd(), event)
     except ActionInputError as exc:
-        return asyncio.run(_invalid(exc.invocation_error(), env, log, stops))
+        return asyncio.run(_invalid(exc.invocation_error(), env, log, stops, ignored))
     except InvocationError as exc:  # the environment's part of the config (GH_AW_* limits)
-        return asyncio.run(_invalid(exc, env, log, stops))
+        return asyncio.run(_invalid(exc, env, log, stops, ignored))
     if inputs.log_format == "file":
         log.use_records_file(plan.output_dir / EVENTS_FILE)
-    return asyncio.run(_run(plan, env, log, stops, event_appendix(inputs, plan.event)))
+    return asyncio.run(_run(plan, env, log, stops, event_appendix(inputs, plan.event), ignored))
 
 
 def _help() -> int:
@@ -126,16 +126,18 @@ def _help() -> int:
     return 0
 
 
-def _warn_unknown_inputs(env: dict[str, str], log: WorkflowLog) -> None:
+def _warn_unknown_inputs(env: dict[str, str], log: WorkflowLog) -> tuple[IgnoredInput, ...]:
     """A misspelt ``with:`` key (``max-turn``) would be ignored without a word: say so, naming the
-    input it most likely meant (action.yml's, the one list)."""
+    input it most likely meant (action.yml's, the one list); the step summary's first screen
+    says it too (``Reporting.ignored_inputs``)."""
     try:
         unknown = unknown_inputs(env, action_inputs())
     except ManifestError as exc:
         log.warning(f"cannot check the INPUT_* names: {exc}", title="aw-harness")
-        return
+        return ()
     for each in unknown:
         log.warning(each.message(), title="aw-harness: unknown input")
+    return tuple(IgnoredInput(each.variable, each.likely.name if each.likely else None) for each in unknown)
 
 
 def _skipped(
@@ -153,7 +155,13 @@ def _skipped(
     return 0
 
 
-async def _invalid(exc: InvocationError, env: dict[str, str], log: WorkflowLog, stops: StopSignals) -> int:
+async def _invalid(
+    exc: InvocationError,
+    env: dict[str, str],
+    log: WorkflowLog,
+    stops: StopSignals,
+    ignored: tuple[IgnoredInput, ...] = (),
+) -> int:
     """A run that could not start: its records, failure summary, outputs and artifact, and one
     annotation that says what to change (``github/run_report.py``)."""
     runner = RunnerFacts.read(env)
@@ -162,7 +170,8 @@ async def _invalid(exc: InvocationError, env: dict[str, str], log: WorkflowLog, 
     if records.log_format == "file":
         log.use_records_file(records.folder / EVENTS_FILE)
     workflow = runner.workflow or None
-    reporting = Reporting("action", artifact=records.artifact if records.upload else None, workflow=workflow)
+    artifact = records.artifact if records.upload else None
+    reporting = Reporting("action", artifact=artifact, workflow=workflow, ignored_inputs=ignored)
     result = RunResult.invocation_error(exc, raw_input(env, "model") or "unknown")
     with contextlib.suppress(InvocationError, OSError):
         start_afresh(records.folder, env)
@@ -188,7 +197,12 @@ async def _invalid(exc: InvocationError, env: dict[str, str], log: WorkflowLog, 
 
 
 async def _run(
-    plan: RunPlan, env: dict[str, str], log: WorkflowLog, stops: StopSignals, appendix: tuple[str, str] | None = None
+    plan: RunPlan,
+    env: dict[str, str],
+    log: WorkflowLog,
+    stops: StopSignals,
+    appendix: tuple[str, str] | None = None,
+    ignored: tuple[IgnoredInput, ...] = (),
 ) -> int:
     clock = stops.clock
     stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
@@ -204,7 +218,9 @@ async def _run(
             log.warning(f"continuing anyway (continue-from-untrusted): {request.untrusted}", title="aw-harness")
         harness.continue_from = lambda: _continuation(request)
     harness.explain = lambda exc: credential_help.explain(exc, plan.env, action=True)
-    harness.reporting = Reporting("action", artifact=plan.artifact_name if plan.upload else None)
+    harness.reporting = Reporting(
+        "action", artifact=plan.artifact_name if plan.upload else None, ignored_inputs=ignored
+    )
     # Lines that bypass the harness's sinks (an extension's print) are redacted with the same
     # secrets: credentials set on the step's env:, not only those passed as inputs.
     log.redactor.add(*run_redactor(plan.env, plan.config.observability.otlp.headers).secrets)

@@ -7,7 +7,8 @@ Every invocation, a run or one that could not start, ends the same way (``report
    ``result.json`` in the output folder, written without following a link;
 2. the step outputs, then the upload of the output folder as the artifact (when it is on);
 3. the step summary's records line is amended with the artifact's link, or says where the records
-   are and why they were not uploaded (``sinks/summary_links.py``);
+   are and why they were not uploaded (``sinks/summary_links.py``); the commands that replay the
+   run locally are put in, collapsed, only when the artifact was uploaded;
 4. one annotation explains how the run ended (``run/explain.py``): ``::error`` for a failure,
    ``::warning`` for a success with something to look at, none for a plain success;
 5. the log's last line says how it ended in people's units (``sinks/closing.py``).
@@ -33,7 +34,14 @@ from aw_action.run.record import Reporting
 from aw_action.run.result import RESULT_FILE, RunResult
 from aw_action.security.records.record_guard import RecordWrites, write_record
 from aw_action.sinks.closing import closing_head
-from aw_action.sinks.summary_links import TRANSCRIPT, amend_records_line, not_uploaded_line, uploaded_line
+from aw_action.sinks.replay_record import replay_hint
+from aw_action.sinks.summary_links import (
+    TRANSCRIPT,
+    amend_records_line,
+    amend_replay_line,
+    not_uploaded_line,
+    uploaded_line,
+)
 
 TITLE = "aw-harness"
 
@@ -97,8 +105,12 @@ async def report_end(
             line = uploaded_line(reporting, reporting.artifact, done.url, session)
         else:
             line = not_uploaded_line(reporting, Path(visible_path(folder, env, workspace)), done.problem, session)
+        commands = result.state.record.replay_commands if result.state is not None else None
+        uploaded = bool(done.artifact_id and reporting.artifact)
+        hint = replay_hint(commands, reporting.artifact) if commands is not None and uploaded else ""
         with contextlib.suppress(OSError):
             amend_records_line(Path(summary), reporting, log.redactor.text(line))
+            amend_replay_line(Path(summary), reporting, log.redactor.text(hint))
     announce(result, log)
 
 

@@ -39,14 +39,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aw_action.agent.events import HarnessEvent
-from aw_action.ai.credentials import credential_file_variables
+from aw_action.ai.credentials import credential_file_variables, github_access_variables
 from aw_action.environment.runner import RunnerFacts
 from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.exits import InvocationError, Setting
 from aw_action.harness.sandbox_setup import announce, confine
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
-from aw_action.run.record import RunRecord
+from aw_action.run.record import AccessNote, RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
 from aw_action.security.confinement.containment import end_agent_processes, left_behind
 from aw_action.security.confinement.credential_files import WithheldFile, give_back, unopenable, withhold
@@ -93,6 +93,17 @@ def github_grant(config: RunConfig) -> GithubAccess:
     return github_access(config.tools.github.model_dump(by_alias=True))
 
 
+def github_note(github: GithubAccess, env: Mapping[str, str]) -> str:
+    """The summary's line for a granted GitHub access, true to what the tools get: a grant with
+    no token set (a replay's commands never get one) gives them none."""
+    if any(env.get(name) for name in github_access_variables()):
+        return f"GitHub access granted: {github.reason}."
+    return (
+        "No GitHub access: the config grants it (tools.github), but this run has no GitHub token, "
+        "so the tools see none (a replay's commands never get one)."
+    )
+
+
 def env_grant(config: RunConfig) -> tuple[str, ...]:
     """The variables the config grants the tools: ``tools.pass-env`` and the names
     ``tools.bash-variables`` lets a command spell (both checked when the config was read)."""
@@ -112,7 +123,7 @@ class RunGuards:
     """Credentials files taken from the tools for the run; given back at the seal."""
     post: Callable[[HarnessEvent], None] = lambda event: None
     """Where the ``processes`` record of the seal goes."""
-    notes: list[str] = field(default_factory=list)
+    notes: list[AccessNote] = field(default_factory=list)
     """The record's security notes (the summary's "Agent access"): the seal adds to them."""
     env_grant: tuple[str, ...] = ()
     """The variables the config grants the tools beyond the core set (``tool_env.py``)."""
@@ -188,7 +199,7 @@ class RunGuards:
             fields["best_effort"] = ending.note
         self.post(HarnessEvent("processes", fields))
         if ending.method != containment.method:  # said in the summary; a stranger is no finding of the run's
-            self.notes.append(f"Processes: ended best effort at the run's end: {ending.note}.")
+            self.notes.append(AccessNote(f"Processes: ended best effort at the run's end: {ending.note}.", True))
         if left:
             detail = f"still alive after the kill: {', '.join(left)}"
             journal.warn(f"agent processes {detail}")
@@ -233,14 +244,16 @@ def guard_run(
     steps = list(read_only_steps or [])
     plan = confine(config, env=env, workspace=workspace, output_dir=output_dir, journal=journal, read_only_steps=steps)
     decision = plan.decision
-    record.security_notes.append(plan.containment.describe())
+    as_root = decision.identity is None and os.geteuid() == 0  # the "Unprotected" line says so
+    weaker_ending = plan.containment.method != "kill-uid" and decision.identity is not None
+    record.security_notes.append(AccessNote(plan.containment.describe(cause=not as_root), weaker_ending))
     handed_over = None
     if decision.hand_over_workspace and decision.identity is not None:
         handed_over = hand_over_workspace(workspace, decision.identity)
     contains_workspace = workspace.resolve().is_relative_to(output_dir.resolve())
     if decision.protected and contains_workspace:
         journal.warn(f"the output dir {output_dir} holds the workspace: not protected (choose another output-dir)")
-        record.security_notes.append("Unprotected records: the output dir holds the workspace.")
+        record.security_notes.append(AccessNote("Unprotected records: the output dir holds the workspace.", True))
     elif decision.protected:
         protect_output_dir(output_dir)
         if config.safe_outputs and decision.identity is not None:
@@ -248,15 +261,15 @@ def guard_run(
     else:
         if on_a_runner(env):
             journal.warn(_unprotected(decision), check=ISOLATION_CHECK)
-        if os.geteuid() == 0 or not on_a_runner(env):
-            record.security_notes.append(f"Unprotected: {decision.reason}.")
+        if os.geteuid() == 0 or not on_a_runner(env):  # on one's own machine: as that user chose, not weaker
+            record.security_notes.append(AccessNote(f"Unprotected: {decision.reason}.", on_a_runner(env)))
     withheld = _withhold_credential_files(env, decision, journal)
     github = github_grant(config)
     if github.granted:
-        record.security_notes.append(f"GitHub access granted: {github.reason}.")
+        record.security_notes.append(AccessNote(github_note(github, env)))
     grant = env_grant(config)
     if grant:
-        record.security_notes.append(f"Environment granted to the tools by the config: {', '.join(grant)}.")
+        record.security_notes.append(AccessNote(f"Environment granted to the tools by the config: {', '.join(grant)}."))
     guards = RunGuards(
         plan,
         github,

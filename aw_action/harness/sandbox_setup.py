@@ -22,7 +22,7 @@ from aw_action.extensions.bash_policy import configured_policy
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
 from aw_action.run.mode import gh_aw_mode
-from aw_action.run.record import RunRecord
+from aw_action.run.record import AccessNote, RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
 from aw_action.security.confinement.plan import SUBSYSTEM, ConfinementPlan, ConfinementRequest, plan_confinement
 from aw_action.security.confinement.sandbox import SandboxSettings, ToolSandbox
@@ -78,7 +78,8 @@ def confine(
 def announce(plan: ConfinementPlan, record: RunRecord, post: Callable[[HarnessEvent], None]) -> None:
     """The run's ``sandbox`` record and its line in the step summary."""
     post(HarnessEvent("sandbox", plan.record_fields()))
-    record.security_notes.append(plan.summary_line())
+    enforced = plan.tools.bash.enforced() and plan.tools.files.enforced()
+    record.security_notes.append(AccessNote(plan.summary_line(), weaker=not enforced))
 
 
 def step_record(step_id: str, tools: ToolSandbox) -> HarnessEvent:

@@ -17,12 +17,14 @@ step log's guard (the records hold the agent's text: none of it may act as a wor
 under the action's stop scheme. Then the report object, the outputs (``replay``,
 ``conclusion``, ``exit-code``, and the replay run's usage), the replay's records as an artifact,
 and the exit code: 0 the same, 1 diverged (the step fails: an ``::error::`` names the turn and
-the call, the diff is in the log and the step summary), 2 records or inputs refused.
+the call, the diff is in the log and the step summary), 2 records or inputs refused (the step
+summary says why and what to do: ``report.refused_summary``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Mapping
 from contextlib import redirect_stderr, redirect_stdout
@@ -37,15 +39,17 @@ from aw_action.github.event import TriggerEvent
 from aw_action.github.fork_files import ForkFiles
 from aw_action.github.log import WorkflowLog
 from aw_action.github.outputs import REPLAY_OUTPUT_NAMES, result_outputs
-from aw_action.github.paths import container_path
+from aw_action.github.paths import container_path, visible_path
 from aw_action.github.plan import default_artifact_name, made_output_dir
 from aw_action.github.run_report import write_outputs_or_warn
-from aw_action.github.upload import upload_run_artifacts
+from aw_action.github.upload import Upload, upload_run_artifacts
 from aw_action.harness.supervisor import supervise
 from aw_action.replay.prepare import prepare
-from aw_action.replay.report import people_lines, report_object
+from aw_action.replay.report import people_lines, refused_summary, report_object
 from aw_action.replay.runner import ReplayHarness
 from aw_action.run.cancel import StopSignals
+from aw_action.run.record import IgnoredInput, Reporting
+from aw_action.sinks.summary_links import amend_records_line, not_uploaded_line, uploaded_line
 
 TITLE = "aw-harness: replay"
 
@@ -65,10 +69,12 @@ def run_replay_mode(
     wind_down_s: float,
     total_s: float,
     event: TriggerEvent,
+    ignored: tuple[IgnoredInput, ...] = (),
 ) -> int:
     """Replay, report, upload; ``ActionInputError`` for a missing or unusable input. ``event``
     has passed the trigger guard (``action.py``); on a fork's pull request what the harness
-    imports comes from the base commit (``ForkFiles.pin``), as in a live run."""
+    imports comes from the base commit (``ForkFiles.pin``), as in a live run. ``ignored``: the
+    ``INPUT_*`` names action.yml does not declare, named on the summary's first screen."""
     runner = RunnerFacts.read(env)
     workspace = runner.workspace_or(Path.cwd())
     records, out = replay_inputs(inputs, env, workspace)
@@ -80,25 +86,59 @@ def run_replay_mode(
             log.notice(fork.check.reason, title=TITLE)
             options = replace(options, pin=fork.pin)
         harness = ReplayHarness(recording, options, harness_env, stderr=cast(IO[str], log), readable=True)
-    except ActionInputError as exc:  # a fork's file the base commit lacks
+        name = inputs.artifact_name or default_artifact_name(runner, "aw-harness-replay")
+        artifact = name if inputs.upload_artifacts else None
+        harness.reporting = replace(harness.reporting, audience="action", artifact=artifact, ignored_inputs=ignored)
+    except (ActionInputError, InvocationError) as exc:  # the records, or a fork's file the base commit lacks
         log.error(str(exc), title=TITLE)
+        _summary(env, log, refused_summary(inputs.replay_records or "", str(exc)))
         return _finish(report_object(None, None, None, None, str(exc)), env, log)
-    except InvocationError as exc:
-        log.error(str(exc), title=TITLE)
-        return _finish(report_object(None, None, None, None, str(exc)), env, log)
-    with redirect_stdout(log), redirect_stderr(log):
-        result = asyncio.run(supervise(harness, stops, wind_down_s))
+
+    async def replay_and_upload() -> tuple[dict[str, Any], Upload]:
+        """One event loop for both: the stop scheme's clock belongs to the loop it first waited in."""
+        result = await supervise(harness, stops, wind_down_s)
         report = harness.redactor.obj(report_object(harness.verdict, recording, result, out))
         for line in people_lines(report):
             log.write(line + "\n")
-        artifact_id = ""
-        if inputs.upload_artifacts:
-            name = inputs.artifact_name or default_artifact_name(runner, "aw-harness-replay")
-            root = harness.context.records_root() if harness.context else out
-            artifact_id = asyncio.run(upload_run_artifacts(env, name, root, log, stops.clock, total_s)).artifact_id
+        root = harness.context.records_root() if harness.context else out
+        done = Upload(problem="upload-artifacts is false")
+        if artifact is not None:
+            done = await upload_run_artifacts(env, artifact, root, log, stops.clock, total_s)
+        _records_line(env, log, harness.reporting, done, Path(visible_path(root, env, workspace)))
+        return report, done
+
+    with redirect_stdout(log), redirect_stderr(log):
+        report, done = asyncio.run(replay_and_upload())
+        artifact_id = done.artifact_id
     if report["exit_code"] != 0:
         log.error(str(report["message"]), title=f"{TITLE}: {report['replay']}")
     return _finish(report, env, log, artifact_id)
+
+
+def _records_line(env: Mapping[str, str], log: WorkflowLog, reporting: Reporting, done: Upload, folder: Path) -> None:
+    """The summary's records line, as a run's: the replay's artifact with its link, or where its
+    records are and why they were not uploaded (``sinks/summary_links.py``)."""
+    summary = RunnerFacts.read(env).step_summary
+    if not summary:
+        return
+    if done.artifact_id and reporting.artifact:
+        line = uploaded_line(reporting, reporting.artifact, done.url)
+    else:
+        line = not_uploaded_line(reporting, folder, done.problem)
+    with contextlib.suppress(OSError):
+        amend_records_line(Path(summary), reporting, log.redactor.text(line))
+
+
+def _summary(env: Mapping[str, str], log: WorkflowLog, text: str) -> None:
+    """Append ``text`` to the step summary, redacted; a write that fails is a warning."""
+    summary = RunnerFacts.read(env).step_summary
+    if not summary:
+        return
+    try:
+        with open(summary, "a", encoding="utf-8") as fh:
+            fh.write(log.redactor.text(text))
+    except OSError as exc:
+        log.warning(f"step summary not written: {exc.strerror or exc}", title=TITLE)
 
 
 def _finish(report: dict[str, Any], env: Mapping[str, str], log: WorkflowLog, artifact_id: str = "") -> int:

@@ -4,10 +4,11 @@ and for people a few lines on stderr (the verdict, and the diff when the replay 
 The object (key order is the contract): ``replay`` (``same``, ``paused``, ``diverged``, ``live``,
 ``stopped``, or ``unusable`` when the records or the replay's own inputs are refused),
 ``exit_code`` (0, 1 or 2), ``message``, ``divergence`` (``turn``, ``reason``, ``tool_call_id``,
-``tool``, ``arguments``, ``diff``; null unless diverged), ``recording`` (where it was read from,
-the recorded session, GitHub run, commit, model, turns and stop reason; null when it could not be
-read), ``output_dir`` (the replay's own records) and ``run`` (the replay run's result object,
-``cli.py``'s; null when no run started). Everything passes through the run's redactor.
+``tool``, ``arguments``, ``diff``, ``call``: its place among its turn's calls; null unless
+diverged), ``recording`` (where it was read from, the recorded session, GitHub run, commit,
+model, turns and stop reason; null when it could not be read), ``output_dir`` (the replay's own
+records) and ``run`` (the replay run's result object, ``cli.py``'s; null when no run started).
+Everything passes through the run's redactor.
 """
 
 from __future__ import annotations
@@ -20,6 +21,13 @@ from aw_action.ai.inert_line import one_line
 from aw_action.replay.recording import Recording
 from aw_action.replay.verdict import Verdict
 from aw_action.run.result import RunResult
+from aw_action.sinks import markdown as md
+
+REFUSED_FIX = (
+    "**Fix:** give `replay-records` the recorded run's artifact as `actions/download-artifact` wrote it "
+    "(its folder or zip, with its `records.sha256`), outside the workspace: under `${{ runner.temp }}`. "
+    "The replay docs (docs/replay.md) say what a replay refuses and why."
+)
 
 
 def recording_summary(recording: Recording) -> dict[str, Any]:
@@ -79,3 +87,18 @@ def _lines(report: dict[str, Any]) -> list[str]:
     if report.get("output_dir") and report.get("run"):
         lines.append(f"aw-harness replay: the replay's records are in {report['output_dir']}")
     return lines
+
+
+def refused_summary(records: str, message: str) -> str:
+    """The step summary of a replay refused before any command ran (its records or its inputs):
+    why, in the refusal's own words (inert: they may quote the recording), and what to do."""
+    return (
+        "\n\n".join(
+            [
+                "## ❌ Failure · Replay refused",
+                f"`replay-records`: {md.code(records)} · exit 2 · no recorded command was replayed",
+                md.alert("caution", [md.code(message), REFUSED_FIX]),
+            ]
+        )
+        + "\n"
+    )

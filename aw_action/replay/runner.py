@@ -42,8 +42,10 @@ from aw_action.replay.watch import ReplayPlan, ReplayWatch
 from aw_action.run.config import HarnessSettings, Observability, RunConfig
 from aw_action.run.mode import MODE_ENV
 from aw_action.run.prompt_files import ResolvedImport
-from aw_action.sinks.markdown import code, code_block
+from aw_action.run.record import ReplayVerdict
+from aw_action.sinks.markdown import code
 from aw_action.sinks.replay_format import RecordedModel
+from aw_action.sinks.summary_story import describe
 
 CONFIG_NAME = "aw-harness.replay.json"
 """Stands in for config.json in the recorded config's folder: relative paths resolve from there."""
@@ -136,25 +138,41 @@ class ReplayHarness(Harness):
         verdict = self.verdict = judge(
             self.watch, self.recording, context.stop_reason or "completed", len(context.state.ledger.turns)
         )
-        context.state.record.summary_sections.append(summary_section(self.recording, verdict))
+        context.state.record.replay_verdict = recorded_verdict(verdict)
+        context.state.record.summary_sections.append(summary_section(self.recording))
 
 
-def summary_section(recording: Recording, verdict: Verdict) -> str:
-    """The step summary's account of the replay; what the recording says (ids, names, reasons)
-    only in code spans and the diff's fence, inert whatever it holds."""
+def recorded_verdict(verdict: Verdict) -> ReplayVerdict:
+    """The verdict as the run's record holds it for the summary's first screen: the heading,
+    the callout with the diverging call, the diff (``run/explain_replay.py``)."""
+    divergence = verdict.divergence
+    if divergence is None:
+        return ReplayVerdict(verdict.kind, verdict.exit_code, verdict.message)
+    what = describe(divergence.tool, divergence.arguments or {}) if divergence.tool else None
+    return ReplayVerdict(
+        verdict.kind,
+        verdict.exit_code,
+        verdict.message,
+        turn=divergence.turn,
+        call=divergence.call,
+        tool=divergence.tool,
+        what=what,
+        diff=divergence.diff,
+    )
+
+
+def summary_section(recording: Recording) -> str:
+    """The step summary's account of the recording replayed (the verdict and its diff are the
+    summary's heading and first screen: ``RunRecord.replay_verdict``); what the recording says
+    (ids, names, reasons) only in code spans, inert whatever it holds."""
     header = recording.header
     run = header.run
     origin = f" of GitHub run {code(run.run_id)} of {code(run.repository)}" if run.run_id and run.repository else ""
     commit = f" at commit {code(header.workspace.commit)}" if header.workspace.commit else ""
     lines = [
-        "### Replay of a recorded run",
-        "",
-        f"**{verdict.kind}**: {code(verdict.message)}",
+        "### The recorded run",
         "",
         f"Recorded session {code(header.session_id)}{origin}{commit}, {recording.turns} turns, "
         f"ended {code(recording.end.stop_reason)}.",
     ]
-    divergence = verdict.divergence
-    if divergence is not None and divergence.diff:
-        lines += ["", code_block(divergence.diff, "diff")]
     return "\n".join(lines)

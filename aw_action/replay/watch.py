@@ -52,6 +52,8 @@ class Divergence:
     tool: str | None = None
     arguments: dict[str, Any] | None = None
     diff: str | None = None
+    call: int | None = None
+    """The call's place among the tool calls of its turn's reply (1-based)."""
 
 
 @dataclass(frozen=True)
@@ -151,8 +153,14 @@ class ReplayWatch:
         if diff is None:
             return
         turn = self.recording.turn_of_call(message.tool_call_id) or ctx.state.ledger.next_turn
-        call = next(
-            (c for r in self.recording.replies for c in r.message.tool_calls if c.id == message.tool_call_id), None
+        place, call = next(
+            (
+                (i, c)
+                for r in self.recording.replies
+                for i, c in enumerate(r.message.tool_calls, 1)
+                if c.id == message.tool_call_id
+            ),
+            (None, None),
         )
         what = f"{message.tool_name} call {message.tool_call_id}"
         self.divergence = Divergence(
@@ -162,6 +170,7 @@ class ReplayWatch:
             tool=message.tool_name,
             arguments=call.arguments if call is not None else None,
             diff=diff,
+            call=place,
         )
         ctx.emit("replay_divergence", turn=turn, tool_call_id=message.tool_call_id, tool=message.tool_name)
         ctx.abort(STOP_DIVERGED)

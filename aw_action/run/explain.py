@@ -7,7 +7,8 @@ action, a config.json key on the command line, a ``GH_AW_*`` variable in gh-aw m
 reporter reads it: the step summary's header and callout (``sinks/summary.py``), the action's
 closing annotation, the progress comment's last update (``sinks/progress.py``) and the CLI's
 last line (``sinks/closing.py``). What an explanation is made of: ``run/explanation.py``; a run
-that could not start or whose key was refused: ``run/explain_start.py``.
+that could not start or whose key was refused: ``run/explain_start.py``; a replay, by its
+verdict rather than its stop reason: ``run/explain_replay.py``.
 
 The table is ``EXPLAINERS``: a stop reason's function, or ``_failed`` for any reason it lacks.
 """
@@ -19,6 +20,7 @@ from typing import Any
 
 from aw_action.run import human
 from aw_action.run.budget_kinds import BUDGET_KINDS, KINDS_BY_NAME, KINDS_BY_STOP_REASON, BudgetKind
+from aw_action.run.explain_replay import explain_replay
 from aw_action.run.explain_start import credentials_refused, invocation
 from aw_action.run.explanation import Explainer, Explanation, Facts, Name, Verbatim, Words, budget_setting
 from aw_action.run.record import Audience
@@ -29,6 +31,8 @@ from aw_action.run.time_budget import TimeBudget
 def explain(result: RunResult, audience: Audience) -> Explanation:
     """The explanation of how ``result`` ended, for ``audience``."""
     facts = Facts(result, audience)
+    if result.state is not None and result.state.record.replay_verdict is not None:
+        return explain_replay(result.state.record.replay_verdict, result.stop_reason)
     return EXPLAINERS.get(result.stop_reason, _failed)(facts)
 
 

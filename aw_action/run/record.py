@@ -24,6 +24,20 @@ Audience = Literal["action", "cli", "gh-aw"]
 
 
 @dataclass(frozen=True)
+class IgnoredInput:
+    """An ``INPUT_*`` variable that names no input of the action (a misspelt ``with:`` key), and
+    the input it most likely meant (``github/action_manifest.unknown_inputs``)."""
+
+    variable: str
+    likely: str | None = None
+
+    @property
+    def spelt(self) -> str:
+        """The key as the workflow's ``with:`` most likely spelt it (the runner upper-cased it)."""
+        return self.variable[len("INPUT_") :].lower()
+
+
+@dataclass(frozen=True)
 class Reporting:
     """How the run's end is told (the entry point sets it): to whom, and where its records go."""
 
@@ -38,6 +52,57 @@ class Reporting:
     """The workflow the run is for, as the step summary's header names it: ``GITHUB_WORKFLOW`` in
     the action and inside gh-aw, a declarative workflow's id when one runs, the config file's
     name on the command line (``harness/invocation.Harness.workflow_label``)."""
+    ignored_inputs: tuple[IgnoredInput, ...] = ()
+    """The action's inputs it ignored because action.yml declares no such name: the summary's
+    first screen names each with the input it probably meant."""
+
+
+@dataclass(frozen=True)
+class AccessNote:
+    """One line of the step summary's "Agent access" note (``harness/guards.py`` writes them)."""
+
+    text: str
+    weaker: bool = False
+    """What the agent could reach is weaker than the user asked for or than the defaults (tools
+    not isolated from the harness, a sandbox the kernel does not enforce, processes not all ended
+    at once, records unprotected): only such a line puts the note on the summary's first screen;
+    the others (a grant the config wrote, the sandbox as asked) are in its collapsed part."""
+
+
+@dataclass(frozen=True)
+class ReplayVerdict:
+    """How a replay came out, as its step summary and closing line tell it (``replay/verdict.py``
+    judges it; ``run/explain_replay.py`` words it). What the recording says (the reason, the
+    tool, the diff) is foreign text: shown only inert."""
+
+    kind: str
+    """``same``, ``paused``, ``diverged``, ``live`` or ``stopped``."""
+    exit_code: int
+    message: str
+    turn: int | None = None
+    """The turn it diverged at (1-based)."""
+    call: int | None = None
+    """The diverging call's place among its turn's tool calls (1-based)."""
+    tool: str | None = None
+    what: str | None = None
+    """The diverging call as the summary's tool-call list shows it (a bash command as written)."""
+    diff: str | None = None
+
+    @property
+    def conclusion(self) -> str:
+        """The step's conclusion: a replay that came out as expected succeeded, whatever the
+        recorded run's own end was."""
+        return "success" if self.exit_code == 0 else "failure"
+
+
+@dataclass(frozen=True)
+class ReplayCommands:
+    """What the step summary needs to say how to replay a GitHub run on one's own machine
+    (``sinks/replay_record.replay_hint``): the run, its repository and the commit it worked on."""
+
+    run_id: str
+    repository: str
+    commit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,9 +151,10 @@ class RunRecord:
     """Markdown sections (each with its ``###`` heading) that built-ins add to the step summary."""
     structured_output: StructuredOutput | None = None
     """Set when the run has an ``output-schema``."""
-    security_notes: list[str] = field(default_factory=list)
-    """What the agent could reach that a reader must know (GitHub access granted, tools left
-    unprotected); the step summary shows them (``harness/guards.py`` writes them)."""
+    security_notes: list[AccessNote] = field(default_factory=list)
+    """What the agent could reach (GitHub access granted, tools left unprotected, the sandbox);
+    the step summary shows them (``harness/guards.py`` writes them), on its first screen only
+    when one is weaker than asked (``AccessNote.weaker``)."""
     reporting: Reporting = field(default_factory=Reporting)
     last_answer: str = ""
     """The agent's last text however the run ended (``final_message`` is kept only on success;
@@ -99,6 +165,12 @@ class RunRecord:
     """When this run replays a recording (``aw-harness replay``): the recording it replays, as
     the replay record's ``replay_of`` (``sinks/replay_format.ReplayOf``); set before the session
     starts."""
+    replay_commands: ReplayCommands | None = None
+    """Set at the end of a GitHub run a replay can drive (``sinks/replay_record.py``): the summary
+    then says how to replay it, in the action once its artifact is uploaded."""
+    replay_verdict: ReplayVerdict | None = None
+    """When this run is a replay: its verdict, set once the replay is judged (before the summary
+    is written); the summary's heading and callout tell it instead of the stop reason's."""
     continues: Mapping[str, Any] | None = None
     """When this run continues an earlier run's conversation (``--continue-from``): which session
     and run, from which artifact, and what the runs before it cost (``harness/continuation.py``);

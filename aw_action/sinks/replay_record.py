@@ -12,12 +12,14 @@
 
 Every line passes through the redactor, like every record: a replay never needs a recorded
 secret. In a GitHub run that a replay can drive (not gh-aw mode, not a workflow's steps, not
-itself a replay) the step summary gets a section with the three commands that replay it locally.
+itself a replay) the step summary gets a collapsed block with the three commands that replay it
+locally (``replay_hint``); in the action only once its artifact was uploaded.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import shlex
 from dataclasses import asdict
 from pathlib import Path
 
@@ -25,8 +27,10 @@ from aw_action.agent.events import AgentEvent, HarnessEvent, MessageEnd, Request
 from aw_action.ai.types import UserMessage
 from aw_action.environment.runner import RunnerFacts
 from aw_action.run import record_table
+from aw_action.run.record import ReplayCommands
 from aw_action.run.result import RunResult
 from aw_action.security.confinement.git_head import head_commit
+from aw_action.sinks.markdown import code_block
 from aw_action.sinks.record_writer import JsonlRecordWriter, SessionInfo, WriterContext
 from aw_action.sinks.replay_format import (
     FORMAT,
@@ -42,6 +46,7 @@ from aw_action.sinks.replay_format import (
     Reply,
     varying,
 )
+from aw_action.sinks.summary_details import details
 
 FILE_NAME = record_table.REPLAY.name
 
@@ -76,25 +81,33 @@ def config_dir_of(config_dir: Path | None, workspace: Path) -> str:
         return str(config_dir)
 
 
-def replay_hint(run: RecordedRun, commit: str | None) -> str | None:
-    """The step summary's section: the run's artifact downloaded (outside the checkout, which the
-    replayed commands change and a replay refuses to read a recording from) and replayed in the
-    checkout, in three commands."""
-    if not (run.run_id and run.repository):
-        return None
-    checkout = commit or run.sha or "<the run's commit>"
-    return (
-        "### Replay this run locally\n\n"
-        "The artifact holds every model reply; `aw-harness replay` runs the tool calls again on your "
-        "machine and stops at the first result that differs, with no model and no key:\n\n"
-        "```sh\n"
-        f"gh run download {run.run_id} --repo {run.repository} --dir /tmp/aw-run-{run.run_id}\n"
-        f"git checkout {checkout}\n"
-        f"aw-harness replay /tmp/aw-run-{run.run_id}\n"
-        "```\n\n"
-        "`--until TURN` stops before a turn and leaves the workspace as the run had it then; "
-        "`--continue --model MODEL` goes on live from there (aw-harness's docs/replay.md)."
+def replay_hint(commands: ReplayCommands, artifact: str | None) -> str:
+    """The step summary's collapsed block that replays the run locally: its artifact downloaded
+    (outside the checkout, which the replayed commands change and a replay refuses to read a
+    recording from) and replayed in the checkout, in three commands. ``artifact``: the name it
+    was uploaded under (the action says it only once the upload is done); None on the command
+    line, where a later step of the job may upload the output folder."""
+    folder = f"/tmp/aw-run-{commands.run_id}"
+    name = f" --name {shlex.quote(artifact)}" if artifact else ""
+    checkout = commands.commit or "<the run's commit>"
+    shell = "\n".join(
+        [
+            f"gh run download {commands.run_id} --repo {commands.repository}{name} --dir {folder}",
+            f"git checkout {checkout}",
+            f"aw-harness replay {folder}",
+        ]
     )
+    when = "" if artifact else " once the job has uploaded the run's output folder as an artifact"
+    body = "\n\n".join(
+        [
+            "The artifact holds every model reply; `aw-harness replay` runs the tool calls again on your "
+            f"machine and stops at the first result that differs, with no model and no key{when}:",
+            code_block(shell, "sh"),
+            "`--until TURN` stops before a turn and leaves the workspace as the run had it then; "
+            "`--continue --model MODEL` goes on live from there (aw-harness's docs/replay.md).",
+        ]
+    )
+    return details("Replay this run locally", body)
 
 
 class ReplayRecord(JsonlRecordWriter):
@@ -158,6 +171,6 @@ class ReplayRecord(JsonlRecordWriter):
             return  # a replay, or a run that began with an earlier conversation: no replay hint
         if self.gh_aw or not self.replayable:
             return
-        hint = replay_hint(header.run, header.workspace.commit)
-        if hint is not None:
-            self.state.record.summary_sections.append(hint)
+        run = header.run
+        if run.run_id and run.repository:
+            self.state.record.replay_commands = ReplayCommands(run.run_id, run.repository, header.workspace.commit)

@@ -5,16 +5,21 @@ The first screen tells the story (``render_run_summary``):
 1. the conclusion and why, in a heading (``run/explain.py``: one explanation per stop reason);
 2. cost and time in people's units (``in 26 s · $0.34 · 12 turns · 5 tool calls (1 failed)``);
 3. where the records are (``sinks/summary_links.py``: the action adds the artifact's link);
-4. why, with the figures and the fix: a callout for a failure or a warning, a sentence otherwise;
-5. a degraded-mode notice when part of the record may be incomplete (spec §11.4);
-6. the answer, rendered (``sinks/answer.py``), or the structured output, or on a schema failure
+4. an action input that was ignored because no input has its name (``max-turn``), with the
+   input it probably meant;
+5. why, with the figures and the fix: a callout for a failure or a warning, a sentence otherwise
+   (a replay: its verdict, ``Replayed the same`` or ``Diverged at turn N, call M``, and the diff);
+6. a degraded-mode notice when part of the record may be incomplete (spec §11.4);
+7. the answer, rendered (``sinks/answer.py``), or the structured output, or on a schema failure
    the model's last answer; the tool calls with ✅/❌, duration and a failure's status
    (``sinks/summary_story.py``);
-7. what the agent could reach, and the sections built-ins add (safe outputs, a workflow's steps).
+8. what the agent could reach, only where it is weaker than asked or than the defaults
+   (``AccessNote.weaker``), and the sections built-ins add (safe outputs, a workflow's steps);
+9. collapsed, how to replay the run locally: in the action only once its artifact is uploaded.
 
-Below, collapsed: tokens per turn, the budgets, the chart, the weights, steering notices and
-context provenance (``sinks/summary_details.py``). A run that could not start gets
-``render_failure_summary``: the same heading and callout, and no session.
+Below, collapsed: tokens per turn, the budgets, the chart, the weights, steering notices,
+context provenance and the agent's access in full (``sinks/summary_details.py``). A run that
+could not start gets ``render_failure_summary``: the same heading and callout, and no session.
 
 ``render_run_summary`` never fails on missing data. ``append_step_summary`` keeps the file under
 GitHub's 1 MiB limit: it re-renders with fewer table rows until the text fits, then cuts as a
@@ -29,14 +34,15 @@ from pathlib import Path
 from aw_action.agent.events import AnyMessage
 from aw_action.run.explain import explain
 from aw_action.run.explanation import Explanation
-from aw_action.run.record import Reporting
+from aw_action.run.record import AccessNote, Reporting
 from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks import markdown as md
 from aw_action.sinks.closing import icon, run_facts
+from aw_action.sinks.replay_record import replay_hint
 from aw_action.sinks.summary_details import details_sections
-from aw_action.sinks.summary_links import TRANSCRIPT, records_line
+from aw_action.sinks.summary_links import TRANSCRIPT, records_line, replay_placeholder
 from aw_action.sinks.summary_story import (
     ToolCallLine,
     answer_section,
@@ -94,6 +100,46 @@ def why_block(explanation: Explanation) -> str:
     return md.alert(callout, [why, *([fix] if fix else [])])
 
 
+def unknown_inputs_block(reporting: Reporting) -> list[str]:
+    """A misspelt ``with:`` key, on the first screen: it was ignored, so what the run did (or why
+    it could not start) may follow from it. Each named with the input it probably meant."""
+    ignored = reporting.ignored_inputs
+    if not ignored:
+        return []
+    lines = []
+    for each in ignored:
+        said = f"{md.code(each.spelt)} ({md.code(each.variable)}) is not an input of this action, so it was ignored"
+        meant = f"; did you mean {md.code(each.likely)}?" if each.likely else "; `aw-harness action --help` lists them."
+        lines.append(f"- {said}{meant}")
+    head = "**Ignored input:**" if len(ignored) == 1 else f"**{len(ignored)} ignored inputs:**"
+    fix = f"**Fix:** spell {'it' if len(ignored) == 1 else 'each'} as action.yml does in the step's `with:`."
+    return [md.alert("warning", [head, *lines, "", fix])]
+
+
+def weaker_access(notes: Sequence[AccessNote]) -> str:
+    """The "Agent access" note on the first screen: only its lines that are weaker than the user
+    asked for or than the defaults; "" when none is (every line is in the collapsed part)."""
+    weaker = [n.text for n in notes if n.weaker]
+    if not weaker:
+        return ""
+    return md.alert(
+        "warning", ["**Agent access, weaker than asked or than the defaults:**", *(f"- {n}" for n in weaker)]
+    )
+
+
+def replay_block(state: RunState) -> str:
+    """How to replay the run locally, collapsed: in the action the placeholder the upload turns
+    into the commands (``summary_links.amend_replay_line``), none when nothing will be uploaded;
+    on the command line in a GitHub job the commands, for once the job uploads the records."""
+    commands = state.record.replay_commands
+    reporting = state.record.reporting
+    if commands is None:
+        return ""
+    if reporting.audience == "action":
+        return replay_placeholder(reporting) if reporting.artifact else ""
+    return replay_hint(commands, None)
+
+
 def _degraded(state: RunState) -> str:
     lines = ["**Degraded mode.** Part of this run's record may be incomplete:"]
     lines += [f"- **{d.subsystem}**: {d.detail}. _Fix:_ {d.hint}" for d in state.journal.degraded]
@@ -121,19 +167,23 @@ def render_run_summary(result: RunResult, max_rows: int | None = None, *, calls:
     assert state is not None, "a run summary needs the run's state"
     reporting = state.record.reporting
     explanation = explain(result, reporting.audience)
+    verdict = state.record.replay_verdict
     parts = [
-        heading(result.conclusion, explanation),
+        heading(verdict.conclusion if verdict is not None else result.conclusion, explanation),
         stats_line(state, result),
         records_line(reporting, _records_folder(state)),
+        *unknown_inputs_block(reporting),
         why_block(explanation),
     ]
+    if verdict is not None and verdict.diff:
+        parts.append(md.code_block(verdict.diff, "diff"))
     if state.journal.degraded:
         parts.append(_degraded(state))
     parts += _what_it_said(state, result)
     parts.append(calls_section(calls))
-    if state.record.security_notes:
-        parts.append(md.alert("note", ["**Agent access:**", *(f"- {n}" for n in state.record.security_notes)]))
+    parts.append(weaker_access(state.record.security_notes))
     parts += state.record.summary_sections
+    parts.append(replay_block(state))
     parts += details_sections(state, state.record.limits, max_rows)
     return "\n\n".join(p for p in parts if p) + "\n"
 
@@ -147,6 +197,7 @@ def render_failure_summary(result: RunResult, reporting: Reporting, folder: Path
         f"{' · '.join(facts)} · stop reason {md.code(result.stop_reason)} (exit {result.exit_code}) · "
         "no agent session was created and no model request was made",
         records_line(reporting, folder, session=False) if reporting.artifact else "",
+        *unknown_inputs_block(reporting),
         why_block(explanation),
     ]
     return "\n\n".join(p for p in parts if p) + "\n"

@@ -1,5 +1,6 @@
-"""The step summary's collapsed part: tokens per turn, the budgets, the chart, steering notices and
-context provenance, each a ``<details>`` block below the result (``sinks/summary.py``).
+"""The step summary's collapsed part: tokens per turn, the budgets, the chart, steering notices,
+context provenance and what the agent could reach, each a ``<details>`` block below the result
+(``sinks/summary.py``).
 
 Every table survives GitHub's renderer (``sinks/markdown.py``); ``max_rows`` elides the middle of
 the long ones so the summary fits GitHub's 1 MiB limit.
@@ -213,7 +214,8 @@ def provenance_table(state: RunState, max_rows: int | None) -> str:
 
 
 def details_sections(state: RunState, limits: Mapping[str, float], max_rows: int | None) -> list[str]:
-    """The collapsed blocks, in order: tokens and budgets (with the chart), notices, provenance."""
+    """The collapsed blocks, in order: tokens and budgets (with the chart), notices, provenance,
+    the agent's access (every line of it; the weaker ones are also on the first screen)."""
     usage = [
         "#### Budget",
         budget_table(state, limits),
@@ -226,8 +228,11 @@ def details_sections(state: RunState, limits: Mapping[str, float], max_rows: int
         usage += ["#### Effective tokens per turn", drawn]
     usage.append(weights_note(state))
     notices = delivered_notices(state)
-    return [
+    blocks = [
         details("Tokens, budgets and cost", "\n\n".join(usage)),
         details(f"Steering notices ({len(notices)})", notices_table(state)),
         details(f"Context provenance ({len(state.record.provenance)})", provenance_table(state, max_rows)),
     ]
+    if state.record.security_notes:
+        blocks.append(details("Agent access", "\n".join(f"- {n.text}" for n in state.record.security_notes)))
+    return blocks

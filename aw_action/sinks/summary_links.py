@@ -5,7 +5,10 @@ The summary is written when the run ends, before the action uploads the artifact
 first names the artifact, then the action amends that one line with its link, or says why there
 is none (``amend_records_line``). The line ends with an HTML comment holding the run's random
 marker (``Reporting.marker``): the amendment replaces the line that carries it and no other, so
-no text in the summary (the answer, a command) can be taken for it.
+no text in the summary (the answer, a command) can be taken for it. The commands that replay the
+run locally wait the same way, as an unseen placeholder line (``replay_placeholder``), and are
+put in only once the artifact is uploaded: a summary never tells the reader to download an
+artifact that is not there.
 """
 
 from __future__ import annotations
@@ -57,11 +60,26 @@ def not_uploaded_line(reporting: Reporting, folder: Path, why: str, session: boo
     return f"**Records:** not uploaded ({md.escape(why)}); {what} {where} {_tag(reporting)}"
 
 
+def replay_placeholder(reporting: Reporting) -> str:
+    """The line that stands, unseen, where the action puts the commands that replay the run once
+    its artifact is uploaded (``amend_replay_line``); nothing shows if it never does."""
+    return f"<!-- aw-harness-replay {reporting.marker} -->"
+
+
 def amend_records_line(path: Path, reporting: Reporting, line: str) -> bool:
     """Replace the records line of this run's summary in ``path`` with ``line`` (the file is
     rewritten in place: the runner reads it when the step ends); False when the file or the
     line is not there. Raises ``OSError``."""
-    tag = _tag(reporting)
+    return _amend(path, _tag(reporting), line)
+
+
+def amend_replay_line(path: Path, reporting: Reporting, block: str) -> bool:
+    """Replace this run's replay placeholder with ``block`` (the collapsed commands), or take it
+    out when ``block`` is empty; False when the file or the placeholder is not there."""
+    return _amend(path, replay_placeholder(reporting), block)
+
+
+def _amend(path: Path, tag: str, line: str) -> bool:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -70,6 +88,10 @@ def amend_records_line(path: Path, reporting: Reporting, line: str) -> bool:
     found = [i for i, current in enumerate(lines) if current.endswith(tag)]
     if len(found) != 1:
         return False
-    lines[found[0]] = line
+    if line:
+        lines[found[0]] = line
+    else:
+        blank = found[0] + 1 < len(lines) and not lines[found[0] + 1]
+        del lines[found[0] : found[0] + 1 + blank]  # and the blank line that parted it from the next block
     path.write_text("\n".join(lines), encoding="utf-8")
     return True

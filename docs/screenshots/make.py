@@ -6,7 +6,10 @@ under tests/) and keeps what it wrote: the step summary, or the progress comment
 The Markdown is saved beside its picture (``<name>.md``), rendered with cmark-gfm (GitHub's
 own renderer), its ``[!CAUTION]``-style blockquotes shaped as GitHub shapes alerts, styled with
 github-markdown-css and photographed by headless Chromium. The faux model has no price, so
-every cost reads ``$0.00``; times are those of the scripted runs.
+every cost reads ``$0.00``; times are those of the scripted runs. Run as root (as the image's
+entrypoint runs), the workspace is handed to ``RUNNER_UID`` as GitHub's hosted runners check it
+out, so the tools run as that user, isolated from the harness, as they do on a runner: the
+summaries show what a user sees there, not a root-only machine's warning.
 
     .venv/bin/python docs/screenshots/make.py [--css github-markdown-light.css] [--only NAME]
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -40,6 +44,8 @@ from tests.servers.github_comments import CommentsAPI  # noqa: E402
 
 CSS_PACKAGE = "github-markdown-css@5.9.0"
 RUNTIME_TOKEN = runtime_token("41", "41")
+RUNNER_UID = 1001
+"""The uid GitHub's hosted runners check the workspace out as."""
 SUMMARY_WIDTH = 1012
 COMMENT_WIDTH = 820
 
@@ -74,7 +80,9 @@ SUCCESS = [
     _turn(
         "Reproducing.", _bash(WRITE_APP), _bash(WRITE_TEST), _bash("python3 -c 'from app import add; print(add(2, 3))'")
     ),
-    _turn("Fixing.", _bash(FIX_APP), {"name": "read", "arguments": {"path": "app.py"}}),
+    # A second later: the fix keeps app.py's size, so within the same second Python would take the
+    # bytecode cached by the import above for current and the test would still fail.
+    {**_turn("Fixing.", _bash(FIX_APP), {"name": "read", "arguments": {"path": "app.py"}}), "delay_s": 1.1},
     _turn("Checking.", _bash("python3 test_app.py")),
     {"text": ANSWER, "usage": {"input": 3_100, "output": 420}},
 ]
@@ -108,6 +116,9 @@ def _action(
     ws = tmp / "workspace"
     ws.mkdir(parents=True, exist_ok=True)
     path = write_script(ws, script)
+    if os.geteuid() == 0:  # the checkout as a hosted runner has it (the module docstring)
+        os.chown(ws, RUNNER_UID, RUNNER_UID)
+        os.chown(path, RUNNER_UID, RUNNER_UID)
     base = {"prompt": "Fix the failing add() in app.py and say what you changed.", "model": "faux/scripted"}
     with ArtifactServer(RUNTIME_TOKEN) as server:
         extra = {
@@ -119,14 +130,38 @@ def _action(
         return run_action(tmp, {**base, **inputs}, extra, timeout=120)
 
 
-def _summary(script: list[dict[str, Any]], inputs: dict[str, str]) -> Callable[[Path], str]:
+def _summary(
+    script: list[dict[str, Any]], inputs: dict[str, str], env: dict[str, str] | None = None
+) -> Callable[[Path], str]:
     def make(tmp: Path) -> str:
-        run = _action(tmp, script, inputs)
+        run = _action(tmp, script, inputs, env)
         if not run.summary.strip():
             raise SystemExit(f"no step summary: {run.stdout[-2000:]}")
         return run.summary
 
     return make
+
+
+NOTES_SCRIPT = [
+    _turn("Reading the notes.", _bash("cat notes.txt && wc -l notes.txt")),
+    {"text": "The notes list two open items.", "usage": {"input": 2_600, "output": 60}},
+]
+
+
+def _replay_diverged(tmp: Path) -> str:
+    """A run recorded in one job, replayed in another whose notes.txt changed since."""
+    (tmp / "record" / "workspace").mkdir(parents=True)
+    (tmp / "record" / "workspace" / "notes.txt").write_text("- ship 1.2\n- fix add()\n")
+    recorded = _action(tmp / "record", NOTES_SCRIPT, {"prompt": "Read the notes.", "upload-artifacts": "false"})
+    if recorded.returncode != 0:
+        raise SystemExit(f"the recorded run failed: {recorded.stdout[-2000:]}")
+    (tmp / "replay" / "workspace").mkdir(parents=True)
+    (tmp / "replay" / "workspace" / "notes.txt").write_text("- ship 1.2\n- fix add()\n- drop 3.9\n")
+    records = str(recorded.paths.runner_temp / "aw-harness")
+    run = _action(tmp / "replay", [], {"mode": "replay", "replay-records": records})
+    if run.returncode != 1:
+        raise SystemExit(f"the replay did not diverge: {run.stdout[-2000:]}")
+    return run.summary
 
 
 def _progress(script: list[dict[str, Any]], inputs: dict[str, str]) -> Callable[[Path], str]:
@@ -166,6 +201,8 @@ CASES: dict[str, tuple[str, Callable[[Path], str]]] = {
     "summary-timeout": ("summary", _summary([{"text": "Thinking.", "delay_s": 30}], {"timeout-minutes": "0.05"})),
     "summary-invalid-input": ("summary", _summary(SUCCESS, {"max-turns": "ten"})),
     "summary-schema-failure": ("summary", _summary(SCHEMA_ANSWERS, {"output-schema": json.dumps(SCHEMA)})),
+    "summary-misspelt-input": ("summary", _summary(SUCCESS, {}, {"INPUT_MAX-TURN": "3"})),
+    "summary-replay-diverged": ("summary", _replay_diverged),
     "progress-comment-success": ("comment", _progress(SUCCESS, {"progress-comment-answer": "true"})),
     "progress-comment-failure": ("comment", _progress(FAILING_TOOLS[:3] + BUDGET, {"max-turns": "3"})),
 }
@@ -237,6 +274,7 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="aw-shots-") as scratch:
         tmp = Path(scratch)
+        tmp.chmod(0o755)  # the tools' user must reach the workspaces under it
         css = _css(args.css, tmp)
         for name in args.only or CASES:
             kind, make = CASES[name]

@@ -85,6 +85,34 @@ def test_upload_failure_is_a_warning_and_keeps_the_exit_code(
     assert len(warnings) == 1 and warnings[0].data.startswith("failed:")
 
 
+REPLAY_BLOCK = "<details>\n<summary>Replay this run locally</summary>"
+
+
+def test_the_commands_that_replay_the_run_are_collapsed_and_name_the_uploaded_artifact(tmp_path: Path) -> None:
+    with ArtifactServer(TOKEN) as server:
+        run = _run(tmp_path, server, [{"text": "done"}])
+    assert run.outputs["artifact-id"] == "4242"
+    assert REPLAY_BLOCK in run.summary and "### Replay this run locally" not in run.summary
+    block = run.summary.split(REPLAY_BLOCK, 1)[1].split("</details>", 1)[0]
+    download = "gh run download 123456 --repo octo/hello --name aw-harness-smoke-0-1 --dir /tmp/aw-run-123456"
+    assert f"```sh\n{download}\n" in block and "\naw-harness replay /tmp/aw-run-123456\n```" in block
+    assert "aw-harness-replay" not in run.summary, "the placeholder is replaced"
+
+
+@pytest.mark.parametrize("upload", ["failed", "off"])
+def test_no_replay_commands_when_nothing_was_uploaded(tmp_path: Path, upload: str) -> None:
+    """The summary says the records were not uploaded: it must not then tell the reader to
+    download them."""
+    fail = {"CreateArtifact": [409]} if upload == "failed" else {}
+    inputs = {"upload-artifacts": "false"} if upload == "off" else {}
+    with ArtifactServer(TOKEN, fail=fail) as server:
+        run = _run(tmp_path, server, [{"text": "done"}], **inputs)
+    assert run.returncode == 0 and run.outputs["artifact-id"] == ""
+    assert "**Records:** not uploaded" in run.summary
+    assert "gh run download" not in run.summary and "Replay this run locally" not in run.summary
+    assert "aw-harness-replay" not in run.summary and "\n\n\n" not in run.summary
+
+
 def test_no_runtime_token_skips_with_a_warning(tmp_path: Path) -> None:
     ws = tmp_path / "workspace"
     ws.mkdir()

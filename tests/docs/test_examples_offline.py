@@ -71,9 +71,10 @@ def test_every_scripted_example_ships_its_script(folder: Path) -> None:
 def _checkout(tmp_path: Path) -> Path:
     root = tmp_path / "checkout"
     shutil.copytree(REPO / "examples", root / "examples")
+    shutil.copy(REPO / ".gitignore", root / ".gitignore")
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
     subprocess.run([*git, "init", "-q", "-b", "main"], cwd=root, check=True)
-    subprocess.run([*git, "add", "examples"], cwd=root, check=True)
+    subprocess.run([*git, "add", "examples", ".gitignore"], cwd=root, check=True)
     subprocess.run([*git, "commit", "-q", "-m", "the examples"], cwd=root, check=True)
     return root
 
@@ -92,6 +93,10 @@ def test_the_example_runs_offline_as_its_readme_says(tmp_path: Path, folder: Pat
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = _results(proc.stdout)
     assert results and results[-1]["conclusion"] == "success", proc.stdout[-3000:]
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert status.stdout == "", f"the example left files in the checkout:\n{status.stdout}"
     assert all(r["model"] == "faux/scripted" and r["turns"] >= 1 for r in results)
     if folder.name == "workflow-review":
         assert [r["conclusion"] for r in results] == ["paused", "success"]

@@ -124,7 +124,8 @@ def test_a_github_runs_summary_gives_three_commands_that_replay_it(tmp_path: Pat
     record(tmp_path, [faux_turn("Reading.", ("bash", {"command": "cat notes.txt"})), faux_turn("Done.")], **github)
     text = summary.read_text()
     commit = lines(tmp_path / "out" / "replay.jsonl")[0]["workspace"]["commit"]
-    assert "### Replay this run locally" in text
+    assert "<details>\n<summary>Replay this run locally</summary>" in text
+    assert "once the job has uploaded the run's output folder as an artifact" in text
     download, checkout, play = text.split("```sh\n")[1].split("```")[0].splitlines()
     assert download == "gh run download 4242 --repo octo/repo --dir /tmp/aw-run-4242"
     assert checkout == f"git checkout {commit}" and play == "aw-harness replay /tmp/aw-run-4242"
@@ -149,7 +150,7 @@ def test_a_replays_summary_gives_the_verdict_and_the_diff(tmp_path: Path) -> Non
     done = replay(tmp_path, records, workspace=ws, GITHUB_STEP_SUMMARY=str(summary))
     assert done.report["replay"] == "diverged"
     text = summary.read_text()
-    assert "### Replay of a recorded run" in text and "**diverged**" in text
+    assert text.startswith("## ❌ Failure · Diverged at turn 1, call 1\n") and "### The recorded run" in text
     assert "````diff\n" in text and "+# not a heading" in text, "the diff sits in a fence longer than its backticks"
-    assert "### Replay this run locally" not in text, "a replay is not itself offered for replay"
+    assert "Replay this run locally" not in text, "a replay is not itself offered for replay"
     assert json.loads(done.run.stdout)["divergence"]["turn"] == 1

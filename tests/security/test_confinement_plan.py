@@ -89,7 +89,7 @@ def test_what_the_kernel_cannot_enforce_is_a_finding_if_the_config_opted_out(tmp
 
 
 def test_a_bad_abi_cap_is_an_invocation_error_naming_the_variable(tmp_path: Path, made: list[Path]) -> None:
-    with pytest.raises(InvocationError, match="AW_SANDBOX_ABI_LIMIT: .*'x'"):
+    with pytest.raises(InvocationError, match=r"AW_SANDBOX_ABI_LIMIT: .*'x'"):
         plan_confinement(request(tmp_path), {**ENV, "AW_SANDBOX_ABI_LIMIT": "x"})
 
 

@@ -41,14 +41,29 @@ def test_the_tool_env_holds_the_github_token_only_when_granted_and_the_summary_s
     denied = guard_run(config(), env=ENV, workspace=tmp_path, output_dir=tmp_path / "out", **_run(state))
     assert set(denied.tool_env(ENV, [], tmp_path / "out")) >= {"PATH", "AW_OUTPUT_DIR"}
     assert "GITHUB_TOKEN" not in denied.tool_env(ENV, [], tmp_path / "out")
-    assert not any("GitHub access" in n for n in state.record.security_notes)
+    assert not any("GitHub access" in n.text for n in state.record.security_notes)
     state = RunState.for_model("faux/scripted")
     granted = guard_run(
         config(tools={"github": {}}), env=ENV, workspace=tmp_path, output_dir=tmp_path / "out", **_run(state)
     )
     env = granted.tool_env(ENV, [ENV["GITHUB_TOKEN"], ENV["ANTHROPIC_API_KEY"]], tmp_path / "out")
     assert env["GITHUB_TOKEN"] == ENV["GITHUB_TOKEN"] and "ANTHROPIC_API_KEY" not in env
-    assert any(n.startswith("GitHub access granted") for n in state.record.security_notes)
+    assert any(n.text.startswith("GitHub access granted") for n in state.record.security_notes)
+
+
+def test_a_grant_with_no_token_set_says_the_tools_see_none(tmp_path: Path) -> None:
+    """A replay runs the recorded config, which may grant GitHub access, with no token at all: the
+    note must not claim an access the commands never had."""
+    (tmp_path / "out").mkdir()
+    state = RunState.for_model("faux/scripted")
+    no_token = {k: v for k, v in ENV.items() if k != "GITHUB_TOKEN"}
+    guards = guard_run(
+        config(tools={"github": {}}), env=no_token, workspace=tmp_path, output_dir=tmp_path / "out", **_run(state)
+    )
+    assert "GITHUB_TOKEN" not in guards.tool_env(no_token, [], tmp_path / "out")
+    [note] = [n for n in state.record.security_notes if "GitHub" in n.text]
+    assert not note.text.startswith("GitHub access granted")
+    assert note.text.startswith("No GitHub access: the config grants it (tools.github), but this run has no GitHub")
 
 
 def _run(state: RunState) -> dict[str, object]:
@@ -66,6 +81,11 @@ def test_unprotected_runs_on_a_runner_warn_with_the_isolation_check(tmp_path: Pa
         pytest.skip("this machine has an 'aw-agent' user: a root-owned workspace is protected here")
     assert [fields for _, fields in warned] == [{"check": ISOLATION_CHECK}]
     assert "tools are not isolated" in warned[0][0]
+    if os.geteuid() == 0:
+        [note] = [n for n in state.record.security_notes if n.text.startswith("Unprotected")]
+        assert note.weaker, "on a runner, tools run as root are weaker than the defaults: on the first screen"
+        [processes] = [n for n in state.record.security_notes if n.text.startswith("Processes")]
+        assert "root" not in processes.text and not processes.weaker, "said once, by the Unprotected line"
 
 
 def test_unprotected_runs_on_the_users_machine_are_noted_not_warned(tmp_path: Path) -> None:
@@ -79,7 +99,9 @@ def test_unprotected_runs_on_the_users_machine_are_noted_not_warned(tmp_path: Pa
     if guards.decision.protected:
         pytest.skip("this machine has an 'aw-agent' user: a root-owned workspace is protected here")
     assert warned == []
-    assert f"Unprotected: {guards.decision.reason}." in state.record.security_notes
+    [note] = [n for n in state.record.security_notes if n.text.startswith("Unprotected")]
+    assert note.text == f"Unprotected: {guards.decision.reason}."
+    assert not note.weaker, "on one's own machine, as chosen: in the summary's collapsed part only"
 
 
 def test_an_output_dir_holding_the_workspace_is_not_taken_over(user_dir: Path, tool_user: ToolIdentity) -> None:

@@ -91,5 +91,7 @@ def test_the_summary_offers_a_replay_only_of_a_run_a_replay_can_drive(
     )
     writer.on_event(MessageEnd(UserMessage.of("do it", source=source)))
     writer.finish(RunResult.ended("completed", "faux/scripted", state))
-    hints = [s for s in state.record.summary_sections if "gh run download 77 --repo octo/repo" in s]
-    assert len(hints) == (1 if offered else 0)
+    commands = state.record.replay_commands
+    assert (commands is not None) == offered
+    if commands is not None:
+        assert (commands.run_id, commands.repository) == ("77", "octo/repo")

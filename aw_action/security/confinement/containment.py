@@ -96,15 +96,18 @@ class Containment:
     budget: int = 0
     reason: str = ""
 
-    def describe(self) -> str:
+    def describe(self, cause: bool = True) -> str:
+        """The summary's line; ``cause`` False leaves out why it is best effort, for a summary
+        that already says the tools run as root (one fact said once)."""
+        why = f" ({self.reason})" if cause else ""
         if self.method == "kill-uid":
             end = f"all ended at once at the run's end (kill(-1) as uid {self.uid})"
         else:
-            end = f"ended at the run's end by a /proc scan, best effort ({self.reason})"
+            end = f"ended at the run's end by a /proc scan, best effort{why}"
         bound = (
             f"at most {self.budget} more tasks than uid {self.uid} had at the start (RLIMIT_NPROC {self.limit})"
             if self.limit
-            else "no process bound (the tools run as root)"
+            else "no process bound" + (" (the tools run as root)" if cause else "")
         )
         return f"Processes: {end}; {bound}."
 

@@ -119,7 +119,8 @@ class ConfinementPlan:
         more = f"; read-only workflow steps: {', '.join(steps)}" if steps else ""
         return (
             f"Sandbox: bash {bash.describe()}, file tools {files.mode} ({bash.source}){more}; "
-            f"{self.sandbox.kernel.describe()}."
+            f"{self.sandbox.kernel.describe()}"
+            + ("." if bash.enforced() and files.enforced() else "; the kernel does not enforce all of it.")
         )
 
 
