@@ -132,7 +132,8 @@ def test_the_harness_asks_once_and_announces_what_the_plan_says(
         assert plan.request.bash_policy == "allow-list" and plan.request.read_only_steps == ("inspect",)
         assert guards.tools is plan.tools and guards.identity == plan.identity
         assert [e.fields for e in posted if e.name == "sandbox"] == [plan.record_fields()]  # type: ignore[attr-defined]
-        assert state.record.security_notes[0] == plan.containment.describe()
-        assert state.record.security_notes[-1] == plan.summary_line()
+        as_root = plan.identity is None and os.geteuid() == 0  # the "Unprotected" line says so
+        assert state.record.security_notes[0].text == plan.containment.describe(cause=not as_root)
+        assert state.record.security_notes[-1].text == plan.summary_line()
     finally:
         guards.seal(state.journal)
