@@ -7,7 +7,7 @@ A composite action's steps get no ``INPUT_*`` variables (actions/runner issue #6
 This module turns it into one ``INPUT_<NAME>`` per input, named as the runner names a container
 action's (spaces to ``_``, upper case, hyphens kept: ``max-turns`` is ``INPUT_MAX-TURNS``), drops
 ``AW_ACTION_INPUTS`` and any other ``INPUT_*`` already there, and ``execve``s
-``python -m aw_action action`` with the same interpreter: no shell and no launcher stays behind
+``python -I -u -m aw_action action`` with the same interpreter: no shell and no launcher stays behind
 holding the step's environment, and the harness is the step's one process (it makes itself
 non-dumpable and wipes its initial environment: ``security/confinement/process_guard.py``).
 
@@ -29,6 +29,10 @@ from collections.abc import Mapping
 
 INPUTS_VARIABLE = "AW_ACTION_INPUTS"
 EXIT_INPUT = 2
+HARNESS_FLAGS = ("-I", "-u")
+"""Isolated (the job's ``PYTHONPATH``, ``PYTHONHOME``, user site-packages and working directory,
+the project's settings, never reach the harness's interpreter) and unbuffered (what the image's
+``PYTHONUNBUFFERED=1`` does for the container action)."""
 UPLOAD_INPUT = "upload-artifacts"
 """Handed over as ``false``: runner/action.yml's own step uploads (the module docstring)."""
 
@@ -69,7 +73,7 @@ def main() -> None:
     except ValueError as exc:
         sys.stderr.write(f"::error::aw-harness runner launcher: {exc}\n")
         raise SystemExit(EXIT_INPUT) from None
-    os.execve(sys.executable, [sys.executable, "-m", "aw_action", "action"], env)
+    os.execve(sys.executable, [sys.executable, *HARNESS_FLAGS, "-m", "aw_action", "action"], env)
 
 
 if __name__ == "__main__":

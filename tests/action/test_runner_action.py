@@ -36,10 +36,14 @@ def test_runner_action_installs_then_execs_the_launcher_with_every_input() -> No
     steps = _yaml(RUNNER / "action.yml")["runs"]["steps"]
     assert _yaml(RUNNER / "action.yml")["runs"]["using"] == "composite"
     uses = [s.get("uses", "").split("@")[0] for s in steps]
-    assert uses == ["", "actions/cache", "", "", "actions/upload-artifact"]
-    key, cache, install, run, upload = steps
+    assert uses == ["", "actions/cache/restore", "", "actions/cache/save", "", "actions/upload-artifact"]
+    key, restore, install, save, run, upload = steps
     assert 'install.sh" key' in key["run"] and 'install.sh" install' in install["run"]
-    assert cache["with"] == {"path": "${{ steps.venv.outputs.path }}", "key": "${{ steps.venv.outputs.key }}"}
+    cached = {"path": "${{ steps.venv.outputs.path }}", "key": "${{ steps.venv.outputs.key }}"}
+    assert restore["with"] == save["with"] == cached
+    assert restore["id"] == "cache" and "steps.cache.outputs.cache-hit != 'true'" in save["if"]
+    # saved before the agent runs, never by a post step after it (an agent with sandbox: full could write it)
+    assert not any(s.get("uses", "").startswith("actions/cache@") for s in steps)
     assert run["id"] == "run" and run["env"] == {INPUTS_VARIABLE: "${{ toJSON(inputs) }}"}
     assert run["run"].strip().startswith("exec "), "no shell stays behind holding the step's environment"
     assert run["run"].strip().endswith("-I -m aw_action.runner_launch")
@@ -83,29 +87,36 @@ def test_a_missing_or_malformed_inputs_object_is_one_line_and_exit_2(raw: str | 
     assert len(lines) == 1 and INPUTS_VARIABLE in lines[0] and said in lines[0], done.stderr
 
 
-def test_launcher_replaces_itself_with_the_harness(tmp_path: Path) -> None:
-    """``execve``: the harness keeps the launcher's pid, and reads the inputs as INPUT_*."""
-    probe = tmp_path / "probe.py"
-    probe.write_text(
-        "import json, os, sys\n"
-        "print(json.dumps({'pid': os.getpid(), 'argv': sys.argv, 'inputs': "
-        "{k: v for k, v in os.environ.items() if k.startswith(('INPUT_', 'AW_'))}}))\n"
-    )
-    # the same launcher, with `python -m aw_action` swapped for the probe by a sitecustomize-free shim:
-    shim = tmp_path / "aw_action"
+def test_launcher_replaces_itself_with_an_isolated_harness(tmp_path: Path) -> None:
+    """``execve``: the harness keeps the launcher's pid, reads the inputs as INPUT_*, and its
+    interpreter is isolated from the job's Python settings (``PYTHONPATH``). The harness is a probe
+    here: a venv whose ``aw_action`` is the real launcher plus a ``__main__`` that reports."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    (site,) = venv.glob("lib/python3*/site-packages")
+    shim = site / "aw_action"
     shim.mkdir()
     (shim / "__init__.py").write_text("")
-    (shim / "__main__.py").write_text(probe.read_text())
     (shim / "runner_launch.py").write_text((REPO / "aw_action" / "runner_launch.py").read_text())
-    script = "import os, subprocess, sys; p = subprocess.Popen(sys.argv[1:]); print(p.pid, flush=True); p.wait()"
+    (shim / "__main__.py").write_text(
+        "import importlib.util, json, os, sys\n"
+        "print(json.dumps({'pid': os.getpid(), 'argv': sys.argv[1:], 'isolated': sys.flags.isolated,\n"
+        "    'planted': importlib.util.find_spec('planted') is not None,\n"
+        "    'inputs': {k: v for k, v in os.environ.items() if k.startswith(('INPUT_', 'AW_'))}}))\n"
+    )
+    planted = tmp_path / "project"
+    planted.mkdir()
+    (planted / "planted.py").write_text("")
+    script = "import subprocess, sys; p = subprocess.Popen(sys.argv[1:]); print(p.pid, flush=True); p.wait()"
     done = subprocess.run(
-        [sys.executable, "-c", script, sys.executable, "-m", "aw_action.runner_launch"],
-        env={"PATH": "/usr/bin:/bin", INPUTS_VARIABLE: json.dumps({"max-turns": "2"})},
-        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", script, str(venv / "bin" / "python"), "-I", "-m", "aw_action.runner_launch"],
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(planted), INPUTS_VARIABLE: json.dumps({"max-turns": "2"})},
+        cwd=planted, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     launched, reported = done.stdout.splitlines()
     report = json.loads(reported)
     assert report["pid"] == int(launched), "the harness is the launcher's process, exec'd"
-    assert report["argv"][1:] == ["action"]
+    assert report["argv"] == ["action"]
+    assert report["isolated"] == 1 and not report["planted"], "the job's PYTHONPATH and working dir stay out"
     assert report["inputs"] == {"INPUT_MAX-TURNS": "2", "INPUT_UPLOAD-ARTIFACTS": "false"}
