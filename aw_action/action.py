@@ -44,7 +44,7 @@ from aw_action.exits import InvocationError, Setting
 from aw_action.github import credential_help
 from aw_action.github.action_help import action_help
 from aw_action.github.action_inputs import ActionInputError, ActionInputs, raw_input, secret_values
-from aw_action.github.action_manifest import ManifestError, action_inputs, unknown_inputs
+from aw_action.github.action_manifest import ManifestError, action_inputs, defaults_not_applied, unknown_inputs
 from aw_action.github.continue_inputs import ContinueRequest
 from aw_action.github.event import TriggerEvent
 from aw_action.github.log import WorkflowLog
@@ -129,14 +129,18 @@ def _help() -> int:
 def _warn_unknown_inputs(env: dict[str, str], log: WorkflowLog) -> tuple[IgnoredInput, ...]:
     """A misspelt ``with:`` key (``max-turn``) would be ignored without a word: say so, naming the
     input it most likely meant (action.yml's, the one list); the step summary's first screen
-    says it too (``Reporting.ignored_inputs``)."""
+    says it too (``Reporting.ignored_inputs``). In a ``uses: docker://`` step the runner applies
+    none of action.yml's defaults: an input whose default it did not evaluate is named too."""
     try:
-        unknown = unknown_inputs(env, action_inputs())
+        declared = action_inputs()
     except ManifestError as exc:
         log.warning(f"cannot check the INPUT_* names: {exc}", title="aw-harness")
         return ()
+    unknown = unknown_inputs(env, declared)
     for each in unknown:
         log.warning(each.message(), title="aw-harness: unknown input")
+    for missing in defaults_not_applied(env, declared):
+        log.warning(missing.message(), title="aw-harness: input without its default")
     return tuple(IgnoredInput(each.variable, each.likely.name if each.likely else None) for each in unknown)
 
 

@@ -34,6 +34,7 @@ SLOW: dict[str, str] = {
     "tests/report/test_report.py": "whole runs of every ending, a timeout and a cancel among them, then a report",
     "tests/report/test_action_mode.py": "a matrix's legs through the action, then a report job",
     "tests/ghaw/test_install_step.py": "wheel builds and pip installs",
+    "tests/action/test_runner_action_run.py": "the runner-side action's venv install, then two examples' jobs",
     "tests/ghaw/test_gh_aw_parser_step.py": "four whole gh-aw agent steps, one waiting out its deadline",
     "tests/ai/test_cli_providers.py": "whole runs against each provider's local server",
     "tests/replay/test_continue.py": "whole runs through the anthropic SDK, then runs that continue them",

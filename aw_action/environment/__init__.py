@@ -12,6 +12,7 @@
 
 Nothing else in ``aw_action`` spells a runner variable (``GITHUB_*``, ``RUNNER_*``, ``ACTIONS_*``)
 or an ``AW_*`` one (``tests/architecture/test_environment_names.py``), except the exec wrapper and
-the spawn server, standard library only, which get their values on their command line, and the
+the spawn server, standard library only, which get their values on their command line, the
+runner-side action's launcher (``runner_launch.py``, standard library only, before the harness), and the
 credential table (``ai/models.json``).
 """

@@ -2,7 +2,12 @@
 
 ``aw-harness action --help`` lists them and the entrypoint warns about an ``INPUT_*`` variable
 that names none of them (``unknown_inputs``: a misspelt ``with:`` key, such as ``max-turn``, is
-otherwise silently ignored). The wheel carries a copy of the repository's action.yml as
+otherwise silently ignored), and about an input whose default is an expression the runner did not
+evaluate (``defaults_not_applied``: a ``uses: docker://`` step has no action.yml, so the runner
+sets no variable for an input the workflow did not give; the harness applies the literal defaults
+itself, but not ``github-token``'s ``${{ github.token }}``: docs/toolchain.md).
+
+The wheel carries a copy of the repository's action.yml as
 ``aw_action/action.yml`` (pyproject.toml's ``force-include``); a source checkout reads the
 repository's own. ``ActionInputs`` declares the same names (tests/action/test_packaging.py).
 """
@@ -91,3 +96,23 @@ def unknown_inputs(env: Mapping[str, str], inputs: list[ActionInput]) -> list[Un
         match = difflib.get_close_matches(spelt, list(by_name), n=1, cutoff=NEAR_MISS_CUTOFF)
         found.append(UnknownInput(variable, by_name[match[0]] if match else None))
     return found
+
+
+@dataclass(frozen=True)
+class DefaultNotApplied:
+    input: ActionInput
+
+    def message(self) -> str:
+        return (
+            f"{self.input.variable} is not set at all, so action.yml's default ({self.input.default}) did not apply: "
+            f"a `uses: docker://` step gets none of its defaults; set '{self.input.name}' in the step's `with:` "
+            "(docs/toolchain.md)"
+        )
+
+
+def defaults_not_applied(env: Mapping[str, str], inputs: list[ActionInput]) -> list[DefaultNotApplied]:
+    """Every input whose default is an expression (``${{ github.token }}``) and whose ``INPUT_*``
+    variable is absent, not merely empty: the runner sets every declared input of an action it
+    read action.yml for, so such an input means a step that has none (``uses: docker://``)."""
+    present = {name.upper() for name in env}
+    return [DefaultNotApplied(i) for i in inputs if "${{" in i.default and i.variable.upper() not in present]

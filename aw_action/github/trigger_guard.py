@@ -164,7 +164,7 @@ def _check_actor(
         return TriggerDecision(False, f"bot {actor} is not in allowed-bots", actor, "bot")
     repository, token = _repository(event, env), env.get("GITHUB_TOKEN", "")
     if not repository or not token:
-        missing = REPOSITORY_VAR if not repository else "GitHub token"
+        missing = REPOSITORY_VAR if not repository else "GitHub token (the github-token input)"
         return TriggerDecision(False, f"cannot check {actor}'s permission: no {missing}", actor)
     roles = {r.lower() for r in allowed_roles}
     try:

@@ -22,7 +22,7 @@ from tests.action.launch import REPO, declared_inputs, run_action
 EXAMPLES = sorted(p for p in (REPO / "examples").iterdir() if p.is_dir() and p.name not in ("demo", "gh-aw"))
 WORKFLOWS = [*(p / "workflow.yml" for p in EXAMPLES), *sorted((REPO / ".github" / "workflows").glob("*.yml"))]
 ACTION_WORKFLOWS = [w for w in WORKFLOWS if w.name not in ("ci.yml", "release.yml", "newest-releases.yml")]
-OUR_ACTION = re.compile(r"^(\./?(from-source)?|[\w.-]+/aw-harness(/from-source)?@\S+)$")
+OUR_ACTION = re.compile(r"^(\./?(from-source|runner)?|[\w.-]+/aw-harness(/from-source|/runner)?@\S+)$")
 OUTPUT_REF = re.compile(r"steps\.aw\.outputs\.([\w-]+)")
 
 
@@ -56,6 +56,8 @@ def test_every_example_has_its_three_files() -> None:
         "replay",
         "budget-step-down",
         "continue",
+        "python-project",
+        "node-project",
     }
     for folder in EXAMPLES:
         for name in ("workflow.yml", "config.json", "prompt.txt"):

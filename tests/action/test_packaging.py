@@ -158,11 +158,14 @@ def test_lock_file_pins_every_dependency_with_hashes() -> None:
     assert len(hashed) == len(pinned), "every pin carries its hashes"
 
 
+ACTION_FILES = ["action.yml", "from-source/action.yml", "runner/action.yml"]
+
+
 @pytest.mark.parametrize(
     "command",
     [
         ["hadolint", "Dockerfile"],
-        ["check-jsonschema", "--builtin-schema", "vendor.github-actions", "action.yml", "from-source/action.yml"],
+        ["check-jsonschema", "--builtin-schema", "vendor.github-actions", *ACTION_FILES],
         ["check-jsonschema", "--builtin-schema", "vendor.github-workflows", "--glob-workflows"],
     ],
     ids=["hadolint", "action-schema", "workflow-schema"],

@@ -4,7 +4,8 @@ A ``GITHUB_*``, ``RUNNER_*``, ``ACTIONS_*`` or ``AW_*`` name written as a string
 ``aw_action/`` fails this test: read the runner's facts from ``environment/runner.RunnerFacts``
 and a tuning variable through its row in ``environment/tuning.py``. Docstrings may name them.
 Exempt: the environment layer itself; the exec wrapper and the spawn server (standard library
-only: they get their values on their command line); the credential table's names
+only: they get their values on their command line); the runner-side action's launcher (standard
+library only, it runs before the harness: docs/toolchain.md); the credential table's names
 (``ai/models.json``'s ``credentials``, such as ``GITHUB_TOKEN``).
 """
 
@@ -21,6 +22,8 @@ LAYER = PACKAGE / "environment"
 EXEMPT = {
     PACKAGE / "security" / "confinement" / "landlock.py",
     PACKAGE / "security" / "confinement" / "spawn_server.py",
+    PACKAGE / "runner_launch.py",  # the runner-side action's launcher: standard library only, it runs
+    # before the harness and hands its one variable (``AW_ACTION_INPUTS``) over as ``INPUT_*``
 }
 NAME = re.compile(r"(?<![A-Za-z0-9_])(?:GITHUB|RUNNER|ACTIONS|AW)_[A-Z0-9_]*")
 

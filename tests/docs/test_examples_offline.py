@@ -85,6 +85,8 @@ def _results(stdout: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("folder", OFFLINE, ids=lambda p: p.name)
 def test_the_example_runs_offline_as_its_readme_says(tmp_path: Path, folder: Path) -> None:
+    if folder.name == "node-project" and shutil.which("npm", path="/usr/bin:/bin") is None:
+        pytest.skip("node-project needs node and npm in /usr/bin (none on this machine)")
     root = _checkout(tmp_path)
     block = _block(folder).replace("/tmp/", f"{tmp_path}/")  # first: the checkout itself may lie under /tmp
     block = block.replace("$PWD/.venv/bin", str(BIN)).replace(".venv/bin/", f"{BIN}/")
@@ -126,6 +128,9 @@ def test_the_example_runs_offline_as_its_readme_says(tmp_path: Path, folder: Pat
         assert [(c["path"], c["line"], c["side"]) for c in review["comments"]] == [
             ("examples/pr-review/checklist.md", 3, "RIGHT")
         ]
+    if folder.name in ("python-project", "node-project"):  # the agent ran the project's tests, and they passed
+        transcript = (tmp_path / f"aw-{folder.name}" / "session.jsonl").read_text()
+        assert "exit code: 0" in transcript and ("Ran 3 tests" in transcript or "# pass 3" in transcript)
     if folder.name == "safe-outputs":
         report = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith('{"dry_run"')))
         assert [(i["type"], i["status"]) for i in report["items"]] == [

@@ -127,7 +127,9 @@ def test_bad_credentials_refuse(api: WireServer) -> None:
 def test_without_a_token_or_an_actor_nothing_runs(api: WireServer) -> None:
     no_token = {k: v for k, v in env_for(api.url).items() if k != "GITHUB_TOKEN"}
     refused = check_trigger("issues", comment_by("octo-admin"), no_token)
-    assert not refused.allowed and refused.reason == "cannot check octo-admin's permission: no GitHub token"
+    assert not refused.allowed and refused.reason == (
+        "cannot check octo-admin's permission: no GitHub token (the github-token input)"
+    )
     assert not check_trigger("issues", {}, env_for(api.url)).allowed
     assert api.requests == []
 

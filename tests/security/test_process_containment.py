@@ -161,35 +161,59 @@ from aw_action.security.confinement.containment import end_agent_processes, plan
 from aw_action.security.confinement.identity import ToolIdentity
 identity = ToolIdentity(int(sys.argv[1]), int(sys.argv[2]), "agent", "/tmp")
 containment = plan(identity, 16)
+print(containment.method, flush=True)
+sys.stdin.readline()  # the test starts a stranger here, or not
 ending = end_agent_processes(containment, identity)
 print(json.dumps({"planned": containment.method, "method": ending.method, "note": ending.note}))
 """
 
 
-def test_a_process_of_the_same_uid_the_run_did_not_start_is_never_killed() -> None:
-    """kill(-1) as the tools' user would reach every process of that uid: when one does not
-    descend from the harness, the harness does not send it, and says the end was best effort."""
+def _harness(tool_user: ToolIdentity, stranger_after_plan: bool) -> tuple[dict[str, str], int]:
+    """HARNESS as a process of its own: (its report, the stranger's pid), the stranger started by
+    this test (never a descendant of that harness) before the plan or between plan and end."""
     import subprocess
 
-    tool_user = own_user("aw-test-stranger")
+    def start() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(["sleep", "30"], user=tool_user.uid, group=tool_user.gid, extra_groups=[])
 
-    stranger = subprocess.Popen(["sleep", "30"], user=tool_user.uid, group=tool_user.gid, extra_groups=[])
+    stranger = None if stranger_after_plan else start()
+    harness = subprocess.Popen(
+        [sys.executable, "-c", HARNESS, str(tool_user.uid), str(tool_user.gid)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )  # fmt: skip
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", HARNESS, str(tool_user.uid), str(tool_user.gid)],
-            capture_output=True,
-            text=True,
-            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
-            timeout=60,
-        )
-        assert done.returncode == 0, done.stderr
-        report = json.loads(done.stdout)
-        assert report["planned"] == "kill-uid" and report["method"] == "best-effort"
-        assert f"pid {stranger.pid}" in report["note"] and "did not start" in report["note"]
+        assert harness.stdout is not None and harness.stdin is not None
+        harness.stdout.readline()
+        stranger = stranger or start()
+        out, err = harness.communicate("go\n", timeout=60)
+        assert harness.returncode == 0, err
         assert stranger.poll() is None, "the stranger lives"
+        return json.loads(out), stranger.pid
     finally:
-        stranger.kill()
-        stranger.wait()
+        harness.kill()
+        if stranger is not None:
+            stranger.kill()
+            stranger.wait()
+
+
+def test_a_process_of_the_same_uid_the_run_did_not_start_is_never_killed() -> None:
+    """kill(-1) as the tools' user would reach every process of that uid: when one that does not
+    descend from the harness appears after the plan, the kill helper does not send it, and the end
+    says it was best effort."""
+    report, stranger = _harness(own_user("aw-test-stranger"), stranger_after_plan=True)
+    assert report["planned"] == "kill-uid" and report["method"] == "best-effort"
+    assert f"pid {stranger}" in report["note"] and "did not start" in report["note"]
+
+
+def test_a_uid_that_already_runs_others_processes_never_gets_kill_minus_one() -> None:
+    """The runner-side action (docs/toolchain.md): a harness made root by sudo would give the tools
+    the workspace owner's uid, the runner's own, which runs the runner and the step's parents: a uid
+    with a process the run did not start when the run plans is not the tools' own, and kill(-1) is
+    not even planned."""
+    report, stranger = _harness(own_user("aw-test-busy"), stranger_after_plan=False)
+    assert report["planned"] == "best-effort" and report["method"] == "best-effort"
+    assert f"pid {stranger}" in report["note"] and "not a uid of the tools' own" in report["note"]
 
 
 def test_where_the_tools_run_as_root_the_run_says_containment_is_best_effort(tmp_path: Path) -> None:

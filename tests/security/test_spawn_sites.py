@@ -17,6 +17,8 @@ ALLOWED = {
     "the command",
     "security/confinement/spawn_server.py": "the spawn server: it runs in the child, behind the exec wrapper, "
     "and starts each command from inside the confinement it already has",
+    "runner_launch.py": "the runner-side action's launcher: it replaces itself with the harness (execve), "
+    "before the harness exists",
 }
 MODULES = {"subprocess", "pty", "multiprocessing"}
 ASYNC_CALLS = {"create_subprocess_exec", "create_subprocess_shell", "subprocess_exec", "subprocess_shell"}

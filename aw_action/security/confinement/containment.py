@@ -12,8 +12,9 @@ started, however it detached), and refuses (exit 3, naming the stranger) when on
 the kill would reach it too. Neither a PID namespace nor a writable cgroup can be had in the
 container the runner starts (no ``CAP_SYS_ADMIN``, a read-only cgroup mount), which is why this is
 the mechanism. Where it cannot be used (the tools run as the harness's own user, or a stranger
-shares their uid), the end is the ``/proc`` scan (``tools/processes.py``) and the run's records
-and summary say containment is best effort.
+shares their uid: from the start, and ``plan`` does not plan it, as on the runner itself where the
+tools' uid is the runner's; or from later on, and the helper refuses), the end is the ``/proc``
+scan (``tools/processes.py``) and the run's records and summary say containment is best effort.
 
 Bounding them: ``plan`` sets ``Containment.limit``, ``RLIMIT_NPROC`` for the tools' commands (the exec wrapper
 sets it: ``landlock.py``, ``nproc=``): the tasks (threads included) the uid has when the run
@@ -156,12 +157,22 @@ def _proc_entries() -> list[Path]:
 
 
 def plan(identity: ToolIdentity | None, budget: int) -> Containment:
-    """The run's containment (the module docstring), decided before any tool runs."""
+    """The run's containment (the module docstring), decided before any tool runs. ``kill(-1)`` is
+    planned only for a uid of the tools' own: not the harness's, not root's, and running no process
+    that does not descend from the harness. On the runner itself (the runner-side action,
+    docs/toolchain.md) the runner's own uid runs the runner and the step that started the harness:
+    such a uid never gets ``kill(-1)``, whoever the harness is."""
     euid = os.geteuid()
     uid = identity.uid if identity is not None else euid
-    limit = sum(t.threads for t in uid_tasks(uid) if t.state != "Z") + budget if uid != 0 else 0
+    tasks = [t for t in uid_tasks(uid) if t.state != "Z"]
+    limit = sum(t.threads for t in tasks) + budget if uid != 0 else 0
     if identity is not None and identity.uid not in (euid, 0):
-        return Containment("kill-uid", uid, limit, budget)
+        strangers = not_descendants([t.pid for t in tasks])
+        if not strangers:
+            return Containment("kill-uid", uid, limit, budget)
+        pids = " ".join(map(str, strangers[:5]))
+        why = f"uid {uid} has processes this run did not start (pid {pids}): not a uid of the tools' own"
+        return Containment("best-effort", uid, limit, budget, why)
     why = "the tools run as the harness's own user" if uid != 0 else "the tools run as root"
     return Containment("best-effort", uid, limit, budget, why)
 
@@ -185,25 +196,39 @@ def end_agent_processes(containment: Containment, identity: ToolIdentity | None)
     return Ending("kill-uid", "", ())
 
 
-def left_behind(uid: int | None) -> tuple[str, ...]:
-    """``pid (name)`` of every live (not zombie) process of ``uid`` descending from the harness."""
-    if uid is None:
-        return ()
-    me = os.getpid()
-    tasks = {t.pid: t for t in uid_tasks(uid)}
+def _parents() -> dict[int, int]:
     parents: dict[int, int] = {}
     for entry in _proc_entries():
         with contextlib.suppress(OSError, ValueError, IndexError):
             text = (entry / "stat").read_text()
             parents[int(entry.name)] = int(text[text.rfind(")") + 2 :].split()[1])
-    out: list[str] = []
-    for task in tasks.values():
-        pid, seen = task.pid, set()
-        while pid in parents and pid not in seen and pid != me:
-            seen.add(pid)
-            pid = parents[pid]
-        if pid == me and task.pid != me and task.state != "Z":
-            out.append(f"{task.pid} ({task.name})")
+    return parents
+
+
+def _descends(pid: int, root: int, parents: dict[int, int]) -> bool:
+    seen: set[int] = set()
+    while pid in parents and pid not in seen and pid != root:
+        seen.add(pid)
+        pid = parents[pid]
+    return pid == root
+
+
+def not_descendants(pids: list[int]) -> list[int]:
+    """Those of ``pids`` that do not descend from this process (nor are it), sorted."""
+    me, parents = os.getpid(), _parents()
+    return sorted(pid for pid in pids if pid != me and not _descends(pid, me, parents))
+
+
+def left_behind(uid: int | None) -> tuple[str, ...]:
+    """``pid (name)`` of every live (not zombie) process of ``uid`` descending from the harness."""
+    if uid is None:
+        return ()
+    me, parents = os.getpid(), _parents()
+    out = [
+        f"{task.pid} ({task.name})"
+        for task in uid_tasks(uid)
+        if task.pid != me and task.state != "Z" and _descends(task.pid, me, parents)
+    ]
     return tuple(sorted(out))
 
 

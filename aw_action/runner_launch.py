@@ -1,0 +1,80 @@
+"""The launcher of the runner-side action (``runner/action.yml``, docs/toolchain.md): the step's
+inputs as the container action gets them, then the harness in place of this process.
+
+A composite action's steps get no ``INPUT_*`` variables (actions/runner issue #665: only the
+``inputs`` context), so ``runner/action.yml`` hands every input over as one JSON object,
+``AW_ACTION_INPUTS: ${{ toJSON(inputs) }}`` (the defaults of action.yml applied by the runner).
+This module turns it into one ``INPUT_<NAME>`` per input, named as the runner names a container
+action's (spaces to ``_``, upper case, hyphens kept: ``max-turns`` is ``INPUT_MAX-TURNS``), drops
+``AW_ACTION_INPUTS`` and any other ``INPUT_*`` already there, and ``execve``s
+``python -I -u -m aw_action action`` with the same interpreter: no shell and no launcher stays behind
+holding the step's environment, and the harness is the step's one process (it makes itself
+non-dumpable and wipes its initial environment: ``security/confinement/process_guard.py``).
+
+The harness uploads no artifact here: a composite action's script steps get no
+``ACTIONS_RUNTIME_TOKEN`` (actions/runner ``ScriptHandler``; only container and JavaScript actions
+do), so ``upload-artifacts`` is handed over as ``false`` and ``runner/action.yml``'s next step
+uploads the output folder with actions/upload-artifact when the input asked for it.
+
+Standard library only and imports nothing of the harness. A missing or malformed
+``AW_ACTION_INPUTS`` is one line naming it and exit 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+
+INPUTS_VARIABLE = "AW_ACTION_INPUTS"
+EXIT_INPUT = 2
+HARNESS_FLAGS = ("-I", "-u")
+"""Isolated (the job's ``PYTHONPATH``, ``PYTHONHOME``, user site-packages and working directory,
+the project's settings, never reach the harness's interpreter) and unbuffered (what the image's
+``PYTHONUNBUFFERED=1`` does for the container action)."""
+UPLOAD_INPUT = "upload-artifacts"
+"""Handed over as ``false``: runner/action.yml's own step uploads (the module docstring)."""
+
+
+def input_variable(name: str) -> str:
+    """The runner's name for input ``name`` (actions/runner ``Handler.AddInputsToEnvironment``)."""
+    return "INPUT_" + name.replace(" ", "_").upper()
+
+
+def harness_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` with ``AW_ACTION_INPUTS`` turned into the ``INPUT_*`` variables; ``ValueError``
+    (its message names the variable) when it is missing or not a JSON object of strings."""
+    raw = env.get(INPUTS_VARIABLE)
+    if raw is None:
+        raise ValueError(f"{INPUTS_VARIABLE} is not set: runner/action.yml passes the inputs through it")
+    try:
+        inputs = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{INPUTS_VARIABLE} is not JSON: {exc.msg} at character {exc.pos}") from None
+    if not isinstance(inputs, dict):
+        raise ValueError(f"{INPUTS_VARIABLE} is not a JSON object of the inputs")
+    out = {k: v for k, v in env.items() if k != INPUTS_VARIABLE and not k.upper().startswith("INPUT_")}
+    for name, value in inputs.items():
+        if isinstance(value, bool):  # a boolean input's default, as the runner serialises it
+            value = "true" if value else "false"
+        elif value is None:
+            value = ""
+        elif not isinstance(value, str):
+            value = json.dumps(value)
+        out[input_variable(str(name))] = value
+    out[input_variable(UPLOAD_INPUT)] = "false"
+    return out
+
+
+def main() -> None:
+    try:
+        env = harness_environment(os.environ)
+    except ValueError as exc:
+        sys.stderr.write(f"::error::aw-harness runner launcher: {exc}\n")
+        raise SystemExit(EXIT_INPUT) from None
+    os.execve(sys.executable, [sys.executable, *HARNESS_FLAGS, "-m", "aw_action", "action"], env)
+
+
+if __name__ == "__main__":
+    main()
