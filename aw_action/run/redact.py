@@ -176,6 +176,16 @@ class Redactor:
 
     def obj(self, value: Any) -> Any:
         """Redact every string inside a JSON-like value (dict keys included)."""
+        kind = type(value)  # the exact JSON types first: no ABC check for the common case
+        if kind is str:
+            return self.text(value)
+        if kind is dict:
+            text = self.text
+            return {text(k) if type(k) is str else text(str(k)): self.obj(v) for k, v in value.items()}
+        if kind is list:
+            return [self.obj(v) for v in value]
+        if value is None or kind is int or kind is float or kind is bool:
+            return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, Mapping):
