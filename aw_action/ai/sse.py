@@ -9,8 +9,8 @@ the SSE specification does (https://html.spec.whatwg.org/multipage/server-sent-e
 - lines end in LF, CRLF or a lone CR; a line starting with ``:`` is a comment; ``event:`` names the
   event, ``data:`` lines are joined with LF; other fields (``id``, ``retry``, unknown) are ignored;
 - a blank line ends an event; an event with neither a name nor data is not dispatched; a body that
-  ends inside an event dispatches what it has (as the SDKs' decoders do), and the wire still
-  judges whether the reply was complete: a cut stream is never taken as done;
+  ends inside an event does not dispatch it (the specification's rule, and the SDKs' decoders'),
+  and the wire judges whether the reply was complete: a cut stream is never taken as done;
 - bounded: a line longer than ``MAX_LINE_BYTES`` or an event's data longer than
   ``MAX_EVENT_BYTES`` ends the attempt with a ``fatal`` ``ProviderError`` (a server that sends
   an endless line cannot make the harness buffer it all), naming the limit.
@@ -121,14 +121,11 @@ class _Framer:
             raise _too_big("a line", self.max_line)
         return out
 
-    def close(self) -> list[ServerEvent]:
-        """The body ended: its last line, and the event it was in, if any."""
-        out: list[ServerEvent] = []
-        if self._buf:
-            self._line(bytes(self._buf), out)
-            self._buf.clear()
-        self._line(b"", out)
-        return out
+    def close(self) -> None:
+        """The body ended: an event not ended by a blank line is not dispatched (the
+        specification's rule, and the SDKs' decoders'), nor is a last line without its end."""
+        self._buf.clear()
+        self._name, self._data, self._size = None, [], 0
 
     def _line(self, line: bytes, out: list[ServerEvent]) -> None:
         if not line:
@@ -159,5 +156,4 @@ async def read_events(
     async for chunk in chunks:
         for event in framer.feed(chunk):
             yield event
-    for event in framer.close():
-        yield event
+    framer.close()

@@ -59,9 +59,21 @@ async def test_every_split_of_the_body_gives_the_same_events_whatever_the_line_e
     assert await _events([body[i : i + 1] for i in range(len(body))]) == EXPECTED
 
 
-async def test_a_body_that_ends_inside_an_event_dispatches_what_it_has() -> None:
-    assert await _events([b"event: x\ndata: {}"]) == [ServerEvent("x", b"{}")]
+async def test_an_event_the_body_ends_inside_is_not_dispatched() -> None:
+    assert await _events([b"event: x\ndata: {}"]) == []
+    assert await _events([b"event: x\ndata: {}\n"]) == []
+    assert await _events([b"data: 1\n\ndata: 2\n"]) == [ServerEvent(None, b"1")]
     assert await _events([b""]) == []
+
+
+async def test_a_terminal_event_cut_before_its_blank_line_is_retried(server: WireServer) -> None:
+    events = ant.stream_events(text="whole")
+    cut = Reply.sse(events[:-1])
+    cut.chunks.append(events[-1].encode())  # message_stop, its blank line never sent
+    server.script(cut, ant.stream_reply(text="again"))
+    hooks = RecordingHooks()
+    _, msg = await collect(anthropic_provider(server), request("sonnet"), hooks)
+    assert msg.text == "again" and len(server.requests) == 2 and "message_stop" in hooks.retries[0][3]
 
 
 async def test_a_line_or_an_event_over_its_bound_ends_the_attempt_as_fatal() -> None:
