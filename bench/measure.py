@@ -29,6 +29,10 @@ class RunRecord:
     peak_rss_kb: int
     requests: list[Seen]
     replies: list[ReplyTiming]
+    cpu_s: float = 0.0
+    """CPU seconds (user + system) of the run's whole process tree (see ``run_once``)."""
+    load: float = 0.0
+    """The machine's 1-minute load average when the run ended."""
 
 
 LAUNCHER = Path(__file__).with_name("rss_launcher.py")
@@ -38,9 +42,10 @@ def run_once(
     server: BenchServer, script: Script, launch: Launch, log: Path, *, rss: bool = False, timeout_s: float = 600
 ) -> RunRecord:
     """Start ``launch`` with the server set to ``script``; wall time is from spawn to exit. With
-    ``rss``, the run goes through ``rss_launcher.py`` (a fresh ~10 MB process, see there) and the
-    peak RSS is the harness's; without, ``peak_rss_kb`` is 0 and nothing stands between the
-    bench and the harness's start."""
+    ``rss``, the run goes through ``rss_launcher.py`` (a fresh ~10 MB process, see there): the
+    peak RSS is the harness's and the CPU is its whole tree's, reaped as a subreaper; without,
+    ``peak_rss_kb`` is 0, nothing stands between the bench and the harness's start, and the CPU
+    is what ``wait4`` reports for the harness and the children it reaped."""
     server.reset(script)
     rss_file = log.with_suffix(".rss")
     argv = [sys.executable, str(LAUNCHER), str(rss_file), *launch.argv] if rss else launch.argv
@@ -50,15 +55,19 @@ def run_once(
         killer = threading.Timer(timeout_s, proc.kill)
         killer.start()
         try:
-            _, status, _usage = os.wait4(proc.pid, 0)
+            _, status, usage = os.wait4(proc.pid, 0)
         finally:
             killer.cancel()
         wall = time.monotonic() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
     seen = list(server.seen)
     first = seen[0].at - started if seen else None
-    peak = int(rss_file.read_text()) if rss and rss_file.is_file() else 0
-    return RunRecord(proc.returncode, wall, first, peak, seen, server.take_replies())
+    peak, cpu = 0, usage.ru_utime + usage.ru_stime
+    if rss and rss_file.is_file():
+        rss_text, cpu_text = rss_file.read_text().split()
+        peak, cpu = int(rss_text), float(cpu_text)
+    load = os.getloadavg()[0]
+    return RunRecord(proc.returncode, wall, first, peak, seen, server.take_replies(), cpu, load)
 
 
 STALL_LIMIT_S = 0.010

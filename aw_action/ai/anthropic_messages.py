@@ -24,6 +24,7 @@ from typing import Any
 
 from aw_action.ai.catalog import ProviderSpec
 from aw_action.ai.message_memo import MessageMemo
+from aw_action.ai.sse import Decoded, ServerEvent, error_event, json_object
 from aw_action.ai.stream_state import StreamState
 from aw_action.ai.types import (
     AssistantMessage,
@@ -36,7 +37,7 @@ from aw_action.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
-from aw_action.ai.usage import from_anthropic, merge_anthropic
+from aw_action.ai.usage import from_anthropic, merge_anthropic, without_nulls
 
 API = "anthropic-messages"
 EPHEMERAL = {"type": "ephemeral"}
@@ -153,37 +154,44 @@ class AnthropicWire:
         add_cache_breakpoints(body, messages=request.purpose == "agent")
         return body
 
-    def types(self, sdk: Any) -> tuple[Any, Any]:
-        from anthropic.types import Message, RawMessageStreamEvent
+    def decode(self, event: ServerEvent) -> Decoded:
+        """As the anthropic SDK reads its stream: ``ping`` and unnamed events skipped, ``error``
+        raised (``overloaded_error`` is transient)."""
+        if event.name is None or event.name == "ping":
+            return None
+        if event.name == "error":
+            raise error_event(event.data)
+        return json_object(event.data)
 
-        return Message, sdk.AsyncStream[RawMessageStreamEvent]
-
-    def feed(self, event: Any, state: StreamState) -> list[StreamDelta]:
-        kind = event.type
+    def feed(self, event: dict[str, Any], state: StreamState) -> list[StreamDelta]:
+        kind = event.get("type")
         out: list[StreamDelta | None] = []
-        if kind == "message_start":
-            state.message.response_id = event.message.id
-            state.response_model = event.message.model
-            state.raw_usage = event.message.usage.model_dump(mode="json", exclude_none=True)
+        if kind == "content_block_delta":
+            d = event["delta"]
+            dtype = d.get("type")
+            index = event["index"]
+            if dtype == "text_delta":
+                out.append(state.text(index, d["text"]))
+            elif dtype == "input_json_delta":
+                if state.is_tool(index):
+                    out.append(state.tool_args(index, d["partial_json"]))
+            elif dtype == "thinking_delta":
+                out.append(state.thinking(index, d["thinking"]))
+            elif dtype == "signature_delta":
+                state.thinking(index, signature=d["signature"])
+        elif kind == "message_start":
+            message = event["message"]
+            state.message.response_id = message["id"]
+            state.response_model = message["model"]
+            state.raw_usage = without_nulls(message.get("usage"))
         elif kind == "content_block_start":
-            out.append(self._block(event.index, event.content_block, state))
-        elif kind == "content_block_delta":
-            d = event.delta
-            if d.type == "text_delta":
-                out.append(state.text(event.index, d.text))
-            elif d.type == "thinking_delta":
-                out.append(state.thinking(event.index, d.thinking))
-            elif d.type == "signature_delta":
-                state.thinking(event.index, signature=d.signature)
-            elif d.type == "input_json_delta" and state.is_tool(event.index):
-                out.append(state.tool_args(event.index, d.partial_json))
+            out.append(self._block(event["index"], event["content_block"], state))
         elif kind == "content_block_stop":
-            if state.is_tool(event.index):
-                state.tool_end(event.index)
+            if state.is_tool(event["index"]):
+                state.tool_end(event["index"])
         elif kind == "message_delta":
-            delta_usage = event.usage.model_dump(mode="json", exclude_none=True)
-            state.raw_usage = merge_anthropic(state.raw_usage or {}, delta_usage)
-            self._stop(event.delta.stop_reason, state)
+            state.raw_usage = merge_anthropic(state.raw_usage or {}, without_nulls(event.get("usage")))
+            self._stop((event.get("delta") or {}).get("stop_reason"), state)
         elif kind == "message_stop":
             self._finish(state)
         return [d for d in out if d is not None]
@@ -191,29 +199,30 @@ class AnthropicWire:
     def end_of_stream(self, state: StreamState, payload: dict[str, Any]) -> None:
         """Without the terminal event a response is never complete."""
 
-    def whole(self, response: Any, state: StreamState) -> None:
-        state.message.response_id = response.id
-        state.response_model = response.model
-        state.raw_usage = response.usage.model_dump(mode="json", exclude_none=True)
-        for index, block in enumerate(response.content):
+    def whole(self, response: dict[str, Any], state: StreamState) -> None:
+        state.message.response_id = response["id"]
+        state.response_model = response["model"]
+        state.raw_usage = without_nulls(response.get("usage"))
+        for index, block in enumerate(response.get("content") or []):
             self._block(index, block, state)
-            if block.type == "tool_use":
-                state.tool_end(index, json.dumps(block.input))
-        self._stop(response.stop_reason, state)
+            if block.get("type") == "tool_use":
+                state.tool_end(index, json.dumps(block.get("input") or {}))
+        self._stop(response.get("stop_reason"), state)
         self._finish(state)
 
     @staticmethod
-    def _block(index: int, block: Any, state: StreamState) -> StreamDelta | None:
-        if block.type == "text":
-            return state.text(index, block.text)
-        if block.type == "thinking":
-            return state.thinking(index, block.thinking, signature=block.signature or None)
-        if block.type == "redacted_thinking":
-            return state.thinking(index, "", signature=block.data, redacted=True)
-        if block.type == "tool_use":
-            state.tool_start(index, block.id, block.name)
-            if block.input:
-                state.tool_end(index, json.dumps(block.input))
+    def _block(index: int, block: dict[str, Any], state: StreamState) -> StreamDelta | None:
+        kind = block.get("type")
+        if kind == "text":
+            return state.text(index, block.get("text") or "")
+        if kind == "thinking":
+            return state.thinking(index, block.get("thinking") or "", signature=block.get("signature") or None)
+        if kind == "redacted_thinking":
+            return state.thinking(index, "", signature=block["data"], redacted=True)
+        if kind == "tool_use":
+            state.tool_start(index, block["id"], block["name"])
+            if block.get("input"):
+                state.tool_end(index, json.dumps(block["input"]))
         return None  # server tool blocks and results are the API's business, not the loop's
 
     @staticmethod

@@ -184,6 +184,23 @@ def classify_status(status: int | None, message: str, headers: Mapping[str, str]
     return Classified("fatal", message, status)
 
 
+def stream_error(body: object, raw: str) -> Classified:
+    """An error event inside a 2xx stream (Anthropic's ``error`` event, a Chat Completions chunk
+    that is an ``error`` object, as the SDKs raise them): ``type: message`` of its error object
+    (``body["error"]`` or ``body`` itself), else the event's text, classified as a status error is
+    (``overloaded_error``, ``server_error``: transient)."""
+    err = body.get("error", body) if isinstance(body, Mapping) else None
+    if isinstance(err, Mapping):
+        kind = err.get("type") or err.get("code")
+        message = err.get("message")
+        text = str(message) if isinstance(message, str) and message else raw or "an error event in the stream"
+        if isinstance(kind, str) and kind and kind not in text:
+            text = f"{kind}: {text}"
+    else:
+        text = raw or "an error event in the stream"
+    return classify_status(None, text)
+
+
 def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) -> float | None:
     """The server's requested delay: ``retry-after-ms``, else ``retry-after`` (seconds or a date)."""
     lowered = {k.lower(): v for k, v in headers.items()}

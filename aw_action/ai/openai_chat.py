@@ -20,6 +20,7 @@ from typing import Any
 
 from aw_action.ai.catalog import ProviderSpec
 from aw_action.ai.message_memo import MessageMemo
+from aw_action.ai.sse import END, Decoded, ServerEvent, error_event, json_object
 from aw_action.ai.stream_state import StreamState
 from aw_action.ai.types import (
     AssistantMessage,
@@ -31,7 +32,7 @@ from aw_action.ai.types import (
     Usage,
     UserMessage,
 )
-from aw_action.ai.usage import estimate_tokens, from_openai_chat
+from aw_action.ai.usage import estimate_tokens, from_openai_chat, without_nulls
 
 API = "openai-completions"
 FINISH_REASONS: dict[str, StopReason] = {
@@ -79,6 +80,18 @@ def convert_messages(
     return out
 
 
+def decode_event(event: ServerEvent) -> Decoded:
+    """One event as the openai SDK reads its streams (both APIs): ``data: [DONE]`` ends the body,
+    an object with an ``error`` member is an error (a server error mid-stream is transient), any
+    other is the API's event object."""
+    if event.data.startswith(b"[DONE]"):
+        return END
+    data = json_object(event.data)
+    if data is not None and data.get("error"):
+        raise error_event(event.data)
+    return data
+
+
 class ChatWire:
     api = API
     path = "/chat/completions"
@@ -111,34 +124,33 @@ class ChatWire:
             body["temperature"] = opts.temperature
         return body
 
-    def types(self, sdk: Any) -> tuple[Any, Any]:
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+    def decode(self, event: ServerEvent) -> Decoded:
+        return decode_event(event)
 
-        return ChatCompletion, sdk.AsyncStream[ChatCompletionChunk]
-
-    def feed(self, chunk: Any, state: StreamState) -> list[StreamDelta]:
-        state.message.response_id = state.message.response_id or chunk.id
-        state.response_model = state.response_model or chunk.model
+    def feed(self, chunk: dict[str, Any], state: StreamState) -> list[StreamDelta]:
+        state.message.response_id = state.message.response_id or chunk.get("id")
+        state.response_model = state.response_model or chunk.get("model")
         out: list[StreamDelta | None] = []
-        if chunk.usage is not None:
-            state.raw_usage = chunk.usage.model_dump(mode="json", exclude_none=True)
-        for choice in chunk.choices[:1]:
-            delta = choice.delta
-            extra = delta.model_extra or {}
-            reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+        usage = chunk.get("usage")
+        if usage is not None:
+            state.raw_usage = without_nulls(usage)
+        for choice in (chunk.get("choices") or [])[:1]:
+            delta = choice.get("delta") or {}
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str) and reasoning:
                 out.append(state.thinking("reasoning", reasoning))
-            if delta.content:
-                out.append(state.text("text", delta.content))
-            for call in delta.tool_calls or []:
-                key = ("tool", call.index)
-                fn = call.function
+            content = delta.get("content")
+            if content:
+                out.append(state.text("text", content))
+            for call in delta.get("tool_calls") or []:
+                key = ("tool", call["index"])
+                fn = call.get("function")
                 if not state.is_tool(key):
-                    state.tool_start(key, call.id or f"call_{call.index}", (fn.name if fn else None) or "")
-                if fn is not None and fn.arguments:
-                    out.append(state.tool_args(key, fn.arguments))
-            if choice.finish_reason:
-                self._stop(choice.finish_reason, state)
+                    state.tool_start(key, call.get("id") or f"call_{call['index']}", (fn or {}).get("name") or "")
+                if fn and fn.get("arguments"):
+                    out.append(state.tool_args(key, fn["arguments"]))
+            if choice.get("finish_reason"):
+                self._stop(choice["finish_reason"], state)
         if state.stop_seen and state.raw_usage is not None:
             self._finish(state)
         return [d for d in out if d is not None]
@@ -153,19 +165,20 @@ class ChatWire:
         )
         state.complete = True
 
-    def whole(self, response: Any, state: StreamState) -> None:
-        state.message.response_id = response.id
-        state.response_model = response.model
-        if response.usage is not None:
-            state.raw_usage = response.usage.model_dump(mode="json", exclude_none=True)
-        for choice in response.choices[:1]:
-            msg = choice.message
-            if msg.content:
-                state.text("text", msg.content)
-            for i, call in enumerate(msg.tool_calls or []):
-                state.tool_start(("tool", i), call.id, call.function.name)
-                state.tool_end(("tool", i), call.function.arguments)
-            self._stop(choice.finish_reason, state)
+    def whole(self, response: dict[str, Any], state: StreamState) -> None:
+        state.message.response_id = response.get("id")
+        state.response_model = response.get("model")
+        if response.get("usage") is not None:
+            state.raw_usage = without_nulls(response["usage"])
+        for choice in (response.get("choices") or [])[:1]:
+            msg = choice.get("message") or {}
+            if msg.get("content"):
+                state.text("text", msg["content"])
+            for i, call in enumerate(msg.get("tool_calls") or []):
+                fn = call.get("function") or {}
+                state.tool_start(("tool", i), call.get("id") or f"call_{i}", fn.get("name") or "")
+                state.tool_end(("tool", i), fn.get("arguments") or "")
+            self._stop(choice.get("finish_reason") or "stop", state)
         self._finish(state)
 
     @staticmethod

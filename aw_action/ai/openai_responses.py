@@ -18,6 +18,8 @@ from typing import Any
 
 from aw_action.ai.catalog import ProviderSpec
 from aw_action.ai.errors import ProviderError, classify_status
+from aw_action.ai.openai_chat import decode_event
+from aw_action.ai.sse import Decoded, ServerEvent
 from aw_action.ai.stream_state import StreamState
 from aw_action.ai.types import (
     AssistantMessage,
@@ -29,7 +31,7 @@ from aw_action.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
-from aw_action.ai.usage import from_openai_responses
+from aw_action.ai.usage import from_openai_responses, without_nulls
 
 API = "openai-responses"
 
@@ -65,8 +67,9 @@ def convert_input(messages: list[UserMessage | AssistantMessage | ToolResultMess
     return out
 
 
-def _reasoning_signature(item: Any) -> str:
-    data = item.model_dump(mode="json", exclude_none=True)
+def _reasoning_signature(item: dict[str, Any]) -> str:
+    """The reasoning item as it is replayed: its ``null`` members, server id and status left out."""
+    data = without_nulls(item)
     data.pop("id", None)
     data.pop("status", None)
     return json.dumps(data, separators=(",", ":"))
@@ -108,78 +111,81 @@ class ResponsesWire:
             body["temperature"] = opts.temperature
         return body
 
-    def types(self, sdk: Any) -> tuple[Any, Any]:
-        from openai.types.responses import Response, ResponseStreamEvent
+    def decode(self, event: ServerEvent) -> Decoded:
+        return decode_event(event)
 
-        return Response, sdk.AsyncStream[ResponseStreamEvent]
-
-    def feed(self, event: Any, state: StreamState) -> list[StreamDelta]:
-        kind = event.type
+    def feed(self, event: dict[str, Any], state: StreamState) -> list[StreamDelta]:
+        kind = event.get("type")
         out: list[StreamDelta | None] = []
-        if kind == "response.created":
-            state.message.response_id = event.response.id
-            state.response_model = event.response.model
-        elif kind == "response.output_item.added":
-            self._open(event.output_index, event.item, state)
-        elif kind in ("response.output_text.delta", "response.refusal.delta"):
-            out.append(state.text(("text", event.output_index), event.delta))
-        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
-            out.append(state.thinking(("item", event.output_index), event.delta))
+        if kind in ("response.output_text.delta", "response.refusal.delta"):
+            out.append(state.text(("text", event["output_index"]), event["delta"]))
         elif kind == "response.function_call_arguments.delta":
-            out.append(state.tool_args(("item", event.output_index), event.delta))
+            out.append(state.tool_args(("item", event["output_index"]), event["delta"]))
+        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            out.append(state.thinking(("item", event["output_index"]), event["delta"]))
+        elif kind == "response.created":
+            response = event["response"]
+            state.message.response_id = response.get("id")
+            state.response_model = response.get("model")
+        elif kind == "response.output_item.added":
+            self._open(event["output_index"], event["item"], state)
         elif kind == "response.function_call_arguments.done":
-            state.tool_end(("item", event.output_index), event.arguments)
+            state.tool_end(("item", event["output_index"]), event["arguments"])
         elif kind == "response.output_item.done":
-            self._close(event.output_index, event.item, state)
+            self._close(event["output_index"], event["item"], state)
         elif kind in ("response.completed", "response.incomplete"):
-            self._finish(event.response, state)
+            self._finish(event["response"], state)
         elif kind == "response.failed":
-            error = event.response.error
-            text = f"{error.code}: {error.message}" if error is not None else "response.failed"
+            error = (event.get("response") or {}).get("error")
+            text = f"{error.get('code')}: {error.get('message')}" if isinstance(error, dict) else "response.failed"
             raise ProviderError(classify_status(None, text))
         elif kind == "error":
-            raise ProviderError(classify_status(None, f"{event.code or 'error'}: {event.message}"))
+            raise ProviderError(classify_status(None, f"{event.get('code') or 'error'}: {event.get('message')}"))
         return [d for d in out if d is not None]
 
     def end_of_stream(self, state: StreamState, payload: dict[str, Any]) -> None:
         """Without the terminal event a response is never complete."""
 
-    def whole(self, response: Any, state: StreamState) -> None:
-        state.message.response_id = response.id
-        state.response_model = response.model
-        for index, item in enumerate(response.output):
+    def whole(self, response: dict[str, Any], state: StreamState) -> None:
+        state.message.response_id = response.get("id")
+        state.response_model = response.get("model")
+        for index, item in enumerate(response.get("output") or []):
             self._open(index, item, state)
-            if item.type == "message":
-                for part in item.content:
-                    if part.type == "output_text":
-                        state.text(("text", index), part.text)
+            if item.get("type") == "message":
+                for part in item.get("content") or []:
+                    if part.get("type") == "output_text":
+                        state.text(("text", index), part.get("text") or "")
             self._close(index, item, state)
         self._finish(response, state)
 
     @staticmethod
-    def _open(index: int, item: Any, state: StreamState) -> None:
-        if item.type == "function_call":
-            state.tool_start(("item", index), item.call_id, item.name)
-        elif item.type == "reasoning":
+    def _open(index: int, item: dict[str, Any], state: StreamState) -> None:
+        kind = item.get("type")
+        if kind == "function_call":
+            state.tool_start(("item", index), item["call_id"], item["name"])
+        elif kind == "reasoning":
             state.thinking(("item", index))
 
     @staticmethod
-    def _close(index: int, item: Any, state: StreamState) -> None:
+    def _close(index: int, item: dict[str, Any], state: StreamState) -> None:
         key = ("item", index)
-        if item.type == "function_call":
-            state.tool_end(key, item.arguments)
-        elif item.type == "reasoning":
+        kind = item.get("type")
+        if kind == "function_call":
+            state.tool_end(key, item.get("arguments") or "")
+        elif kind == "reasoning":
             block = state.block(key)
             if isinstance(block, ThinkingContent):
                 block.signature = _reasoning_signature(item)
-                block.thinking = block.thinking or "\n".join(s.text for s in (item.summary or []))
+                summary = item.get("summary") or []
+                block.thinking = block.thinking or "\n".join(s.get("text") or "" for s in summary)
 
     @staticmethod
-    def _finish(response: Any, state: StreamState) -> None:
-        usage = response.usage.model_dump(mode="json", exclude_none=True) if response.usage is not None else {}
+    def _finish(response: dict[str, Any], state: StreamState) -> None:
+        usage = without_nulls(response.get("usage"))
         state.raw_usage = usage
         state.message.usage = from_openai_responses(usage)
-        reason = response.incomplete_details.reason if response.incomplete_details is not None else None
+        details = response.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, dict) else None
         has_calls = any(isinstance(c, ToolCall) for c in state.message.content)
         if reason == "max_output_tokens":
             state.message.stop_reason = "length"

@@ -47,6 +47,10 @@ class TransportRow:
     """The client sends a request body as it is: the provider hands it the JSON bytes
     (``sdk_provider.encode_body``) instead of the body, sparing the SDK's own walk of it. False
     for a client that rewrites the body (a cloud's that moves the model into the URL)."""
+    sse: bool = True
+    """A streamed reply is standard server-sent events, which the harness frames itself
+    (``ai/sse.py``); False for a framing only the SDK's decoder reads (Bedrock's AWS event
+    stream), whose events still reach the wire as plain JSON objects."""
 
 
 APIS: dict[str, ApiRow] = {
@@ -64,7 +68,7 @@ TRANSPORTS: dict[str, TransportRow] = {
     for row in (
         TransportRow("anthropic", "anthropic", "aw_action.ai.transports:anthropic_client", raw_body=True),
         TransportRow("openai", "openai", "aw_action.ai.transports:openai_client", raw_body=True),
-        TransportRow("bedrock", "anthropic", "aw_action.ai.transports:bedrock_client"),
+        TransportRow("bedrock", "anthropic", "aw_action.ai.transports:bedrock_client", sse=False),
         TransportRow("vertex", "anthropic", "aw_action.ai.transports:vertex_client"),
         TransportRow("azure", "openai", "aw_action.ai.transports:azure_client"),
     )

@@ -3,19 +3,22 @@ every SDK and API.
 
 A provider is a catalog provider (``ProviderSpec``) with its credential: its transport
 (``registry.TRANSPORTS``) builds the SDK client, and each request's model names the ``Wire`` of
-its API (``registry.APIS``; the wire builds the JSON body and reads the SDK's events into a
+its API (``registry.APIS``; the wire builds the JSON body and reads the reply's events into a
 ``StreamState``). For each HTTP attempt this module:
 
 1. passes the body to ``hooks.on_payload`` (which never changes it in place: a retry sends the
    same body again; whoever changes it works on a copy, the extension runner makes one only
    when a payload hook is registered) and sends exactly the body it returns, through the SDK's
-   own ``client.post`` (auth, base URL, SSE parsing and error types stay the SDK's; its retries
-   are off: ``max_retries=0``). A transport whose client sends the body as it is
+   own ``client.post`` (auth, base URL and status errors stay the SDK's; its retries are off:
+   ``max_retries=0``). A transport whose client sends the body as it is
    (``TransportRow.raw_body``) gets it as JSON bytes, encoded here as the SDK encodes it, so the
    SDK does not walk and copy the whole history again on every request;
 2. reports status and headers to ``hooks.on_response`` from an httpx response event hook, i.e.
    before the body is read, for every response including errors;
-3. streams ``StreamStart``/``StreamDelta`` events live; an attempt that dies before the API's
+3. reads a streamed reply's body itself (``ai/sse.py`` frames the server-sent events, the wire
+   decodes them into the API's JSON objects: no typed event model of the SDK's is built; Bedrock's
+   AWS event stream goes through the SDK's decoder, asked for plain objects) and streams
+   ``StreamStart``/``StreamDelta`` events live; an attempt that dies before the API's
    terminal event raises, is discarded and retried (a retried attempt starts with a fresh
    ``StreamStart``), so only a complete message is ever returned as ``StreamDone``. Reading
    stops at the terminal event: a socket that drops (or stalls) after it cannot turn a complete,
@@ -30,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +44,7 @@ from aw_action.ai.errors import Classified, IncompleteStreamError, ProviderError
 from aw_action.ai.pricing import cost_usd, warm_up
 from aw_action.ai.registry import TRANSPORTS, import_sdk, load, wire_for
 from aw_action.ai.retry import RetryPolicy, run_with_retries
+from aw_action.ai.sse import END, read_events
 from aw_action.ai.stream_state import StreamState
 from aw_action.ai.transports import Connection
 from aw_action.ai.types import (
@@ -81,6 +85,16 @@ async def _on_http_response(response: Any) -> None:
     attempt.status = int(response.status_code)
     attempt.headers = {str(k).lower(): str(v) for k, v in response.headers.items()}
     await attempt.hooks.on_response(attempt.status, dict(attempt.headers))
+
+
+async def _decoded(wire: Wire, chunks: AsyncIterator[bytes]) -> AsyncIterator[dict[str, Any]]:
+    """The body's server-sent events as ``wire``'s event objects, up to the API's end marker."""
+    async for event in read_events(chunks):
+        decoded = wire.decode(event)
+        if decoded is END:
+            return
+        if decoded is not None:
+            yield decoded
 
 
 def encode_body(payload: dict[str, Any]) -> bytes:
@@ -228,30 +242,29 @@ class SdkProvider:
         payload = await hooks.on_payload(body)
         attempt = _Attempt(hooks)
         token = _CURRENT.set(attempt)
-        cast_to, stream_cls = wire.types(self._sdk)
         options: dict[str, Any] = {"headers": dict(request.options.headers)} if request.options.headers else {}
         sent = {"content": encode_body(payload)} if self.transport.raw_body else {"body": payload}
         try:
             if payload.get("stream", self.streaming):
-                sdk_stream = await self._client.post(
-                    wire.path, **sent, cast_to=cast_to, stream=True, stream_cls=stream_cls, options=options
-                )
+                events, close = await self._open_stream(wire, sent, options)
                 warm_up()  # the request is out: the price catalog loads while the answer streams
                 emit(StreamStart(state.snapshot()))
                 try:
-                    async for event in sdk_stream:
+                    async for event in events:
                         for delta in wire.feed(event, state):
                             emit(delta)
                         if state.complete:  # what follows (end of body) cannot undo a complete message
                             break
                 finally:
-                    await sdk_stream.close()
+                    await close()
                 if not state.complete:
                     wire.end_of_stream(state, payload)
                 if not state.complete:
                     raise IncompleteStreamError(f"stream ended before {wire.terminal}")
             else:
-                response = await self._client.post(wire.path, **sent, cast_to=cast_to, options=options)
+                response = await self._client.post(wire.path, **sent, cast_to=object, options=options)
+                if not isinstance(response, dict):
+                    raise ProviderError(Classified("fatal", "the response body is not a JSON object"))
                 wire.whole(response, state)
                 emit(StreamStart(state.snapshot()))
         except ProviderError:
@@ -266,6 +279,29 @@ class SdkProvider:
         )
         message.cost_usd = cost_usd(request.model, message.usage, state.response_model, self.price_provider)
         return message
+
+    async def _open_stream(
+        self, wire: Wire, sent: dict[str, Any], options: dict[str, Any]
+    ) -> tuple[AsyncIterator[dict[str, Any]], Callable[[], Awaitable[None]]]:
+        """Send the request; its reply's events as the API's JSON objects, and how to let go of
+        the response. The SDK sends and raises its status errors; the body is read as it is
+        (``ai/sse.py``, ``wire.decode``), or, for a transport whose framing only its SDK reads
+        (``TransportRow.sse``: Bedrock's AWS event stream), through the SDK's own decoder, asked
+        for plain objects (``cast_to=object``: no typed event models)."""
+        if not self.transport.sse:
+            stream = await self._client.post(
+                wire.path,
+                **sent,
+                cast_to=object,
+                stream=True,
+                stream_cls=self._sdk.AsyncStream[object],
+                options=options,
+            )
+            return stream, stream.close
+        import httpx2  # the SDKs' HTTP client, loaded with them
+
+        response = await self._client.post(wire.path, **sent, cast_to=httpx2.Response, stream=True, options=options)
+        return _decoded(wire, response.aiter_bytes()), response.aclose
 
     def _failed(self, base: AssistantMessage, info: Classified) -> AssistantMessage:
         message = base.model_copy(deep=True)

@@ -24,6 +24,20 @@ def _int(data: Mapping[str, Any] | None, *path: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+def without_nulls(raw: object) -> dict[str, Any]:
+    """A usage object of the wire as the SDK's ``model_dump(exclude_none=True)`` gave it: its
+    ``null`` members left out, at every depth; anything but an object is an empty usage."""
+    return _without_nulls(raw) if isinstance(raw, dict) else {}
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def from_anthropic(raw: Mapping[str, Any]) -> Usage:
     """Anthropic reports the three input classes separately already; ``output_tokens`` includes
     thinking, split out when ``output_tokens_details.thinking_tokens`` is reported."""

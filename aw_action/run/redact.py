@@ -119,12 +119,27 @@ def _with_lines(secret: str) -> list[str]:
     return found
 
 
+MEMO_MAX_CHARS = 8 * 1024 * 1024
+"""The text the redactor remembers, at most (then it forgets it all and starts again)."""
+MEMO_MAX_STRING = 256 * 1024
+"""Longer strings are redacted each time, not remembered."""
+
+
 class Redactor:
-    """Replaces every known secret value, and its encodings, with ``***``; longest first."""
+    """Replaces every known secret value, and its encodings, with ``***``; longest first.
+
+    Redaction once per record: the same event reaches several sinks (the JSONL stream, each
+    record file), each building its own record from the same strings (the message text, a tool's
+    arguments and output, the keys). Each distinct string is redacted once and its redacted form
+    remembered (up to ``MEMO_MAX_CHARS``), so a record's strings cost a lookup in every later
+    writer; the memory is forgotten whenever a secret is added, so nothing redacted with fewer
+    secrets is ever reused."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._secrets: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
+        self._memo: dict[str, str] = {}
+        self._memo_chars = 0
         self.add(*secrets)
 
     def add(self, *secrets: str) -> None:
@@ -134,6 +149,8 @@ class Redactor:
             literals = [re.escape(s) for s in sorted(self._secrets, key=len, reverse=True)]
             derived = sorted({f for s in self._secrets for f in encoded_forms(s)}, key=len, reverse=True)
             self._pattern = re.compile("|".join(literals + derived))
+            self._memo = {}  # a new object: a reader holding the old one never sees a stale entry
+            self._memo_chars = 0
 
     @property
     def secrets(self) -> frozenset[str]:
@@ -142,12 +159,33 @@ class Redactor:
     def text(self, value: str) -> str:
         if not value:
             return value
-        if self._pattern is not None:
-            value = self._pattern.sub(MASK, value)
-        return mask_shapes(value, MASK, keep=is_awf_placeholder)
+        memo = self._memo
+        done = memo.get(value)
+        if done is not None:
+            return done
+        pattern = self._pattern
+        clean = pattern.sub(MASK, value) if pattern is not None else value
+        clean = mask_shapes(clean, MASK, keep=is_awf_placeholder)
+        if len(value) <= MEMO_MAX_STRING and memo is self._memo:  # no secret was added meanwhile
+            if self._memo_chars > MEMO_MAX_CHARS:
+                memo.clear()
+                self._memo_chars = 0
+            memo[value] = clean
+            self._memo_chars += len(value) + len(clean)
+        return clean
 
     def obj(self, value: Any) -> Any:
         """Redact every string inside a JSON-like value (dict keys included)."""
+        kind = type(value)  # the exact JSON types first: no ABC check for the common case
+        if kind is str:
+            return self.text(value)
+        if kind is dict:
+            text = self.text
+            return {text(k) if type(k) is str else text(str(k)): self.obj(v) for k, v in value.items()}
+        if kind is list:
+            return [self.obj(v) for v in value]
+        if value is None or kind is int or kind is float or kind is bool:
+            return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, Mapping):

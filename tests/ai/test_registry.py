@@ -24,7 +24,7 @@ def test_every_api_row_builds_its_wire_for_a_provider_of_its_sdk(api: str) -> No
     spec = next(s for s in provider_specs().values() if s.transport and TRANSPORTS[s.transport].sdk == APIS[api].sdk)
     wire = wire_for(api, spec)
     assert (wire.api, wire.path.startswith("/"), bool(wire.terminal)) == (api, True, True)
-    assert all(callable(getattr(wire, name)) for name in ("body", "types", "feed", "whole", "end_of_stream"))
+    assert all(callable(getattr(wire, name)) for name in ("body", "decode", "feed", "whole", "end_of_stream"))
 
 
 SETTINGS = {"region": "us-east5", "project": "test-project", "api_version": "2024-10-21"}

@@ -273,3 +273,21 @@ def test_orphans_are_reaped_by_the_server_as_they_die_and_every_exit_is_still_re
     assert codes == [0, 0, 7, 1]
     assert parents.read_text().split() == [str(server)] * 3, "the orphans were re-parented to the server"
     assert [pid for pid, state in children if state == "Z"] == [], "an orphan left as a zombie"
+
+
+def test_answers_are_read_on_the_event_loop_and_follow_a_new_loop(tmp_path: Path) -> None:
+    """No thread reads the server's answers (each command's start and end reach the waiting task
+    without a hand-off between threads), and a server outlives its loop: the next run's loop
+    reads its answers."""
+    import threading
+
+    async def go() -> tuple[int, str, list[str]]:
+        code, out = await _run("echo $PPID", _launch(tmp_path))
+        readers = [t.name for t in threading.enumerate() if t.name.startswith("spawn-server")]
+        return code, out, readers
+
+    first = asyncio.run(go())
+    second = asyncio.run(go())
+    assert first[0] == second[0] == 0
+    assert first[1] == second[1], "the same server served both loops"
+    assert first[2] == second[2] == [], "a thread reads the answers"

@@ -1,9 +1,11 @@
 """The harness's side of a spawn server (``spawn_server.py``): requests out, answers in.
 
 ``SpawnServer`` wraps one running server (its process and our end of the socket); ``security/
-spawn.py`` starts servers and keeps one per tools' user and confinement. Any thread may ask a
-server to start a command: the request goes out under a lock, a reader thread of the server's
-own matches each answer to its request, and ``ServedProcess`` is what the caller gets back, an
+spawn.py`` starts servers and keeps one per tools' user and confinement. ``run`` sends a request
+(under a lock) and the answers are read on the event loop of its caller, as the socket becomes
+readable (``loop.add_reader``: no thread of the server's own, no hand-off between threads for a
+command's start or its end); a later ``run`` from another loop (a new run in the same process)
+moves the reading there. ``ServedProcess`` is what the caller gets back, an
 ``asyncio.subprocess.Process`` as far as the bash tool is concerned (``pid``, ``returncode``,
 ``wait()``).
 
@@ -76,7 +78,7 @@ class ServedProcess:
 
     async def wait(self) -> int:
         """The exit code (``-N``: killed by signal N). Cancelling a wait leaves the command be."""
-        return await asyncio.shield(asyncio.wrap_future(self._ended))
+        return await asyncio.shield(_awaitable(self._ended))
 
     @property
     def group(self) -> int | None:
@@ -94,7 +96,8 @@ class ServedProcess:
 
 
 class SpawnServer:
-    """One running spawn server. ``start`` may be called from any thread."""
+    """One running spawn server. ``start`` may send a request from any thread; its answers are
+    read on the event loop of the latest ``run`` (which is how commands are started)."""
 
     def __init__(self, proc: ServerProcess, channel: socket.socket) -> None:
         self.proc = proc
@@ -108,7 +111,10 @@ class SpawnServer:
         self._closed = False
         self.reason = ""
         """Why it was closed (for the error of a request that found it closed)."""
-        threading.Thread(target=self._read, name=f"spawn-server-{self.pid}", daemon=True).start()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The loop whose reader reads the answers (the latest ``run``'s)."""
+        self._pending = bytearray()
+        """Answer bytes read but not yet a whole line."""
 
     @property
     def alive(self) -> bool:
@@ -149,10 +155,11 @@ class SpawnServer:
         self, argv: Sequence[str], env: Mapping[str, str], cwd: str, fds: Sequence[int], stdio: Stdio, session: bool
     ) -> ServedProcess:
         """``start``, awaited until the command runs; a server that has not answered within
-        ``START_TIMEOUT_S`` is closed (``OSError``)."""
+        ``START_TIMEOUT_S`` is closed (``OSError``). The answers are read on this loop from now on."""
+        self._attach(asyncio.get_running_loop())
         started, ended = self.start(argv, env, cwd, fds, stdio, session)
         try:
-            pid = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(started)), START_TIMEOUT_S)
+            pid = await asyncio.wait_for(asyncio.shield(_awaitable(started)), START_TIMEOUT_S)
         except TimeoutError:
             self.close(f"no answer within {START_TIMEOUT_S:g} s")
             raise OSError(errno.ETIMEDOUT, f"spawn server closed: {self.reason}") from None
@@ -168,16 +175,51 @@ class SpawnServer:
                 with contextlib.suppress(OSError):
                     os.killpg(group, signal.SIGKILL)
 
-    def _read(self) -> None:
-        reader = self._channel.makefile("rb")
+    def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Read the answers on ``loop`` (called on it); a loop read before lets go of the socket."""
+        if self._loop is loop or self._closed:
+            return
+        old, self._loop = self._loop, loop
+        if old is not None and not old.is_closed():
+            _drop_reader(old, self._channel)
+        loop.add_reader(self._channel.fileno(), self._readable)
+
+    def _readable(self) -> None:
+        """The socket has answers (or its end): read what is there without blocking; each whole
+        line is one answer, at most ``MAX_ANSWER`` bytes, parsed strictly."""
         try:
-            while line := reader.readline(MAX_ANSWER + 1):
-                if len(line) > MAX_ANSWER or not line.endswith(b"\n"):
-                    raise ValueError("an answer that is too long or cut")
-                self._answer(json.loads(line))
-            self.close("it ended" + self._exit_detail())
-        except (OSError, ValueError, TypeError, KeyError) as exc:
+            data = self._channel.recv(65536, socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            self._stop_reading()
             self.close(f"a bad answer ({type(exc).__name__}: {exc})")
+            return
+        if not data:  # the server is gone: why, once its process has ended (up to 1 s: off the loop)
+            self._stop_reading()
+            if not self._closed:
+                threading.Thread(target=lambda: self.close("it ended" + self._exit_detail()), daemon=True).start()
+            return
+        pending = self._pending
+        pending += data
+        try:
+            start = 0
+            while (end := pending.find(b"\n", start)) >= 0:
+                if end + 1 - start > MAX_ANSWER:
+                    raise ValueError("an answer that is too long or cut")
+                self._answer(json.loads(pending[start : end + 1]))
+                start = end + 1
+            del pending[:start]
+            if len(pending) > MAX_ANSWER:
+                raise ValueError("an answer that is too long or cut")
+        except (ValueError, TypeError, KeyError) as exc:
+            self._stop_reading()
+            self.close(f"a bad answer ({type(exc).__name__}: {exc})")
+
+    def _stop_reading(self) -> None:
+        loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_closed():
+            _drop_reader(loop, self._channel)
 
     def _answer(self, answer: dict[str, Any]) -> None:
         ident = answer["id"]
@@ -213,6 +255,13 @@ class SpawnServer:
             self._closed, self.reason = True, reason
             started, self._started = self._started, {}
             ended, self._ended = self._ended, {}
+        loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_closed():
+            if _running_loop() is loop:
+                _drop_reader(loop, self._channel)
+            else:
+                with contextlib.suppress(RuntimeError):  # closed meanwhile: its reader went with it
+                    loop.call_soon_threadsafe(_drop_reader, loop, self._channel)
         with contextlib.suppress(OSError):
             self._channel.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(OSError):
@@ -222,6 +271,46 @@ class SpawnServer:
                 future.set_exception(OSError(errno.EPIPE, f"spawn server closed: {reason}"))
         for future in ended.values():
             _settle(future, -signal.SIGKILL)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _drop_reader(loop: asyncio.AbstractEventLoop, channel: socket.socket) -> None:
+    with contextlib.suppress(ValueError, OSError, RuntimeError):  # already gone, or the loop closed
+        loop.remove_reader(channel.fileno())
+
+
+def _awaitable(future: Future[int]) -> asyncio.Future[int]:
+    """``future`` on the running loop. Settled on this loop's thread (the answers are read
+    there), the result is passed on at once; settled on another thread (a server closed from
+    one), through ``call_soon_threadsafe``. ``asyncio.wrap_future`` would always go that way."""
+    loop = asyncio.get_running_loop()
+    waiter: asyncio.Future[int] = loop.create_future()
+
+    def settle(done: Future[int]) -> None:
+        if waiter.done():
+            return
+        if done.cancelled():
+            waiter.cancel()
+        elif (error := done.exception()) is not None:
+            waiter.set_exception(error)
+        else:
+            waiter.set_result(done.result())
+
+    def copy(done: Future[int]) -> None:
+        if _running_loop() is loop:
+            settle(done)
+        else:
+            with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits any more
+                loop.call_soon_threadsafe(settle, done)
+
+    future.add_done_callback(copy)
+    return waiter
 
 
 def _whole(value: Any) -> int:
