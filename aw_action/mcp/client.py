@@ -166,11 +166,11 @@ class Connection:
         if session is None:
             raise McpError(f"the server is not connected ({self._failure or 'it ended'})")
         timeout = self.spec.tool_timeout
-        call = asyncio.ensure_future(session.call_tool(tool, arguments, read_timeout_seconds=timeout))
+        call = asyncio.ensure_future(session.call_tool(tool, arguments))
         aborted = asyncio.ensure_future(signal.wait())
         ended = asyncio.ensure_future(self._ended())
         try:
-            done, _ = await asyncio.wait({call, aborted, ended}, timeout=timeout + 1, return_when="FIRST_COMPLETED")
+            done, _ = await asyncio.wait({call, aborted, ended}, timeout=timeout, return_when="FIRST_COMPLETED")
         finally:
             for task in (aborted, ended):
                 task.cancel()

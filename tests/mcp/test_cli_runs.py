@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from aw_action.mcp.names import tool_name
 from tests.conftest import base_env, run_cli, write_run_files
 
 SERVER = Path(__file__).with_name("server.py")
@@ -64,3 +65,112 @@ def test_a_stdio_server_tool_is_called_and_its_result_fenced_and_redacted(tmp_pa
     records = (run.output_dir / "session.jsonl").read_text() + run.stderr
     assert "docs-secret-value-123456" not in records
     assert "runs as the agent's user" in run.stderr
+
+
+def test_server_failures_end_as_tool_errors_and_the_run_goes_on(tmp_path: Path) -> None:
+    """Hanging mid-call (tool-timeout), an error result, a flood (cut), a crash mid-call, and a
+    call after the crash: each a tool error or a bounded result; the run completes."""
+    script = [
+        {"tool_calls": [{"name": "mcp__svc__sleep", "arguments": {"seconds": 30}}]},
+        {"tool_calls": [{"name": "mcp__svc__fail", "arguments": {}}]},
+        {"tool_calls": [{"name": "mcp__svc__flood", "arguments": {"size": 3_000_000}}]},
+        {"tool_calls": [{"name": "mcp__svc__image", "arguments": {}}]},
+        {"tool_calls": [{"name": "mcp__svc__crash", "arguments": {}}]},
+        {"tool_calls": [{"name": "mcp__svc__echo", "arguments": {"text": "after"}}]},
+        {"text": "done"},
+    ]
+    started = time.monotonic()
+    run = _run(tmp_path, {"svc": _stdio(**{"tool-timeout": 2})}, script)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert time.monotonic() - started < 60
+    hang, fail, flood, image, crash, after = _results(run.output_dir)
+    assert hang["is_error"] and "no answer within 2 s (tool-timeout)" in _text(hang)
+    assert fail["is_error"] and "reported an error" in _text(fail)
+    assert not flood["is_error"] and "[MCP result cut:" in _text(flood) and len(_text(flood)) < 60_000
+    assert "[image image/png, 2.0KB: not shown]" in _text(image) and "caption" in _text(image)
+    assert crash["is_error"] and "crash failed" in _text(crash)
+    assert after["is_error"] and "echo failed" in _text(after)  # not connected, or its connection closed
+
+
+def test_a_required_server_that_does_not_start_is_exit_2_with_its_stderr(tmp_path: Path) -> None:
+    run = _run(tmp_path, {"db": _stdio("crash-start", required=True)}, [{"text": "never"}])
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert "mcp-servers.db: MCP server db did not start" in run.stderr
+    assert "FATAL: cannot reach the database at db:5432" in run.stderr
+
+
+def test_an_optional_server_that_does_not_start_is_a_warning_and_the_run_goes_on(tmp_path: Path) -> None:
+    script = [{"tool_calls": [{"name": "mcp__ok__echo", "arguments": {"text": "still here"}}]}, {"text": "done"}]
+    run = _run(tmp_path, {"db": _stdio("crash-start"), "ok": _stdio()}, script)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "MCP server db did not start" in run.stderr and "the run goes on without its tools" in run.stderr
+    assert "still here" in _text(_results(run.output_dir)[0])
+
+
+def test_a_slow_first_start_within_the_startup_timeout_works_and_past_it_is_named(tmp_path: Path) -> None:
+    slow = _stdio("slow-start", env={"MCP_TEST_DELAY": "3"})
+    script = [{"tool_calls": [{"name": "mcp__slow__echo", "arguments": {"text": "late but fine"}}]}, {"text": "ok"}]
+    run = _run(tmp_path / "a", {"slow": slow}, script) if (tmp_path / "a").mkdir() is None else None
+    assert run is not None and run.returncode == 0, run.stderr[-2000:] if run else ""
+    assert "late but fine" in _text(_results(run.output_dir)[0])
+    (tmp_path / "b").mkdir()
+    run = _run(tmp_path / "b", {"slow": {**slow, "startup-timeout": 1, "required": True}}, [{"text": "never"}])
+    assert run.returncode == 2 and "did not start within 1 s (startup-timeout)" in run.stderr
+
+
+def test_hostile_names_and_huge_tool_lists_are_made_valid_and_capped(tmp_path: Path) -> None:
+    weird, long = tool_name("bad", "weird name/with:chars"), tool_name("bad", "a" * 200)
+    script = [
+        {"tool_calls": [{"name": weird, "arguments": {}}, {"name": long, "arguments": {}}]},
+        {"tool_calls": [{"name": "mcp__many__tool_0000", "arguments": {}}]},
+        {"text": "done"},
+    ]
+    run = _run(tmp_path, {"bad": _stdio("hostile"), "many": _stdio("many", env={"MCP_TEST_TOOLS": "300"})}, script)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "MCP server many: 243 of its 307 tools left out" in run.stderr
+    results = _results(run.output_dir)
+    assert [r["tool_name"] for r in results] == [weird, long, "mcp__many__tool_0000"]
+    assert not any(r["is_error"] for r in results), [_text(r) for r in results]
+
+
+def test_two_servers_whose_tool_names_collide_are_exit_2_naming_both(tmp_path: Path) -> None:
+    """Server names cannot hold ``__``, so only replaced characters collide: ``weird name/with:chars``
+    of server ``x`` and ``weird_name_with_chars`` of another server ``x`` cannot both exist, but
+    two servers' hashed names can only collide by a hash collision; the check is tested directly
+    in test_names.py. Here: one server listed twice under names that differ only in case is fine."""
+    script = [{"tool_calls": [{"name": "mcp__X__echo", "arguments": {"text": "a"}}]}, {"text": "done"}]
+    run = _run(tmp_path, {"x": _stdio(), "X": _stdio()}, script)
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVER), "ok", "http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def test_a_streamable_http_server_tool_is_called_with_its_bearer_token(tmp_path: Path, http_server: str) -> None:
+    script = [{"tool_calls": [{"name": "mcp__remote__echo", "arguments": {"text": "over http"}}]}, {"text": "done"}]
+    run = _run(
+        tmp_path,
+        {"remote": {"url": http_server, "bearer-token-env-var": "REMOTE_MCP_TOKEN"}},
+        script,
+        REMOTE_MCP_TOKEN="remote-token-abcdef",
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "over http" in _text(_results(run.output_dir)[0])
