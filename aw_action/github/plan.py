@@ -26,6 +26,7 @@ from typing import Any
 
 from aw_action.ai.credentials import action_inputs
 from aw_action.config import ConfigError, ConfigSources, Override, ResolvedConfig, resolve_config
+from aw_action.config.document import mcp_config_servers
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import (
     INVALID_ARTIFACT_CHARS,
@@ -41,10 +42,9 @@ from aw_action.github.fork_files import ForkFiles
 from aw_action.github.paths import container_credential_files, default_output_dir, keep_out_of_git
 from aw_action.github.run_origin import approvals_withheld
 from aw_action.github.workflow_inputs import require_workflow, workflow_request
-from aw_action.mcp.config import CONFIG_KEY, from_claude
+from aw_action.mcp.config import CONFIG_KEY
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
-from aw_action.run.input_files import parse_json, read_json_file
 from aw_action.security.confinement.tool_env import RUNTIME_VARS
 from aw_action.workflows.request import WorkflowRequest
 
@@ -116,14 +116,13 @@ def _mcp_config(value: str | None, workspace: Path, fork: ForkFiles | None = Non
     defines is refused naming both (``Override.adds``)."""
     if value is None or not value.strip():
         return ()
-    text = value.strip()
+
+    def file(text: str) -> Path:
+        path = _resolve(workspace, text)
+        return fork.file(path, "mcp-config") if fork is not None else path
+
     try:
-        if text.startswith("{"):
-            document = parse_json(text)
-        else:
-            path = _resolve(workspace, text)
-            document = read_json_file(fork.file(path, "mcp-config") if fork is not None else path, "mcp-config file")
-        servers = from_claude(document, "mcp-config")
+        servers = mcp_config_servers(value, file, "mcp-config")
     except (ValueError, InvocationError) as exc:
         raise ActionInputError("mcp-config", str(exc).removeprefix("mcp-config: ")) from None
     return tuple(Override((CONFIG_KEY, name), spec, "mcp-config", adds=True) for name, spec in servers.items())
