@@ -83,3 +83,10 @@ def test_a_fake_end_of_data_in_a_result_stays_inside_the_fence() -> None:
 def test_structured_content_is_shown_when_there_is_no_text() -> None:
     result = types.CallToolResult(content=[], structured_content={"answer": 42})
     assert '"answer": 42' in result_text(result)
+
+
+def test_the_summary_names_an_mcp_calls_server() -> None:
+    from aw_action.sinks.summary_story import describe
+
+    assert describe("mcp__docs__search", {"query": "x"}) == "MCP docs: search"
+    assert describe("bash", {"command": "ls"}) == "ls"
