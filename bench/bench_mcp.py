@@ -122,7 +122,7 @@ def run_start(n: int, checkout: Path, label: str) -> None:
         subprocess.run(argv, env=env, cwd=work / "ws", capture_output=True, check=True, timeout=120)
         samples.append((time.perf_counter() - started) * 1000)
     code = "import sys, aw_action.cli, aw_action.extensions.builtins; print(len(sys.modules), 'mcp' in sys.modules)"
-    modules = subprocess.run([sys.executable, "-c", code], env=env, cwd=work, capture_output=True, text=True, check=True)
+    modules = subprocess.run([sys.executable, "-c", code], env=env, cwd=work, capture_output=True, text=True)
     count, mcp = modules.stdout.split()
     print(f"   {label:<28} {stats(samples)}   modules at start {count}, MCP SDK imported: {mcp}")
 
