@@ -30,6 +30,7 @@ async def setup(api: ExtensionAPI) -> None:
     if not servers:
         return  # no server: the SDK is never imported (tests/cli/test_startup_imports.py)
     from aw_action.mcp.client import Connection, ServerLaunch
+    from aw_action.security.confinement.identity import secret_holder
     from aw_action.security.confinement.spawn import Launch
 
     services = api.services
@@ -40,7 +41,8 @@ async def setup(api: ExtensionAPI) -> None:
         identity=services.tool_identity,
         confinement=sandbox.bash if sandbox is not None else None,
     )
-    where = ServerLaunch(workspace=api.workspace, env=api.env, base_env=services.tool_env, launch=base)
+    holder = secret_holder(services.tool_identity)
+    where = ServerLaunch(api.workspace, api.env, services.tool_env, base, holder)
     connections = [Connection(name, spec, where) for name, spec in servers.items()]
     started = await asyncio.gather(*(_start(c) for c in connections))
     live = [c for c, ok in zip(connections, started, strict=True) if ok]
@@ -54,7 +56,7 @@ async def setup(api: ExtensionAPI) -> None:
         services.redactor.add(*connection.secrets)
     for tool in tools:
         api.register_tool(tool)
-    _note_secrets(api, servers)
+    _note_secrets(api, servers, separate=holder is not None)
 
     async def close(event: object, ctx: object) -> None:
         await asyncio.gather(*(c.close() for c in live))
@@ -119,10 +121,11 @@ def _tools(api: ExtensionAPI, live: list[Connection]) -> list[McpTool]:
     return out
 
 
-def _note_secrets(api: ExtensionAPI, servers: dict[str, McpServer]) -> None:
-    """A stdio server runs as the tools' user: the agent can read its environment (/proc)."""
+def _note_secrets(api: ExtensionAPI, servers: dict[str, McpServer], separate: bool) -> None:
+    """A stdio server given variables runs as a user of its own when the harness can switch
+    (``separate``); else as the tools' user, and the agent can read its environment (/proc)."""
     for name, spec in servers.items():
-        if spec.transport == "stdio" and spec.variables():
+        if spec.transport == "stdio" and spec.variables() and not separate:
             api.warn(
                 f"MCP server {name} runs as the agent's user: the agent can read the variables it is given "
                 f"({', '.join(spec.variables())})"

@@ -31,6 +31,7 @@ from aw_action.ai.types import AbortSignal
 from aw_action.mcp.config import McpServer, resolve_values
 from aw_action.mcp.transport import StderrTail, stdio_transport
 from aw_action.security.confinement import spawn
+from aw_action.security.confinement.identity import ToolIdentity
 
 CLOSE_TIMEOUT_S = 5.0
 CLIENT_VERSION = "0.1"
@@ -55,6 +56,9 @@ class ServerLaunch:
     """The tools' environment (the core set): what every stdio server starts from."""
     launch: spawn.Launch | None = None
     """The identity and confinement of the agent's commands; ``env``/``cwd`` are replaced."""
+    secret_holder: ToolIdentity | None = None
+    """The user a stdio server given variables runs as instead of the tools' (``identity.
+    secret_holder``); ``None``: it runs as the tools' user, and the agent can read them."""
 
 
 @dataclass
@@ -146,10 +150,14 @@ class Connection:
         self.secrets += [*passed.values(), *(v for k, v in values.items() if _named(spec.env[k]))]
         cwd = self.where.workspace / spec.cwd if spec.cwd else self.where.workspace
         base = self.where.launch
+        identity = base.identity if base is not None else None
+        if spec.variables() and self.where.secret_holder is not None:
+            identity = self.where.secret_holder  # the agent cannot read its environment
+            env.update(HOME=identity.home, USER=identity.name, LOGNAME=identity.name)
         launch = spawn.Launch(
             env=env,
             cwd=cwd,
-            identity=base.identity if base is not None else None,
+            identity=identity,
             confinement=base.confinement if base is not None else None,
             granted=frozenset(spec.variables()),
         )
