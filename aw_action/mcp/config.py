@@ -32,7 +32,9 @@ DEFAULT_MAX_TOOLS = 64
 """Tools taken from one server at most (the first ones it lists); more are left out with a warning."""
 MAX_SCHEMA_BYTES = 64 * 1024
 """The JSON of one server's tool descriptions and schemas, at most; tools past it are left out."""
-SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
+SERVER_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,30}[A-Za-z0-9])?$")
+"""1 to 32 characters, starting and ending with a letter or digit (and no ``__``: ``check_servers``),
+so the server of an ``mcp__<server>__<tool>`` name is never ambiguous."""
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 CONFIG_KEY = "mcp-servers"
@@ -146,7 +148,7 @@ def check_servers(servers: Mapping[str, McpServer], *, github: bool) -> str | No
     server is given: ``grant_problem``)."""
     for name, server in servers.items():
         if not SERVER_NAME.match(name) or "__" in name:
-            return f"{name}: a server name is 1 to 32 letters, digits, '-' or '_' (no '__')"
+            return f"{name}: a server name is 1 to 32 letters, digits, '-' or '_' (alphanumeric ends, no '__')"
         for variable in server.variables():
             why = grant_problem(variable, github=github)
             if why is not None:

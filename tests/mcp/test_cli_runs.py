@@ -133,14 +133,12 @@ def test_hostile_names_and_huge_tool_lists_are_made_valid_and_capped(tmp_path: P
     assert not any(r["is_error"] for r in results), [_text(r) for r in results]
 
 
-def test_two_servers_whose_tool_names_collide_are_exit_2_naming_both(tmp_path: Path) -> None:
-    """Server names cannot hold ``__``, so only replaced characters collide: ``weird name/with:chars``
-    of server ``x`` and ``weird_name_with_chars`` of another server ``x`` cannot both exist, but
-    two servers' hashed names can only collide by a hash collision; the check is tested directly
-    in test_names.py. Here: one server listed twice under names that differ only in case is fine."""
-    script = [{"tool_calls": [{"name": "mcp__X__echo", "arguments": {"text": "a"}}]}, {"text": "done"}]
-    run = _run(tmp_path, {"x": _stdio(), "X": _stdio()}, script)
-    assert run.returncode == 0, run.stderr[-2000:]
+def test_two_tools_whose_names_collide_are_exit_2_naming_both(tmp_path: Path) -> None:
+    """A server cannot take another tool's name by spelling it as the harness would: ``weird
+    name`` becomes ``mcp__c__weird_name_<hash>``, and a tool literally named so is refused."""
+    run = _run(tmp_path, {"c": _stdio("collide")}, [{"text": "never"}])
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert "is both c/weird name and c/weird_name_" in run.stderr
 
 
 @pytest.fixture

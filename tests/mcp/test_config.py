@@ -62,6 +62,7 @@ def test_defaults_survive_a_slow_first_start(tmp_path: Path) -> None:
         ({"docs": {"command": "x", "env-vars": ["GITHUB_TOKEN"]}}, ["only when tools.github grants"]),
         ({"docs": {"url": "http://h/mcp", "headers": {"X": "${OPENAI_API_KEY}"}}}, ["docs.env-vars: OPENAI_API_KEY"]),
         ({"a__b": {"command": "x"}}, ["a__b: a server name"]),
+        ({"a_": {"command": "x"}}, ["a_: a server name"]),
         ({"gh": {"container": "ghcr.io/github/github-mcp-server"}}, ["mcp-servers.gh", "no Docker"]),
     ],
 )
