@@ -137,3 +137,17 @@ def test_a_bad_server_of_the_input_names_the_input(tmp_path: Path) -> None:
         input_overrides(_inputs("missing.json"), tmp_path)
     with pytest.raises(ActionInputError, match="Input 'mcp-config'"):
         input_overrides(_inputs('{"mcpServers": 3}'), tmp_path)
+
+
+def test_on_a_forks_pull_request_a_stdio_server_given_secrets_is_refused(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from aw_action.github.fork_files import ForkFiles
+
+    fork = ForkFiles.__new__(ForkFiles)
+    fork.check = SimpleNamespace(reason="the pull request comes from a fork")  # type: ignore[assignment]
+    plain = _resolve(tmp_path, {"docs": {"command": "docs-mcp"}, "web": {"url": "https://h/mcp", "env": {}}})
+    fork.pin(plain.config, tmp_path)  # no secret: as any agent process
+    secret = _resolve(tmp_path, {"docs": {"command": "docs-mcp", "env-vars": ["DOCS_TOKEN"]}})
+    with pytest.raises(ActionInputError, match=r"mcp-servers\.docs: a stdio server given variables \(DOCS_TOKEN\)"):
+        fork.pin(secret.config, tmp_path)
