@@ -46,14 +46,17 @@ async def setup(api: ExtensionAPI) -> None:
     connections = [Connection(name, spec, where) for name, spec in servers.items()]
     started = await asyncio.gather(*(_start(c) for c in connections))
     live = [c for c, ok in zip(connections, started, strict=True) if ok]
+    for connection in connections:  # first: a failed server's stderr may hold what it was given
+        services.redactor.add(*(value for value in connection.secrets if value))
+        if connection.missing:
+            names = ", ".join(dict.fromkeys(connection.missing))
+            api.warn(f"MCP server {connection.name}: {names} not set in the environment; the server got it empty")
     try:
         _check_started(api, connections, started)
         tools = _tools(api, live)
     except BaseException:
         await asyncio.gather(*(c.close() for c in live))
         raise
-    for connection in live:
-        services.redactor.add(*connection.secrets)
     for tool in tools:
         api.register_tool(tool)
     _note_secrets(api, servers, separate=holder is not None)
@@ -80,6 +83,8 @@ def _check_started(api: ExtensionAPI, connections: list[Connection], started: li
         if ok:
             continue
         what = f"MCP server {connection.name} did not start: {connection.failure}"
+        if connection.missing:
+            what += f" (not set in the environment: {', '.join(dict.fromkeys(connection.missing))})"
         if connection.spec.required:
             raise InvocationError(f"mcp-servers.{connection.name}: {what} (required: true){connection.describe()}")
         api.warn(f"{what}; the run goes on without its tools (set required: true to fail instead)")

@@ -70,6 +70,8 @@ class Connection:
     tools: list[types.Tool] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
     """The values of the variables this server was given (for the run's redactor)."""
+    missing: list[str] = field(default_factory=list)
+    """The variables its config names that the harness's environment does not hold."""
     _task: asyncio.Task[None] | None = None
     _session: ClientSession | None = None
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
@@ -130,10 +132,15 @@ class Connection:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            headers, _ = resolve_values(spec.headers, self.where.env)
+            headers, missing = resolve_values(spec.headers, self.where.env)
+            self.missing += missing
             if spec.bearer_token_env_var:
-                headers["Authorization"] = f"Bearer {self.where.env.get(spec.bearer_token_env_var, '')}"
-            self.secrets += [v for k, v in headers.items() if _named(spec.headers.get(k, "")) or k == "Authorization"]
+                token = self.where.env.get(spec.bearer_token_env_var)
+                if token is None:
+                    self.missing.append(spec.bearer_token_env_var)
+                headers["Authorization"] = f"Bearer {token or ''}"
+                self.secrets.append(token or "")
+            self.secrets += [v for k, v in headers.items() if _named(spec.headers.get(k, ""))]
             assert spec.url is not None
             async with (
                 create_mcp_http_client(headers=headers) as client,
@@ -143,8 +150,9 @@ class Connection:
             return
         assert spec.command is not None
         env = dict(self.where.base_env)
-        values, _ = resolve_values(spec.env, self.where.env)
+        values, missing = resolve_values(spec.env, self.where.env)
         passed = {name: self.where.env[name] for name in spec.env_vars if name in self.where.env}
+        self.missing += [*(name for name in spec.env_vars if name not in self.where.env), *missing]
         env.update(passed)
         env.update(values)
         self.secrets += [*passed.values(), *(v for k, v in values.items() if _named(spec.env[k]))]

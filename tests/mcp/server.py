@@ -25,6 +25,9 @@ if mode == "crash-start":
     sys.stderr.write("starting...\nFATAL: cannot reach the database at db:5432\n")
     sys.stderr.flush()
     sys.exit(3)
+if mode == "leak-start":  # prints what it was given, then fails: the harness's message must not repeat it
+    sys.stderr.write(f"cannot log in with token {os.environ.get('DOCS_TOKEN')}\n")
+    sys.exit(3)
 if mode == "chatty":  # a hand-written server (the SDK's guards its stdout): stderr noise, then a huge line
     for _ in range(2000):
         sys.stderr.write("noise " * 50 + "\n")

@@ -100,6 +100,15 @@ def test_a_required_server_that_does_not_start_is_exit_2_with_its_stderr(tmp_pat
     assert "FATAL: cannot reach the database at db:5432" in run.stderr
 
 
+def test_a_failed_servers_stderr_is_redacted_and_a_missing_variable_is_named(tmp_path: Path) -> None:
+    servers = {"db": _stdio("leak-start", required=True, **{"env-vars": ["DOCS_TOKEN", "NOT_SET_ANYWHERE"]})}
+    run = _run(tmp_path, servers, [{"text": "never"}], DOCS_TOKEN="docs-secret-value-424242")
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert "cannot log in with token" in run.stderr
+    assert "docs-secret-value-424242" not in run.stderr + run.stdout
+    assert "(not set in the environment: NOT_SET_ANYWHERE)" in run.stderr
+
+
 def test_an_optional_server_that_does_not_start_is_a_warning_and_the_run_goes_on(tmp_path: Path) -> None:
     script = [{"tool_calls": [{"name": "mcp__ok__echo", "arguments": {"text": "still here"}}]}, {"text": "done"}]
     run = _run(tmp_path, {"db": _stdio("crash-start"), "ok": _stdio()}, script)
