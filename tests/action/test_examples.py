@@ -56,6 +56,7 @@ def test_every_example_has_its_three_files() -> None:
         "replay",
         "budget-step-down",
         "continue",
+        "mcp",
     }
     for folder in EXAMPLES:
         for name in ("workflow.yml", "config.json", "prompt.txt"):
