@@ -41,6 +41,12 @@ SLOW: dict[str, str] = {
     "tests/action/test_continue_from.py": "whole action runs continuing an earlier run, per origin",
     "tests/extensions/test_model_switch_sdks.py": "whole runs switching models against the SDKs' local servers",
     "tests/docs/test_examples_offline.py": "every example's offline commands",
+    "tests/mcp/test_cli_runs.py": "whole runs against real MCP servers, slow to start, hanging and crashing",
+    "tests/mcp/test_connection.py": "real MCP servers started, flooded and killed",
+    "tests/mcp/test_replay.py": "a whole run with an MCP server, then its replay",
+    "tests/mcp/test_secret_holder.py": "a whole run as root with a server given secrets, as another user",
+    "tests/mcp/test_workflow.py::test_two": "a whole workflow run against two MCP servers",
+    "tests/mcp/test_workflow.py::test_a_selector": "a workflow run refused before it starts",
     "tests/docs/test_readme.py::test_the_quick_suite_and_the_rest_are_every_test_once": "two collections",
 }
 """Node id prefix -> why it is slow."""

@@ -157,7 +157,9 @@ class ToolBatch:
             return error_result(call, LENGTH_TOOL_ERROR.format(name=call.name))
         tool = self.tools.get(call.name)
         if tool is None:
-            return error_result(call, f"Tool {call.name} not found")
+            unavailable = getattr(self.host.hooks, "why_unavailable", None)  # a workflow step's guard
+            why = unavailable(call.name) if callable(unavailable) else None
+            return error_result(call, why or f"Tool {call.name} not found")
         if call.raw_arguments is not None:
             return error_result(call, f"Invalid JSON arguments for tool {call.name}: {call.raw_arguments[:200]}")
         shim = getattr(tool, "prepare_arguments", None)

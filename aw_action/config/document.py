@@ -8,12 +8,15 @@ also carries the path, so an entry point can name its own input instead.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from aw_action.environment.strict_json import parse_json
 from aw_action.exits import InvocationError, Setting, SettingKind
+from aw_action.mcp.config import from_claude
 from aw_action.run.config import RunConfig
 from aw_action.run.input_files import read_json_file
 
@@ -53,6 +56,15 @@ def read_document(path: Path, where: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(where, "expected a JSON object at the top level")
     return data
+
+
+def mcp_config_servers(value: str, file: Callable[[str], Path], what: str) -> dict[str, dict[str, Any]]:
+    """The Claude-style ``{"mcpServers": {...}}`` document ``value`` is (inline JSON, starting with
+    ``{``) or names (a file, found by ``file``), as ``mcp-servers`` entries
+    (``mcp/config.from_claude``); ``ValueError`` or ``InvocationError`` with the reason."""
+    text = value.strip()
+    document = parse_json(text) if text.startswith("{") else read_json_file(file(text), f"{what} file")
+    return from_claude(document, what)
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:

@@ -31,6 +31,7 @@ from aw_action.ai.catalog import UnknownModelError, resolve_model
 from aw_action.ai.types import Model
 from aw_action.config.document import ConfigError, check_top_level_keys, fix_settings, read_document, validate
 from aw_action.config.environment import apply_environment, qualified_model
+from aw_action.mcp.config import CONFIG_KEY, check_servers
 from aw_action.run.config import RunConfig
 
 MODEL_PATH = ("engine", "model")
@@ -54,6 +55,9 @@ class Override:
     source: str
     """Who set it, as that entry point's users know it: the action's input name, ``--model``,
     ``AW_HARNESS_MODEL``."""
+    adds: bool = False
+    """It adds a key the document must not have already (an MCP server of the ``mcp-config``
+    document): a key already there ends the resolution naming both sources."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,7 @@ def resolve_config(sources: ConfigSources, env: Mapping[str, str], now_ms: int |
         config = validate(data, where)
     except ConfigError as exc:
         raise ConfigError(where, exc.reason, exc.field, _source_of(exc.field, sources.overrides)) from None
+    _check_mcp_servers(config, sources)
     config = apply_environment(config, env, now_ms)
     warnings = tuple(fix_settings(config))
     try:
@@ -119,7 +124,24 @@ def _place(data: dict[str, Any], override: Override, where: str) -> None:
             field = override.path[:depth]
             raise ConfigError(where, f"{'.'.join(field)}: expected an object (to set {'.'.join(override.path)})", field)
         node = child
+    if override.adds and override.path[-1] in node:
+        raise ConfigError(
+            where,
+            f"{'.'.join(override.path)}: defined both here and in {override.source}; rename one",
+            override.path,
+            override.source,
+        )
     node[override.path[-1]] = override.value
+
+
+def _check_mcp_servers(config: RunConfig, sources: ConfigSources) -> None:
+    """The servers as a whole (``mcp/config.check_servers``: names, the variables each is given),
+    naming the server, the key and the override that set it."""
+    problem = check_servers(config.mcp_servers, github=config.github_granted())
+    if problem is not None:
+        field = (CONFIG_KEY, problem.split(".", 1)[0].split(":", 1)[0])
+        where = sources.where
+        raise ConfigError(where, f"{CONFIG_KEY}.{problem}", field, _source_of(field, sources.overrides))
 
 
 def _names_model(data: Mapping[str, Any]) -> bool:

@@ -29,6 +29,8 @@ from aw_action.run.budget_kinds import Limit
 from aw_action.run.config import RunConfig
 from aw_action.run.redact import Redactor
 from aw_action.run.state import RunState
+from aw_action.security.confinement.identity import ToolIdentity
+from aw_action.security.confinement.sandbox import ToolSandbox
 from aw_action.security.records.record_guard import RecordWrites
 from aw_action.sinks.jsonl import JsonlSink
 
@@ -88,6 +90,14 @@ class HostServices:
     what it wrote, so tampering is found at the end of the run."""
     awf_routes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """What AWF's api-proxy serves (``ai/providers.ProviderSet.awf_routes``; provider setup)."""
+    tool_env: dict[str, str] = field(default_factory=dict)
+    """The tools' environment (``ToolContext.env``), set once the run's guards are up: what an
+    MCP stdio server starts from (``extensions/mcp_servers.py``)."""
+    tool_identity: ToolIdentity | None = None
+    """The tools' user (``ToolContext.identity``): an MCP stdio server runs as it."""
+    tool_sandbox: ToolSandbox | None = None
+    """The tools' sandbox outside any workflow step (``ToolContext.sandbox``): an MCP stdio
+    server runs in its command confinement."""
     runner_facts: RunnerFacts | None = None
     """The runner's facts, read once by the entry point (read from ``env`` when not given)."""
 

@@ -1,6 +1,7 @@
 """The built-in extensions, in load order (spec §7.1, §8).
 
-tools (bash, read, write, edit), bash-policy (config ``tools.bash``), provider-setup, cost-tracker,
+tools (bash, read, write, edit), mcp-servers (the configured MCP servers' tools: docs/mcp.md),
+bash-policy (config ``tools.bash``), provider-setup, cost-tracker,
 steering, repair, compaction, safe-outputs (the agent's record tools; none in gh-aw mode),
 progress-comment (opt-in; before observability, so its last update precedes the run's closing
 records), observability, narration (the readable log; after observability, so its lines follow
@@ -20,6 +21,7 @@ from aw_action.extensions import (
     bash_policy,
     compaction,
     cost_tracker,
+    mcp_servers,
     narration,
     observability,
     progress_comment,
@@ -40,6 +42,7 @@ def register_builtin_tools(api: ExtensionAPI) -> None:
 
 BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
     ("tools", register_builtin_tools),
+    ("mcp-servers", mcp_servers.setup),
     ("bash-policy", bash_policy.setup),
     ("provider-setup", provider_setup.setup),
     ("cost-tracker", cost_tracker.setup),

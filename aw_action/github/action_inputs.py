@@ -103,6 +103,7 @@ class _Inputs(BaseSettings):
     upload_artifacts: bool = _input("upload-artifacts", True)
     artifact_name: str | None = _input("artifact-name")
     output_schema: str | None = _input("output-schema")
+    mcp_config: str | None = _input("mcp-config")
     mode: Literal["run", "apply", "replay", "report"] = _input("mode", "run")
     safe_outputs_path: str | None = _input("safe-outputs-path")
     dry_run: bool = _input("dry-run", False)

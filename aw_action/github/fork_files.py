@@ -7,7 +7,8 @@ the base commit (``fork_guard``), never from the PR head checked out in the work
   reads instead; a path outside the workspace is returned unchanged;
 - ``pin(config, config_dir)``: the config's path extensions and a path ``output-schema`` point
   at base copies, and its path imports carry the base content inline (inline content, written
-  by the compiler, is already the base's: the config itself came from the base).
+  by the compiler, is already the base's: the config itself came from the base); a stdio MCP
+  server given secrets is refused (it would run in the fork's checkout).
 A file that cannot be taken from the base (the fork added it, the commit is not in a shallow
 checkout and the contents API cannot serve it, a symlink) is refused: ``ActionInputError``
 naming the input and the path (exit 2), before anything runs. Only the named files come from the
@@ -71,7 +72,19 @@ class ForkFiles:
         if isinstance(schema, str) and not schema.strip().startswith("{"):
             schema = str(self.file(config_dir / schema.strip(), "config"))
         harness = config.harness.model_copy(update={"extensions": extensions, "output_schema": schema})
+        self._mcp_servers(config)
         return config.model_copy(update={"harness": harness, "imports": imports})
+
+    def _mcp_servers(self, config: RunConfig) -> None:
+        """A stdio MCP server given secrets is refused: it would run in the fork's checkout (its
+        command, its modules, its working folder), where the fork's code could read them."""
+        for name, server in config.mcp_servers.items():
+            if server.transport == "stdio" and server.variables():
+                raise ActionInputError(
+                    "mcp-config",
+                    f"{self.check.reason}; mcp-servers.{name}: a stdio server given variables "
+                    f"({', '.join(server.variables())}) would run in the fork's checkout; use an HTTP server",
+                )
 
     def _extension(self, ref: str) -> str:
         if not is_path_reference(ref):

@@ -26,8 +26,10 @@ from typing import Any
 
 from aw_action.ai.credentials import action_inputs
 from aw_action.config import ConfigError, ConfigSources, Override, ResolvedConfig, resolve_config
+from aw_action.config.document import mcp_config_servers
 from aw_action.environment.runner import RUNTIME_VARS, WORKSPACE_VAR, RunnerFacts
 from aw_action.environment.tuning import OUTPUT_DIR
+from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import (
     INVALID_ARTIFACT_CHARS,
     ActionInputError,
@@ -42,6 +44,7 @@ from aw_action.github.fork_files import ForkFiles
 from aw_action.github.paths import container_credential_files, default_output_dir, keep_out_of_git
 from aw_action.github.run_origin import approvals_withheld
 from aw_action.github.workflow_inputs import require_workflow, workflow_request
+from aw_action.mcp.config import CONFIG_KEY
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig
 from aw_action.workflows.request import WorkflowRequest
@@ -102,7 +105,26 @@ def input_overrides(inputs: ActionInputs, workspace: Path, fork: ForkFiles | Non
         ("sandbox-network", ("harness", "sandbox-network"), inputs.sandbox_network),
         ("sandbox-required", ("harness", "sandbox-required"), inputs.sandbox_required),
     )
-    return tuple(Override(path, value, name) for name, path, value in fields if value is not None)
+    mcp = _mcp_config(inputs.mcp_config, workspace, fork)
+    return tuple(Override(path, value, name) for name, path, value in fields if value is not None) + mcp
+
+
+def _mcp_config(value: str | None, workspace: Path, fork: ForkFiles | None = None) -> tuple[Override, ...]:
+    """The Claude-style ``{"mcpServers": {...}}`` document, inline or a workspace file (a fork
+    PR's base version), as one ``mcp-servers`` entry per server; a server config.json also
+    defines is refused naming both (``Override.adds``)."""
+    if value is None or not value.strip():
+        return ()
+
+    def file(text: str) -> Path:
+        path = _resolve(workspace, text)
+        return fork.file(path, "mcp-config") if fork is not None else path
+
+    try:
+        servers = mcp_config_servers(value, file, "mcp-config")
+    except (ValueError, InvocationError) as exc:
+        raise ActionInputError("mcp-config", str(exc).removeprefix("mcp-config: ")) from None
+    return tuple(Override((CONFIG_KEY, name), spec, "mcp-config", adds=True) for name, spec in servers.items())
 
 
 def _output_schema(value: str | None, workspace: Path, fork: ForkFiles | None = None) -> dict[str, Any] | None:

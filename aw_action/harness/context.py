@@ -278,6 +278,8 @@ async def assemble(
         read_only_steps=read_only_steps,
     )
     services.records = guards.ledger
+    services.tool_env = guards.tool_env(env, redactor.secrets, output_dir)
+    services.tool_identity, services.tool_sandbox = guards.identity, guards.tools
     state.record.extensions_loaded = await load_all(services, extensions)
     provider_for(model, registry)  # the run's own model: no credentials is exit 2, before any session
     guards.wipe(redactor.secrets)  # the SDK clients hold their keys now; tools start later

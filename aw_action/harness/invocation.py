@@ -121,6 +121,7 @@ class Harness:
             self.redactor = run_redactor(self.env, config.observability.otlp.headers)
             self.jsonl = JsonlSink(self.redactor, self.jsonl.stream, readable=self.jsonl.readable)
             self.schema = configured_schema(config, resolved.path.parent)
+            self.check_config(config)
             prompt = self.load_prompt()
             imports = resolve_imports(config, self.workspace)
             for warning in resolved.warnings:
@@ -169,6 +170,11 @@ class Harness:
         """Read what must be read before the output dir's earlier records move aside (raises
         ``InvocationError``): nothing here; a workflow invocation reads its checkpoint, which
         is checked against the ``records.sha256`` beside it."""
+
+    def check_config(self, config: RunConfig) -> None:
+        """What this invocation checks of the resolved config before any session (raises
+        ``InvocationError``): nothing here; a workflow checks its steps' ``permissions.mcp``
+        against the configured MCP servers."""
 
     def load_prompt(self) -> str:
         """The prompt text (raises ``InvocationError``); a workflow invocation makes the first

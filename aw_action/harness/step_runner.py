@@ -30,6 +30,7 @@ from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import ToolError, ToolInvocation, ToolResult
 from aw_action.harness.context import RunContext
 from aw_action.harness.sandbox_setup import step_record
+from aw_action.workflows.authorize import mcp_granted
 from aw_action.workflows.completion import COMPLETION_TOOL, CompleteStepTool
 from aw_action.workflows.driver import StepRequest, StepResult
 from aw_action.workflows.step_hooks import GuardedHooks
@@ -91,7 +92,8 @@ class ContextStepRunner:
     async def run_step(self, request: StepRequest) -> StepResult:
         session = self.context.session
         present = self.available
-        session.set_active_tools([name for name in request.tools if name in present])
+        granted = [name for name in sorted(present) if mcp_granted(request.guard.step, name)]
+        session.set_active_tools([*(name for name in request.tools if name in present), *granted])
         self.tool.step = request.completion_tool
         self.hooks.guard = request.guard
         base = session.tool_context

@@ -27,12 +27,15 @@ from typing import IO
 
 from aw_action.agent.events import HarnessEvent
 from aw_action.config import ResolvedConfig
+from aw_action.exits import InvocationError
 from aw_action.extensions.bash_policy import variable_names, variable_values
 from aw_action.harness.context import TRANSCRIPT_FILE, RunContext
 from aw_action.harness.invocation import Harness
 from aw_action.harness.step_runner import ContextStepRunner
 from aw_action.harness.workflow_start import CHECKPOINT_FILE, WorkflowStart, prepare_start
+from aw_action.run.config import RunConfig
 from aw_action.run.prompt_files import ResolvedImport, import_block
+from aw_action.workflows.authorize import mcp_selector_problems
 from aw_action.workflows.checkpoint import make_checkpoint, messages_to_json, write_checkpoint
 from aw_action.workflows.driver import WorkflowRun
 from aw_action.workflows.engine import step_prompt
@@ -75,6 +78,13 @@ class WorkflowHarness(Harness):
         """Load the workflow and the checkpoint, while the ``records.sha256`` of the run that
         wrote the checkpoint still lies beside it (a resume in the same output dir moves it)."""
         self.start = prepare_start(self.request, self.workspace)
+
+    def check_config(self, config: RunConfig) -> None:
+        """Every step's ``permissions.mcp`` names a configured MCP server (exit 2 otherwise)."""
+        assert self.start is not None, "read_inputs ran first"
+        problems = mcp_selector_problems(self.start.workflow.definition.steps, config.mcp_servers)
+        if problems:
+            raise InvocationError(f"{self.start.workflow.source}: {problems[0]}")
 
     def load_prompt(self) -> str:
         """The starting step's prompt is the run's prompt."""

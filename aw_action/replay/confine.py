@@ -59,7 +59,8 @@ def confine(config: RunConfig, config_dir: str, workspace: Path, where: str) -> 
     update: dict[str, object] = {"sandbox_required": True, "faux_script": None}
     if mode == "full":
         update.update(sandbox=FLOOR, sandbox_network=tcp)
-    return config.model_copy(update={"harness": harness.model_copy(update=update)}), folder
+    # a replay starts no MCP server: the recorded results are played back (replay/watch.py)
+    return config.model_copy(update={"harness": harness.model_copy(update=update), "mcp_servers": {}}), folder
 
 
 def check_kernel(env: Mapping[str, str]) -> None:

@@ -16,6 +16,10 @@ sandbox, the budgets and the records are the run's as always. It
   ``recording_ended``): one whose result the recording does not hold, or, in the turn a recorded
   run was cancelled or timed out in, one whose recorded result is an error (cut by the stop, or
   failed just before it): a command that hung in CI is not run again;
+- plays an MCP tool's recorded results back (``mcp_playback``): a replay starts no MCP server
+  (``confine.py`` drops ``mcp-servers``); each ``mcp__`` tool the recorded replies call is a
+  stand-in whose result is the recorded one (content and details, so the comparison holds), and
+  a ``replay_mcp_playback`` record names the tools played back;
 - with ``--until TURN`` (and no ``--continue``) ends the run cleanly after turn ``TURN - 1``
   (stop reason ``paused``), the workspace left as the recorded run had it then.
 """
@@ -26,11 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aw_action.agent.events import MessageEnd, ToolCallEvent, TurnEnd
+from aw_action.agent.tools import ToolContext, ToolError, ToolResult
 from aw_action.ai.credentials import missing_credentials
 from aw_action.ai.replay import Live, RecordedReply, ReplayProvider
 from aw_action.ai.types import AssistantMessage, Model, ToolCall, ToolResultMessage
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 from aw_action.extensions.loader import ExtensionSpec
+from aw_action.mcp.names import server_of
 from aw_action.replay.compare import Normaliser, Substitution, difference, rendered
 from aw_action.replay.recording import Recording
 from aw_action.sinks.replay_format import PATHS, ReplayOf, varying
@@ -95,10 +101,32 @@ class ReplayWatch:
         if self.plan.live is not None:
             self.provider.then = Live(live_provider(api, self.plan.live), self.plan.live)
         api.register_provider(NAME, self.provider)
+        played = self.mcp_playback(api)
+        if played:
+            api.emit(
+                "replay_mcp_playback", tools=played, note="MCP results are the recording's; no server was contacted"
+            )
         api.on("session_start", self.on_start)
         api.on("tool_call", self.on_tool_call)
         api.on("message_end", self.on_message_end)
         api.on("turn_end", self.on_turn_end)
+
+    def mcp_playback(self, api: ExtensionAPI) -> list[str]:
+        """Register a stand-in for each MCP tool the recorded replies call (module docstring)."""
+        names = sorted({c.name for r in self.recording.replies for c in r.message.tool_calls if server_of(c.name)})
+        results = self.recording.results
+
+        async def play(call_id: str, args: dict[str, Any], signal: Any, update: Any, tc: ToolContext) -> ToolResult:
+            recorded = results.get(call_id)
+            if recorded is None:
+                raise ToolError("the recording holds no result for this MCP call")
+            if recorded.is_error:
+                raise ToolError(recorded.text)
+            return ToolResult(content=list(recorded.content), details=dict(recorded.details or {}))
+
+        for name in names:
+            api.register_tool(name=name, description="(replayed MCP tool)", execute=play)
+        return names
 
     def on_start(self, event: Any, ctx: ExtensionContext) -> None:
         session = ctx.session

@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from aw_action.security.confinement.tool_env import refused_grant
+from aw_action.mcp.config import McpServer
+from aw_action.security.confinement.tool_env import github_access, refused_grant
 
 
 def _kebab(name: str) -> str:
@@ -152,3 +153,12 @@ class RunConfig(_Open):
     is assembled, before any model request; ignored in gh-aw mode, where gh-aw applies it."""
     observability: Observability = Field(default_factory=Observability)
     harness: HarnessSettings = Field(default_factory=HarnessSettings)
+    mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
+    """The MCP servers whose tools the agent gets (``aw_action/mcp/config.py``, docs/mcp.md);
+    with the action's ``mcp-config`` document merged in by ``config/resolve.py``."""
+
+    def github_granted(self) -> bool:
+        """Whether ``tools.github`` as the config wrote it grants GitHub access (absent: no;
+        the rule is ``tool_env.github_access``'s, as ``harness/guards.github_grant`` applies it)."""
+        written = self.tools.github.model_dump(by_alias=True) if "github" in self.tools.model_fields_set else None
+        return github_access(written).granted

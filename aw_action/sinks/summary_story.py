@@ -19,6 +19,7 @@ from typing import Any
 
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import AssistantMessage, ToolResultMessage
+from aw_action.mcp.names import server_of
 from aw_action.run import human
 from aw_action.security.untrusted_text.sanitize import strip_invisible
 from aw_action.sinks import markdown as md
@@ -49,9 +50,13 @@ class ToolCallLine:
 
 
 def describe(name: str, args: Mapping[str, Any]) -> str:
-    """A call as a line: a bash command as written, another tool as its name and path."""
+    """A call as a line: a bash command as written, an MCP tool with its server's name, another
+    tool as its name and path."""
     if name == "bash" and isinstance(args.get("command"), str):
         return str(args["command"])
+    server = server_of(name)
+    if server is not None:
+        return f"MCP {server}: {name.removeprefix(f'mcp__{server}__')}"
     if isinstance(args.get("path"), str):
         return f"{name} {args['path']}"
     return name

@@ -8,10 +8,12 @@ every handler that may rewrite arguments, so the arguments it approves are the o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from aw_action.mcp.names import server_of
+from aw_action.mcp.names import tool_name as mcp_tool_name
 from aw_action.policy import check_command
 from aw_action.workflows.completion import COMPLETION_TOOL, CompleteStepTool, completion_batch_rejections
 from aw_action.workflows.models import Step
@@ -38,6 +40,14 @@ def authorize_tool_call(
     ``cwd`` and ``variables`` are passed to the bash policy (``policy.check_command``)."""
     if tool_name == COMPLETION_TOOL:
         return ALLOWED
+    server = server_of(tool_name)
+    if server is not None and tool_name not in step.permissions.tools:
+        if mcp_granted(step, tool_name):
+            return ALLOWED
+        granted = ", ".join(step.permissions.mcp) or "none"
+        return Authorization(
+            False, f"MCP tool {tool_name!r} is not granted in step {step_id!r} (permissions.mcp: {granted})"
+        )
     if tool_name not in step.permissions.tools:
         allowed = ", ".join([*step.permissions.tools, COMPLETION_TOOL])
         return Authorization(False, f"tool {tool_name!r} is not allowed in step {step_id!r} (allowed: {allowed})")
@@ -50,6 +60,31 @@ def authorize_tool_call(
     if decision.allowed:
         return ALLOWED
     return Authorization(False, f"bash command refused in step {step_id!r}: {decision.reason}")
+
+
+def mcp_granted(step: Step, tool_name: str) -> bool:
+    """Whether one of the step's ``permissions.mcp`` selectors grants the MCP tool ``tool_name``
+    (``mcp__<server>__<tool>``, as ``mcp/names.tool_name`` spells it)."""
+    server = server_of(tool_name)
+    if server is None:
+        return False
+    for selector in step.permissions.mcp:
+        name, _, tool = selector.partition("/")
+        if name == server and (not tool or mcp_tool_name(server, tool) == tool_name):
+            return True
+    return False
+
+
+def mcp_selector_problems(steps: Mapping[str, Step], servers: Iterable[str]) -> list[str]:
+    """Each selector that names a server the run does not configure, as ``step: selector``."""
+    known = set(servers)
+    return [
+        f"step {step_id!r}: permissions.mcp {selector!r} names no configured MCP server"
+        + (f" (configured: {', '.join(sorted(known))})" if known else " (mcp-servers is empty)")
+        for step_id, step in steps.items()
+        for selector in step.permissions.mcp
+        if selector.partition("/")[0] not in known
+    ]
 
 
 class StepGuard:

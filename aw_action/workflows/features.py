@@ -1,7 +1,8 @@
 """pi-workflows features that need Pi-only integrations, refused with a clear message.
 
 aw-harness runs every step in its one agent session, with its own tools; it has no
-pi-subagents, Plannotator, MCP proxy, Pi extensions or skills, and no reviewed-command
+pi-subagents, Plannotator, Pi's MCP proxy tool (``permissions.mcp`` selectors are honoured:
+docs/mcp.md), Pi extensions or skills, and no reviewed-command
 extraction yet. A workflow that *uses* one of these (an empty list uses nothing) fails with
 ``not supported by aw-harness: ...``; ``strip_inert`` then drops the empty lists so the typed
 models only see what aw-harness implements.
@@ -20,7 +21,6 @@ _STEP_FEATURES = {
     "workspace": "workspace binding (needs pi-subagents)",
 }
 _PERMISSION_FEATURES = {
-    "mcp": "MCP proxy selectors (permissions.mcp); grant tools by name in permissions.tools",
     "extensions": "Pi extension tool selectors (permissions.extensions); grant tools by name in permissions.tools",
     "skills": "Pi skills (permissions.skills)",
 }

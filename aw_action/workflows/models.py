@@ -31,6 +31,9 @@ class Permissions(_Model):
 
     tools: tuple[str, ...] = ()
     bash: BashPolicy = Field(default_factory=BashPolicy)
+    mcp: tuple[str, ...] = ()
+    """MCP selectors (seed 004): ``server`` (every tool of the configured server) or
+    ``server/tool``; a step sees no MCP tool unless one of them grants it (``authorize.mcp_granted``)."""
 
 
 class Requires(_Model):

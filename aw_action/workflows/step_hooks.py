@@ -21,7 +21,8 @@ from aw_action.agent.events import (
 )
 from aw_action.agent.hooks import SessionHooks
 from aw_action.ai.types import AssistantMessage, Model, ToolResultMessage
-from aw_action.workflows.authorize import StepGuard
+from aw_action.mcp.names import server_of
+from aw_action.workflows.authorize import StepGuard, authorize_tool_call
 
 
 class GuardedHooks:
@@ -42,6 +43,16 @@ class GuardedHooks:
             return result
         decision = self.guard.authorize(event.tool_call_id, event.tool_name, event.input)
         return result if decision.allowed else ToolCallResult(block=True, reason=decision.reason)
+
+    def why_unavailable(self, tool_name: str) -> str | None:
+        """Why the running step has no MCP tool ``tool_name`` (not granted by its
+        ``permissions.mcp``: the step guard's words, naming the step), for the loop's "not
+        found"; ``None`` outside a step and for other tools (they stay "not found")."""
+        guard = self.guard
+        if guard is None or server_of(tool_name) is None or tool_name in guard.step.permissions.tools:
+            return None
+        decision = authorize_tool_call(guard.step_id, guard.step, tool_name, {})
+        return None if decision.allowed else decision.reason
 
     def listens(self, event_type: str) -> bool:
         return self.inner.listens(event_type)

@@ -58,6 +58,7 @@ def test_every_example_has_its_three_files() -> None:
         "continue",
         "python-project",
         "node-project",
+        "mcp",
     }
     for folder in EXAMPLES:
         for name in ("workflow.yml", "config.json", "prompt.txt"):

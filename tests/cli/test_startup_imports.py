@@ -6,10 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
-LOADED_ON_DEMAND = ("jsonschema", "genai_prices", "github", "ruamel", "anthropic", "openai")
+LOADED_ON_DEMAND = ("jsonschema", "genai_prices", "github", "ruamel", "anthropic", "openai", "mcp", "mcp_types")
 """jsonschema: output-schema and tool-argument checks; genai_prices: once a request is out;
 github (PyGithub): the trigger guard, progress comment, apply mode; ruamel: workflow files;
-the provider SDKs: when the run's provider is set up (``ai/registry.py``)."""
+the provider SDKs: when the run's provider is set up (``ai/registry.py``); the MCP SDK: only in a
+run that configures ``mcp-servers`` (``extensions/mcp_servers.py``)."""
 
 
 def test_the_run_path_imports_no_on_demand_module() -> None:

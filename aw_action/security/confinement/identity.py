@@ -67,6 +67,21 @@ class IdentityDecision:
     """True when tools run as a different uid than the harness (its /proc is out of reach)."""
 
 
+SECRET_HOLDER_UID = 65534
+"""``nobody``: the user a process runs as when it holds secrets the agent must not read (an MCP
+server given variables): the agent's user can read ``/proc/<pid>/environ`` of its own processes,
+not of another user's."""
+
+
+def secret_holder(tools: ToolIdentity | None) -> ToolIdentity | None:
+    """A user other than the tools' for such a process, when the harness switches users at all
+    (``tools`` is not ``None``: it is root), else ``None`` (the caller then says the agent can
+    read what the process holds). ``nobody``, never the tools' own uid."""
+    if tools is None or tools.uid == SECRET_HOLDER_UID:
+        return None
+    return ToolIdentity(SECRET_HOLDER_UID, NOGROUP, _name_for(SECRET_HOLDER_UID), "/nonexistent")
+
+
 def privileged_gids(sockets: tuple[str, ...] = DOCKER_SOCKETS) -> set[int]:
     """Groups a tool must never hold: root's, and every Docker socket's."""
     gids = {0}

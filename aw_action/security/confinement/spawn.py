@@ -43,6 +43,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
+from aw_action.ai.credentials import withheld_variables
+from aw_action.environment.tool_env_table import NEVER_PREFIXES
 from aw_action.security.confinement import landlock, seccomp, spawn_server
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import Confinement
@@ -71,6 +73,10 @@ class Launch:
     identity: ToolIdentity | None = None
     confinement: Confinement | None = None
     pass_fds: tuple[int, ...] = ()
+    granted: frozenset[str] = frozenset()
+    """Variables ``env`` may hold although their names say "credential": the ones an MCP
+    server's config grants it by name (``aw_action/mcp/config.grant_problem`` decided; never a
+    row of the credential table, ``ACTIONS_*`` or ``INPUT_*``, which the backstop still drops)."""
 
 
 @dataclass(frozen=True)
@@ -123,15 +129,22 @@ def command(argv: Sequence[str], launch: Launch) -> list[str]:
     return [helper_python(), "-I", "-S", "-c", wrapper_source(), *unset, *spec, *argv]
 
 
-def child_env(env: Mapping[str, str]) -> dict[str, str]:
-    """``env`` without any credential-named variable (the backstop; see the module docstring)."""
-    return {k: v for k, v in env.items() if k in GITHUB_TOKEN_VARS or not is_withheld_name(k)}
+def child_env(env: Mapping[str, str], granted: frozenset[str] = frozenset()) -> dict[str, str]:
+    """``env`` without any credential-named variable (the backstop; see the module docstring),
+    but for the ``granted`` names that are no harness credential."""
+
+    def passes(name: str) -> bool:
+        if name in GITHUB_TOKEN_VARS or not is_withheld_name(name):
+            return True
+        return name in granted and name not in withheld_variables() and not name.upper().startswith(NEVER_PREFIXES)
+
+    return {k: v for k, v in env.items() if passes(k)}
 
 
 def _kwargs(launch: Launch) -> dict[str, Any]:
     identity = launch.identity.popen_kwargs() if launch.identity is not None else {}
     return {
-        "env": child_env(launch.env),
+        "env": child_env(launch.env, launch.granted),
         "cwd": launch.cwd,
         "close_fds": True,
         "pass_fds": launch.pass_fds,
