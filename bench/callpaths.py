@@ -6,7 +6,7 @@ the calling package, counted with ``sys.setprofile`` (and
 examples/demo/prompt.txt`` run in this process (the scripted provider: one bash call, one file
 written, a final answer). Reported, never asserted; bench/CALLPATHS.md holds the figures.
 
-    .venv/bin/python bench/callpaths.py [--source CHECKOUT] [--top N]
+    .venv/bin/python bench/callpaths.py [--source CHECKOUT] [--top N] [--max-turns N]
 
 ``--source`` measures another checkout's ``aw_action`` (the one before a change) with this script.
 A call counts once per Python call event (C functions are not traced); "sites" are the distinct
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import os
 import shutil
 import sys
@@ -75,7 +76,9 @@ class Tracer:
             self.up[site] += 1
 
 
-def run_demo(source: Path) -> Tracer:
+def run_demo(source: Path, max_turns: int | None = None) -> Tracer:
+    """The demo run traced; ``max_turns`` puts a turn budget on it, so it ends in a budget stop
+    (exit 1) instead: the call path of a budget stop."""
     sys.path.insert(0, str(source))
     from aw_action import cli  # the checkout's, imported before the trace starts
 
@@ -83,6 +86,11 @@ def run_demo(source: Path) -> Tracer:
     work = Path(tempfile.mkdtemp(prefix="aw-callpaths-"))
     (work / "ws").mkdir()
     shutil.copytree(ROOT / "examples" / "demo", work / "demo")
+    if max_turns is not None:
+        config_file = work / "demo" / "config.json"
+        config = json.loads(config_file.read_text())
+        config["harness"]["budget"]["max-turns"] = max_turns
+        config_file.write_text(json.dumps(config))
     os.environ.update(AW_OUTPUT_DIR=str(work / "out"), GITHUB_WORKSPACE=str(work / "ws"))
     os.chdir(work / "ws")
     argv = ["--config", str(work / "demo" / "config.json"), "--prompt", str(work / "demo" / "prompt.txt")]
@@ -95,7 +103,7 @@ def run_demo(source: Path) -> Tracer:
     finally:
         sys.setprofile(None)
         threading.setprofile(None)  # type: ignore[arg-type]
-    if code != 0:
+    if code != (0 if max_turns is None else 1):
         raise SystemExit(f"the demo run failed ({code}): {err.getvalue()[-2000:]}")
     shutil.rmtree(work, ignore_errors=True)
     return tracer
@@ -112,8 +120,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=ROOT)
     parser.add_argument("--top", type=int, default=12)
+    parser.add_argument("--max-turns", type=int, help="a turn budget: the demo ends in a budget stop")
     args = parser.parse_args()
-    tracer = run_demo(args.source.resolve())
+    tracer = run_demo(args.source.resolve(), args.max_turns)
     report("harness -> security", tracer.down, 100)
     report("lower layer -> higher layer", tracer.up, args.top)
     print("into security, by calling package:", dict(tracer.into_security.most_common()))
