@@ -7,8 +7,12 @@ with a warning), named for every provider (``mcp/names.py``) and registered, bef
 is built, so the model sees them from the first request. A server that does not start ends the
 run with exit 2 when it is ``required`` (naming it and the last lines of its stderr), else is
 left out with a warning. Two tools that end with one name end the run with exit 2 naming both.
-The values of the variables a server is given join the run's redactor. The servers end with the
-run (``session_shutdown``; a stdio server is an agent process, killed at the seal before).
+The values of the variables a server is given join the run's redactor. The summary's "Agent access"
+note names the servers and says that a workflow step's own sandbox does not apply to them (they
+start once, in the run's sandbox) and that a step sees only the tools its ``permissions.mcp``
+grants. The servers end with the run: a stdio server is an agent process, killed at the seal
+(``kill(-1)`` as the secret holder too when one runs as it: ``harness/guards.py``), then every
+connection is closed at ``session_shutdown``.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from typing import TYPE_CHECKING
 from aw_action.exits import InvocationError
 from aw_action.extensions.api import ExtensionAPI
 from aw_action.mcp.config import MAX_SCHEMA_BYTES, McpServer
+from aw_action.run.record import AccessNote
 
 if TYPE_CHECKING:
     from aw_action.mcp.client import Connection
     from aw_action.mcp.tools import McpTool
+    from aw_action.security.confinement.identity import ToolIdentity
 
 
 async def setup(api: ExtensionAPI) -> None:
@@ -60,6 +66,7 @@ async def setup(api: ExtensionAPI) -> None:
     for tool in tools:
         api.register_tool(tool)
     _note_secrets(api, servers, separate=holder is not None)
+    api.state.record.security_notes.append(AccessNote(_access_line(live, holder)))
 
     async def close(event: object, ctx: object) -> None:
         await asyncio.gather(*(c.close() for c in live))
@@ -124,6 +131,22 @@ def _tools(api: ExtensionAPI, live: list[Connection]) -> list[McpTool]:
                 "name the ones the agent needs in allowed, or raise max-tools)"
             )
     return out
+
+
+def _access_line(live: list[Connection], holder: ToolIdentity | None) -> str:
+    """The summary's "Agent access" line: where the servers run, and what a workflow step sees."""
+    kinds = []
+    for connection in live:
+        spec = connection.spec
+        how = "HTTP" if spec.transport == "http" else "stdio"
+        if spec.transport == "stdio" and spec.variables() and holder is not None:
+            how += f", as {holder.name}"
+        kinds.append(f"{connection.name} ({how})")
+    listed = ", ".join(kinds) or "none started"
+    return (
+        f"MCP servers: {listed}; started once for the run, a stdio one in the run's sandbox: a workflow "
+        "step's own sandbox does not apply to them, and a step sees only the MCP tools its permissions.mcp grants."
+    )
 
 
 def _note_secrets(api: ExtensionAPI, servers: dict[str, McpServer], separate: bool) -> None:

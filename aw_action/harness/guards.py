@@ -48,9 +48,15 @@ from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
 from aw_action.run.record import AccessNote, RunRecord
 from aw_action.safe_outputs.records import RECORDS_FILE
-from aw_action.security.confinement.containment import end_agent_processes, left_behind
+from aw_action.security.confinement.containment import end_agent_processes, end_holder_processes, left_behind
 from aw_action.security.confinement.credential_files import WithheldFile, give_back, unopenable, withhold
-from aw_action.security.confinement.identity import HandedOver, IdentityDecision, ToolIdentity, hand_over_workspace
+from aw_action.security.confinement.identity import (
+    HandedOver,
+    IdentityDecision,
+    ToolIdentity,
+    hand_over_workspace,
+    secret_holder,
+)
 from aw_action.security.confinement.plan import ConfinementPlan
 from aw_action.security.confinement.process_guard import GuardReport, make_non_dumpable, wipe_initial_environ
 from aw_action.security.confinement.sandbox import ToolSandbox
@@ -186,13 +192,18 @@ class RunGuards:
 
     def end_processes(self, journal: Journal) -> None:
         """Kill every agent process (``kill(-1)`` as the tools' user where the containment allows
-        it, then the ``/proc`` scan for the rest), name any left alive, post the ``processes``
-        record."""
+        it, and as the secret holder when an MCP server runs as it, then the ``/proc`` scan of
+        every descendant of the harness, whatever its uid), name any of either uid left alive,
+        post the ``processes`` record."""
         containment = self.plan.containment
         ending = end_agent_processes(containment, self.identity)
+        holder = secret_holder(self.identity)  # an MCP server given variables runs as it
+        held = end_holder_processes(holder)
         signalled = kill_all_agent_processes(deadline_s=1.0 if ending.method == "kill-uid" else 3.0)
-        left = left_behind(containment.uid)
+        left = left_behind(containment.uid) + (left_behind(holder.uid) if holder is not None else ())
         fields: dict[str, object] = {"method": ending.method, "scan_signalled": signalled, "left": list(left)}
+        if held is not None:
+            fields["secret_holder"] = held.method if not held.note else f"{held.method}: {held.note}"
         if containment.limit:
             fields.update(process_limit=containment.limit, process_budget=containment.budget)
         if ending.note:

@@ -76,6 +76,7 @@ class Connection:
     _session: ClientSession | None = None
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _failure: str | None = None
+    _headers: dict[str, str] = field(default_factory=dict)
 
     @property
     def failure(self) -> str | None:
@@ -116,6 +117,10 @@ class Connection:
                     await self._stop.wait()
         except BaseException as exc:  # the server's failure, whatever it is, is the connection's end
             self._failure = _reason(exc)
+            if isinstance(exc, Exception) and not ready.done() and await self._legacy_sse():
+                from aw_action.mcp.legacy_sse import REFUSAL
+
+                self._failure = REFUSAL
             if not ready.done():
                 ready.set_exception(McpError(self._failure))
             if not isinstance(exc, Exception):
@@ -141,6 +146,7 @@ class Connection:
                 headers["Authorization"] = f"Bearer {token or ''}"
                 self.secrets.append(token or "")
             self.secrets += [v for k, v in headers.items() if _named(spec.headers.get(k, ""))]
+            self._headers = headers
             assert spec.url is not None
             async with (
                 create_mcp_http_client(headers=headers) as client,
@@ -171,6 +177,14 @@ class Connection:
         )
         async with stdio_transport([spec.command, *spec.args], launch, self.stderr) as streams:
             yield streams
+
+    async def _legacy_sse(self) -> bool:
+        """Whether this HTTP server, which refused to start, speaks the legacy HTTP+SSE transport."""
+        if self.spec.transport != "http" or self.spec.url is None:
+            return False
+        from aw_action.mcp.legacy_sse import is_legacy_sse
+
+        return await is_legacy_sse(self.spec.url, self._headers)
 
     async def _roots(self, context: ClientRequestContext) -> types.ListRootsResult:
         return types.ListRootsResult(roots=[types.Root(uri=self.where.workspace.resolve().as_uri(), name="workspace")])

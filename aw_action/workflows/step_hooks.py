@@ -21,7 +21,6 @@ from aw_action.agent.events import (
 )
 from aw_action.agent.hooks import SessionHooks
 from aw_action.ai.types import AssistantMessage, Model, ToolResultMessage
-from aw_action.mcp.names import server_of
 from aw_action.workflows.authorize import StepGuard, authorize_tool_call
 
 
@@ -45,11 +44,12 @@ class GuardedHooks:
         return result if decision.allowed else ToolCallResult(block=True, reason=decision.reason)
 
     def why_unavailable(self, tool_name: str) -> str | None:
-        """Why the running step has no MCP tool ``tool_name`` (not granted by its
-        ``permissions.mcp``: the step guard's words, naming the step), for the loop's "not
-        found"; ``None`` outside a step and for other tools (they stay "not found")."""
+        """Why the running step has no tool ``tool_name`` (an MCP tool its ``permissions.mcp``
+        does not grant, another tool its ``permissions.tools`` does not list: the step guard's
+        words, naming the step), for the loop's "not found"; ``None`` outside a step and for a
+        tool the step lists that the run does not have (it stays "not found")."""
         guard = self.guard
-        if guard is None or server_of(tool_name) is None or tool_name in guard.step.permissions.tools:
+        if guard is None or tool_name in guard.step.permissions.tools:
             return None
         decision = authorize_tool_call(guard.step_id, guard.step, tool_name, {})
         return None if decision.allowed else decision.reason

@@ -1,4 +1,4 @@
-"""A real MCP server on the same SDK, for the tests: ``python server.py MODE [http PORT]``.
+"""A real MCP server on the same SDK, for the tests: ``python server.py MODE [http|sse PORT]``.
 
 Modes: ``ok`` (echo, env, sleep, flood, fail, crash, image), ``slow-start`` (sleeps
 ``MCP_TEST_DELAY`` seconds before serving), ``crash-start`` (writes to stderr and exits 3),
@@ -123,5 +123,7 @@ if mode == "hostile":
 if __name__ == "__main__":
     if len(sys.argv) > 3 and sys.argv[2] == "http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[3]))
+    elif len(sys.argv) > 3 and sys.argv[2] == "sse":  # the legacy HTTP+SSE transport (GET /sse, POST /messages/)
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[3]))
     else:
         server.run()

@@ -152,13 +152,12 @@ def test_two_tools_whose_names_collide_are_exit_2_naming_both(tmp_path: Path) ->
     assert "is both c/weird name and c/weird_name_" in run.stderr
 
 
-@pytest.fixture
-def http_server(tmp_path: Path) -> Iterator[str]:
+def _serve(transport: str, path: str) -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, str(SERVER), "ok", "http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [sys.executable, str(SERVER), "ok", transport, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
         deadline = time.monotonic() + 30
@@ -167,10 +166,31 @@ def http_server(tmp_path: Path) -> Iterator[str]:
                 if s.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}{path}"
     finally:
         proc.kill()
         proc.wait(timeout=10)
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[str]:
+    yield from _serve("http", "/mcp")
+
+
+@pytest.fixture
+def sse_server(tmp_path: Path) -> Iterator[str]:
+    """A real legacy HTTP+SSE server on the SDK (GET /sse, POST /messages/)."""
+    yield from _serve("sse", "/sse")
+
+
+def test_a_legacy_http_sse_url_is_refused_naming_the_server_and_the_transport(tmp_path: Path, sse_server: str) -> None:
+    run = _run(tmp_path, {"old": {"url": sse_server, "required": True}}, [{"text": "never"}])
+    assert run.returncode == 2, run.stderr[-3000:]
+    line = next(line for line in run.stderr.splitlines() if "mcp-servers.old" in line)
+    assert "legacy HTTP+SSE endpoint" in line and "streamable HTTP endpoint" in line, line
+    run = _run(tmp_path, {"other": {"url": sse_server.removesuffix("/sse") + "/nothing"}}, [{"text": "done"}])
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "MCP server other did not start" in run.stderr and "legacy" not in run.stderr, "a plain 404 is not SSE"
 
 
 def test_a_streamable_http_server_tool_is_called_with_its_bearer_token(tmp_path: Path, http_server: str) -> None:

@@ -44,9 +44,9 @@ def _call(tool: str, **arguments: Any) -> dict[str, Any]:
 def _run(tmp_path: Path, text: str, turns: list[dict[str, Any]], servers: dict[str, Any]) -> CliRun:
     workflow = write_workflow(tmp_path / "wf", text, name="two.workflow.yml")
     cfg, _ = write_run_files(tmp_path, {"engine": {"model": "faux/scripted"}, "mcp-servers": servers}, script=turns)
-    return run_cli(
-        ["workflow", "run", str(workflow), "--input", "x", "--config", str(cfg)], base_env(tmp_path), timeout=120
-    )
+    (tmp_path / "summary.md").write_text("")
+    env = base_env(tmp_path, GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"))
+    return run_cli(["workflow", "run", str(workflow), "--input", "x", "--config", str(cfg)], env, timeout=120)
 
 
 def _results(run: CliRun) -> list[tuple[str, bool, str]]:
@@ -69,6 +69,7 @@ def test_two_steps_see_different_mcp_tools_and_a_denied_call_names_the_step(tmp_
         _call("mcp__tools__echo", text="tools in write"),
         _call("mcp__tools__env", name="HOME"),
         _call("mcp__docs__echo", text="docs in write"),
+        _call("bash", command="echo hi"),
         _call(COMPLETE, outcome="done", summary="written"),
     ]
     run = _run(tmp_path, WORKFLOW, turns, SERVERS)
@@ -80,10 +81,15 @@ def test_two_steps_see_different_mcp_tools_and_a_denied_call_names_the_step(tmp_
         ("mcp__tools__echo", False),
         ("mcp__tools__env", True),
         ("mcp__docs__echo", True),
+        ("bash", True),
     ]
     assert "docs in research" in results[0][2] and "tools in write" in results[2][2]
     assert "is not granted in step 'research' (permissions.mcp: docs)" in results[1][2]
     assert "is not granted in step 'write' (permissions.mcp: tools/echo)" in results[3][2]
+    assert "tool 'bash' is not allowed in step 'write' (allowed: read, workflow_complete_step)" in results[5][2]
+    summary = (tmp_path / "summary.md").read_text()
+    assert "a workflow step's own sandbox does not apply to them" in summary, summary[-3000:]
+    assert "only the MCP tools its permissions.mcp grants" in summary
 
 
 def test_a_selector_naming_no_configured_server_is_exit_2(tmp_path: Path) -> None:

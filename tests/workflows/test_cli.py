@@ -130,7 +130,11 @@ def test_a_run_goes_to_the_gate_then_resumes_to_done_with_each_step_one_prompt(t
     assert results[3][:2] == (COMPLETE, True) and "must be the only tool call" in results[3][2]
     assert results[4][:2] == (COMPLETE, True) and "'shipped' is not one of ['ready', 'blocked']" in results[4][2]
     assert results[5][:2] == (COMPLETE, False)
-    assert results[6] == ("write", True, "Tool write not found")
+    assert results[6] == (
+        "write",
+        True,
+        "tool 'write' is not allowed in step 'plan' (allowed: read, workflow_complete_step)",
+    )
     assert not (tmp_path / "ws" / "plan.md").exists()
     stored = rig.stored()
     assert (

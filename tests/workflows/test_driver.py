@@ -242,7 +242,11 @@ async def test_a_real_run_runs_steps_with_narrowed_tools_and_resumes_from_a_chec
     assert texts[2][:2] == ("read", False)
     assert texts[3][:2] == (COMPLETION_TOOL, True) and "must be the only tool call" in texts[3][2]
     assert texts[4][:2] == (COMPLETION_TOOL, False)
-    assert texts[5] == ("write", True, "Tool write not found")
+    assert texts[5] == (
+        "write",
+        True,
+        "tool 'write' is not allowed in step 'plan' (allowed: read, workflow_complete_step)",
+    )
     assert not (repo / "plan.md").exists()
     assert sorted(t.name for t in provider.requests[3].tools) == ["read", COMPLETION_TOOL]
     assert sorted(t.name for t in provider.requests[0].tools) == sorted(["read", "bash", COMPLETION_TOOL])

@@ -196,6 +196,16 @@ def end_agent_processes(containment: Containment, identity: ToolIdentity | None)
     return Ending("kill-uid", "", ())
 
 
+def end_holder_processes(holder: ToolIdentity | None) -> Ending | None:
+    """The same end for the processes of the secret holder (``identity.secret_holder``: the uid an
+    MCP server given variables runs as, not the tools'): ``kill(-1)`` as that uid when it runs a
+    process descending from the harness and none that does not (the helper checks, as for the
+    tools); ``None`` when it runs none of the harness's. The caller's ``/proc`` scan follows."""
+    if holder is None or not left_behind(holder.uid):
+        return None
+    return end_agent_processes(Containment("kill-uid", holder.uid), holder)
+
+
 def _parents() -> dict[int, int]:
     parents: dict[int, int] = {}
     for entry in _proc_entries():
