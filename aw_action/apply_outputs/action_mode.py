@@ -55,7 +55,7 @@ def run_apply_mode(
     argv = apply_argv(inputs, runner, workspace)
     with redirect_stdout(log), redirect_stderr(log):
         try:
-            code = apply_cli.main(argv, apply_env(inputs, env))
+            code = apply_cli.main(argv, apply_env(inputs, env), runner=runner.without_runtime())
         except SystemExit as exc:  # argparse refusing the arguments
             code = exc.code if isinstance(exc.code, int) else 2
     if code == 2:

@@ -142,13 +142,13 @@ class RunnerFacts:
         it gives this (``AW_OUTPUT_DIR`` and ``GITHUB_WORKSPACE`` set, the Actions runtime's
         variables, ``RUNTIME_VARS``, left out)."""
         return replace(
-            self,
-            output_dir_named=str(output_dir).strip(),
-            workspace=str(workspace).strip(),
-            results_url="",
-            runtime_token="",
-            id_token_request_url="",
+            self.without_runtime(), output_dir_named=str(output_dir).strip(), workspace=str(workspace).strip()
         )
+
+    def without_runtime(self) -> RunnerFacts:
+        """The record of this environment with the Actions runtime's variables (``RUNTIME_VARS``)
+        left out, as an entry point hands it to a command it runs."""
+        return replace(self, results_url="", runtime_token="", id_token_request_url="")
 
     def workspace_or(self, fallback: str | Path) -> Path:
         """The workspace, or ``fallback`` (the working directory) off a runner."""

@@ -82,7 +82,9 @@ def run_replay_mode(
     fork = ForkFiles.for_event(event.name, event.payload, runner, workspace, inputs.github_token)
     harness_env = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNTIME_VARS}
     try:
-        recording, options = prepare(records, workspace=workspace, env=harness_env, output_dir=out)
+        recording, options = prepare(
+            records, workspace=workspace, env=harness_env, runner=runner.without_runtime(), output_dir=out
+        )
         if fork is not None:
             log.notice(fork.check.reason, title=TITLE)
             options = replace(options, pin=fork.pin)

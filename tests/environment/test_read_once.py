@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from aw_action.safe_outputs.config import CONFIG_FILE
+from aw_action.safe_outputs.records import RECORDS_FILE
 from tests.action.launch import Paths, action_env, write_script
 
 COUNTING = """
@@ -36,8 +38,11 @@ with open(sys.argv[1], "w") as fh:
 """
 
 
-def _reads(tmp_path: Path, inputs: dict[str, str]) -> dict[str, Any]:
+def _reads(tmp_path: Path, inputs: dict[str, str], files: dict[str, str] | None = None) -> dict[str, Any]:
     paths = Paths.under(tmp_path)
+    for name, text in (files or {}).items():
+        (paths.workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (paths.workspace / name).write_text(text)
     script = write_script(paths.workspace, [{"text": "done"}])
     env = action_env(paths, inputs, {"AW_FAUX_SCRIPT": str(script)})
     counts = tmp_path / "counts.json"
@@ -66,4 +71,17 @@ def test_a_run_reads_the_runner_s_facts_once(tmp_path: Path) -> None:
 def test_an_invalid_run_reads_the_runner_s_facts_once(tmp_path: Path) -> None:
     counted = _reads(tmp_path, {"prompt": "Do it.", "model": "faux/scripted", "max-turns": "many"})
     assert counted["code"] == 2
+    assert counted["reads"] == 1, "\n".join(counted["where"])
+
+
+@pytest.mark.slow
+def test_an_apply_reads_the_runner_s_facts_once(tmp_path: Path) -> None:
+    """``mode: apply`` (a dry run: no GitHub needed): the action's read serves the command it runs."""
+    record = {"type": "create_issue", "title": "Crash", "body": "b"}
+    files = {
+        f"artifact/{RECORDS_FILE}": json.dumps(record) + "\n",
+        f"artifact/{CONFIG_FILE}": json.dumps({"safe-outputs": {"create-issue": {"max": 1}}}),
+    }
+    counted = _reads(tmp_path, {"mode": "apply", "safe-outputs-path": "artifact", "dry-run": "true"}, files)
+    assert counted["code"] == 0
     assert counted["reads"] == 1, "\n".join(counted["where"])
