@@ -150,7 +150,7 @@ def main(argv: list[str], env: Mapping[str, str] | None = None, stdin: Any = Non
         sys.stderr.write(f"{PROG}: error: {exc}\n{USAGE}")
         return 2
     redactor = Redactor(secrets_from_env(environ))
-    recorder = Recorder(config, output_dir, Path.cwd(), environ, redactor.text)
+    recorder = Recorder(config, output_dir, Path.cwd(), environ, redactor.text, runner=runner)
     try:
         payload = recorder.record(record_type, fields)
     except RequestError as exc:
