@@ -83,38 +83,41 @@ def main(argv: list[str]) -> int:
     harden_process()
     log = WorkflowLog(sys.stdout)
     env = dict(os.environ)
+    runner = RunnerFacts.read(env)  # once: every mode gets this record
     for secret in secret_values(env):
         log.mask(secret)
     ignored = _warn_unknown_inputs(env, log)
     stops = StopSignals(CancelClock(), CANCEL_HARD_S)
     if argv:  # a workflow's `with: args:` reaches the container as arguments
         message = f"the action takes no arguments (inputs come from INPUT_* variables), got {argv}"
-        return asyncio.run(_invalid(InvocationError(message, Setting("args", "input")), env, log, stops, ignored))
+        return asyncio.run(
+            _invalid(InvocationError(message, Setting("args", "input")), env, runner, log, stops, ignored)
+        )
     stops.install()
     try:
         inputs = ActionInputs.from_env()
         if inputs.mode == "apply":
-            return run_apply_mode(inputs, env, log, Path.cwd())
+            return run_apply_mode(inputs, env, runner, log, Path.cwd())
         if inputs.mode == "report":
             from aw_action.report.action_mode import run_report_mode  # only a report pays for it
 
-            return run_report_mode(inputs, env, log)
-        event = TriggerEvent.from_env(env)
-        decision = trigger_decision(inputs, event, env)  # a replay trusts what a live run trusts, no more
+            return run_report_mode(inputs, runner, log)
+        event = TriggerEvent.from_runner(runner)
+        decision = trigger_decision(inputs, event, env, runner)  # a replay trusts what a live run trusts, no more
         if not decision.allowed:
-            return _skipped(decision, inputs, event, env, log)
+            return _skipped(decision, inputs, event, runner, log)
         if inputs.mode == "replay":
             from aw_action.replay.action_mode import run_replay_mode  # only a replay pays for it
 
-            return run_replay_mode(inputs, env, log, stops, CANCEL_RUN_S, CANCEL_TOTAL_S, event, ignored)
-        plan = build_plan(inputs, env, Path.cwd(), event)
+            return run_replay_mode(inputs, env, runner, log, stops, CANCEL_RUN_S, CANCEL_TOTAL_S, event, ignored)
+        plan = build_plan(inputs, env, Path.cwd(), event, runner)
     except ActionInputError as exc:
-        return asyncio.run(_invalid(exc.invocation_error(), env, log, stops, ignored))
+        return asyncio.run(_invalid(exc.invocation_error(), env, runner, log, stops, ignored))
     except InvocationError as exc:  # the environment's part of the config (GH_AW_* limits)
-        return asyncio.run(_invalid(exc, env, log, stops, ignored))
+        return asyncio.run(_invalid(exc, env, runner, log, stops, ignored))
     if inputs.log_format == "file":
         log.use_records_file(plan.output_dir / EVENTS_FILE)
-    return asyncio.run(_run(plan, env, log, stops, event_appendix(inputs, plan.event), ignored))
+    return asyncio.run(_run(plan, env, runner, log, stops, event_appendix(inputs, plan.event), ignored))
 
 
 def _help() -> int:
@@ -145,13 +148,13 @@ def _warn_unknown_inputs(env: dict[str, str], log: WorkflowLog) -> tuple[Ignored
 
 
 def _skipped(
-    decision: TriggerDecision, inputs: ActionInputs, event: TriggerEvent, env: dict[str, str], log: WorkflowLog
+    decision: TriggerDecision, inputs: ActionInputs, event: TriggerEvent, runner: RunnerFacts, log: WorkflowLog
 ) -> int:
     log.notice(decision.reason, title="aw-harness: skipped")
     result = log.redactor.obj(skipped_result(decision, inputs.model).to_json())
     log.write(json.dumps(result, ensure_ascii=False) + "\n")
-    write_outputs_or_warn(env, {**result_outputs(result), "artifact-id": ""}, log)
-    summary = RunnerFacts.read(env).step_summary
+    write_outputs_or_warn(runner, {**result_outputs(result), "artifact-id": ""}, log)
+    summary = runner.step_summary
     if summary:
         with contextlib.suppress(OSError), open(summary, "a", encoding="utf-8") as fh:
             fh.write(log.redactor.text(skipped_summary(decision, event)))
@@ -162,15 +165,15 @@ def _skipped(
 async def _invalid(
     exc: InvocationError,
     env: dict[str, str],
+    runner: RunnerFacts,
     log: WorkflowLog,
     stops: StopSignals,
     ignored: tuple[IgnoredInput, ...] = (),
 ) -> int:
     """A run that could not start: its records, failure summary, outputs and artifact, and one
     annotation that says what to change (``github/run_report.py``)."""
-    runner = RunnerFacts.read(env)
     workspace = runner.workspace_or(Path.cwd())
-    records = fallback_records(env, workspace)
+    records = fallback_records(env, runner, workspace)
     if records.log_format == "file":
         log.use_records_file(records.folder / EVENTS_FILE)
     workflow = runner.workflow or None
@@ -182,13 +185,15 @@ async def _invalid(
         records.folder.mkdir(parents=True, exist_ok=True)
     report_invocation_error(result, reporting, runner, JsonlSink(log.redactor, cast(IO[str], log)), log.redactor)
     upload = (
-        uploader(env, records.artifact, records.folder, log, stops.clock, CANCEL_TOTAL_S) if records.upload else None
+        uploader(env, runner, records.artifact, records.folder, log, stops.clock, CANCEL_TOTAL_S)
+        if records.upload
+        else None
     )
     payload = log.redactor.obj(result.to_json())
     await report_end(
         result,
         payload,
-        env=env,
+        runner=runner,
         log=log,
         reporting=reporting,
         folder=records.folder,
@@ -203,6 +208,7 @@ async def _invalid(
 async def _run(
     plan: RunPlan,
     env: dict[str, str],
+    runner: RunnerFacts,
     log: WorkflowLog,
     stops: StopSignals,
     appendix: tuple[str, str] | None = None,
@@ -212,16 +218,20 @@ async def _run(
     stream = cast(IO[str], log)  # a text stream in all but typeshed's nominal sense
     harness: Harness
     if plan.workflow is not None:
-        harness = WorkflowHarness(plan.resolved, plan.workflow, plan.env, stderr=stream, readable=True)
+        harness = WorkflowHarness(
+            plan.resolved, plan.workflow, plan.env, stderr=stream, readable=True, runner_facts=plan.runner
+        )
     else:
-        harness = Harness(plan.resolved, plan.prompt_path, plan.env, stderr=stream, readable=True)
+        harness = Harness(
+            plan.resolved, plan.prompt_path, plan.env, stderr=stream, readable=True, runner_facts=plan.runner
+        )
     harness.appendix = appendix
     request = plan.continuation
     if request is not None:
         if request.untrusted:
             log.warning(f"continuing anyway (continue-from-untrusted): {request.untrusted}", title="aw-harness")
         harness.continue_from = lambda: _continuation(request)
-    harness.explain = lambda exc: credential_help.explain(exc, plan.env, action=True)
+    harness.explain = lambda exc: credential_help.explain(exc, plan.runner, action=True)
     harness.reporting = Reporting(
         "action", artifact=plan.artifact_name if plan.upload else None, ignored_inputs=ignored
     )
@@ -233,7 +243,7 @@ async def _run(
     def last_words() -> None:
         if not written:
             stuck = log.redactor.obj(stuck_result(harness, stops.reason).to_json())
-            write_outputs_or_warn(env, {**result_outputs(stuck), "artifact-id": ""}, log)
+            write_outputs_or_warn(runner, {**result_outputs(stuck), "artifact-id": ""}, log)
         log.error(f"the run did not stop within {CANCEL_HARD_S} s of the stop; exiting", title="aw-harness")
         log.finish()
 
@@ -244,18 +254,18 @@ async def _run(
         context = harness.context
         root = context.records_root() if context is not None else plan.output_dir
         ledger = context.guards.ledger if context is not None and context.guards is not None else None
-        upload = uploader(env, plan.artifact_name, root, log, clock, CANCEL_TOTAL_S) if plan.upload else None
+        upload = uploader(env, runner, plan.artifact_name, root, log, clock, CANCEL_TOTAL_S) if plan.upload else None
         await report_end(
             result,
             log.redactor.obj(result.to_json()),
-            env=env,
+            runner=runner,
             log=log,
             reporting=harness.reporting,
             folder=root,
             workspace=plan.workspace,
             records=ledger,
             upload=upload,
-            session_file=_session_file(harness, plan, env, result),
+            session_file=_session_file(harness, plan, runner, result),
             session_id=context.session.session_id if context is not None else "",
             on_outputs=lambda: written.append(True),
         )
@@ -275,8 +285,8 @@ def _continuation(request: ContinueRequest) -> Continuation:
         raise InvocationError(str(exc), Setting("continue-from", "input")) from None
 
 
-def _session_file(harness: Harness, plan: RunPlan, env: dict[str, str], result: RunResult) -> str:
+def _session_file(harness: Harness, plan: RunPlan, runner: RunnerFacts, result: RunResult) -> str:
     """The transcript's path as a later step sees it (``paths.visible_path``), when this run
     wrote one (never an earlier run's)."""
     path = harness.output_dir / TRANSCRIPT_FILE
-    return visible_path(path, env, plan.workspace) if str(path) in result.files and path.is_file() else ""
+    return visible_path(path, runner, plan.workspace) if str(path) in result.files and path.is_file() else ""

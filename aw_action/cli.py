@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn, cast
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import InvocationError
 from aw_action.harness.arguments import OneLineParser
 from aw_action.harness.continuation import Continuation
@@ -146,7 +147,7 @@ def main(argv: Sequence[str] | None = None, *, guard_exit: bool = False) -> int:
     pretty = wants_pretty(parsed.format, sys.stderr)
     stream = cast(IO[str], PrettyStream(sys.stderr)) if pretty else None  # a text stream but for typeshed
     harness = Harness(parsed.config, parsed.prompt, stderr=stream, readable=pretty)
-    harness.explain = lambda exc: _explain(exc, harness.env)
+    harness.explain = lambda exc: _explain(exc, harness.runner_facts)
     if parsed.continue_from is not None:
         harness.continue_from = lambda: _continuation(parsed.continue_from)
     return run_and_print(harness, stops, guard_exit=guard_exit)
@@ -159,8 +160,8 @@ def _continuation(path: Path) -> Continuation:
     return read_continuation(path, "--continue-from")
 
 
-def _explain(exc: InvocationError, env: dict[str, str]) -> InvocationError:
+def _explain(exc: InvocationError, runner: RunnerFacts) -> InvocationError:
     """A missing or refused credential said in a CLI user's terms (imported only on an error)."""
     from aw_action.github import credential_help
 
-    return credential_help.explain(exc, env, action=False)
+    return credential_help.explain(exc, runner, action=False)

@@ -46,9 +46,12 @@ def _config_path(args: argparse.Namespace, env: dict[str, str], workspace: Path)
     return (Path(named), True) if named else (workspace / VIRTUAL_CONFIG, False)
 
 
-def prepare(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> tuple[ResolvedConfig, Path]:
-    """``(the resolved config, the prompt's path)``; raises ``InvocationError``."""
-    workspace = RunnerFacts.read(env).workspace_or(os.getcwd())
+def prepare(
+    args: argparse.Namespace, env: dict[str, str], runner: RunnerFacts, workdir: Path
+) -> tuple[ResolvedConfig, Path]:
+    """``(the resolved config, the prompt's path)``; raises ``InvocationError``. ``runner``: the
+    step's record of the runner's facts (of ``env``)."""
+    workspace = runner.workspace_or(os.getcwd())
     config_path, real = _config_path(args, env, workspace)
     resolved = resolve_config(config_sources(env, config_path, file=real, model_flag=args.model), env)
     prompt_path, prompt_text = choose_prompt(env, " ".join(args.prompt) if args.prompt else None)
@@ -63,13 +66,14 @@ def main(argv: list[str]) -> int:
     stops = stop_signals()
     args = parser().parse_args(argv)
     env = {**os.environ, MODE_ENV: "true"}
+    runner = RunnerFacts.read(env)  # once: the harness gets this record
     with tempfile.TemporaryDirectory(prefix="aw-harness-gh-aw-") as tmp:
         model = (args.model or env.get(MODEL_ENV) or "unknown").strip() or "unknown"
         try:
-            resolved, prompt_path = prepare(args, env, Path(tmp))
+            resolved, prompt_path = prepare(args, env, runner, Path(tmp))
         except InvocationError as exc:
-            harness = Harness(Path(VIRTUAL_CONFIG), Path("prompt.txt"), env)
+            harness = Harness(Path(VIRTUAL_CONFIG), Path("prompt.txt"), env, runner_facts=runner)
             result = harness.refuse(exc, model)
             ResultPrinter(harness).print(result)
             return result.exit_code
-        return run_and_print(Harness(resolved, prompt_path, env), stops)
+        return run_and_print(Harness(resolved, prompt_path, env, runner_facts=runner), stops)

@@ -29,6 +29,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.exits import InvocationError
 from aw_action.harness.arguments import OneLineParser
@@ -86,6 +87,7 @@ def main(argv: list[str]) -> int:
             args.records,
             workspace=workspace,
             env=env,
+            runner=RunnerFacts.read(env),  # the command's one read (the harness reads its own environment's)
             output_dir=args.output_dir,
             until=args.until,
             model=args.model,

@@ -79,7 +79,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def request_of(args: argparse.Namespace, env: Mapping[str, str]) -> WorkflowRequest:
+def request_of(args: argparse.Namespace, env: Mapping[str, str], runner: RunnerFacts) -> WorkflowRequest:
     if args.command == "run":
         return WorkflowRequest(workflow=args.workflow, input=args.input)
     decision = None
@@ -89,7 +89,7 @@ def request_of(args: argparse.Namespace, env: Mapping[str, str]) -> WorkflowRequ
         if not args.request_changes.strip():
             raise InvocationError("--request-changes needs the feedback text")
         decision = GateDecision(approved=False, feedback=args.request_changes)
-    withheld = approvals_withheld(args.checkpoint_run, env)
+    withheld = approvals_withheld(args.checkpoint_run, env, runner=runner)
     return WorkflowRequest(args.workflow, None, args.checkpoint, decision, approvals_withheld=withheld)
 
 
@@ -110,20 +110,21 @@ def main(argv: list[str]) -> int:
     stops = stop_signals()
     args = parser().parse_args(argv)
     env = dict(os.environ)
-    workspace = RunnerFacts.read(env).workspace_or(os.getcwd())
+    runner = RunnerFacts.read(env)  # once: the harness gets this record
+    workspace = runner.workspace_or(os.getcwd())
     try:
         resolved = resolve_config(config_sources(args, workspace), env)
-        request = request_of(args, env)
+        request = request_of(args, env, runner)
     except InvocationError as exc:
-        return _fail(env, exc, args.model or "unknown")
+        return _fail(env, runner, exc, args.model or "unknown")
     pretty = wants_pretty(args.format, sys.stderr)
     stream = cast(IO[str], PrettyStream(sys.stderr)) if pretty else None  # a text stream but for typeshed
-    harness = WorkflowHarness(resolved, request, env, stderr=stream, readable=pretty)
+    harness = WorkflowHarness(resolved, request, env, stderr=stream, readable=pretty, runner_facts=runner)
     return run_and_print(harness, stops)
 
 
-def _fail(env: dict[str, str], exc: InvocationError, model: str) -> int:
-    harness = Harness(Path(VIRTUAL_CONFIG), Path("prompt.txt"), env)
+def _fail(env: dict[str, str], runner: RunnerFacts, exc: InvocationError, model: str) -> int:
+    harness = Harness(Path(VIRTUAL_CONFIG), Path("prompt.txt"), env, runner_facts=runner)
     result = harness.refuse(exc, model)
     ResultPrinter(harness).print(result)
     return result.exit_code

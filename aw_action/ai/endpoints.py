@@ -38,18 +38,17 @@ def _process_interaction_id() -> str:
     return str(uuid.uuid4())
 
 
-def interaction_id(env: Mapping[str, str]) -> str:
+def interaction_id(runner: RunnerFacts) -> str:
     """One id for every request of a run: ``<GITHUB_RUN_ID>-<GITHUB_RUN_ATTEMPT>`` in Actions (as
     AWF's proxy derives it), else a UUID minted once per process."""
-    runner = RunnerFacts.read(env)
     run_id, attempt = runner.run_id, runner.run_attempt
     if run_id.isdigit():
         return f"{run_id}-{attempt if attempt.isdigit() else '1'}"
     return _process_interaction_id()
 
 
-def request_headers(spec: ProviderSpec, env: Mapping[str, str]) -> dict[str, str]:
+def request_headers(spec: ProviderSpec, runner: RunnerFacts) -> dict[str, str]:
     headers = dict(spec.headers)
     if spec.interaction_id_header:
-        headers[spec.interaction_id_header] = interaction_id(env)
+        headers[spec.interaction_id_header] = interaction_id(runner)
     return headers

@@ -41,6 +41,7 @@ from aw_action.ai.retry import RetryPolicy, RetrySettingError
 from aw_action.ai.sdk_provider import DEFAULT_TIMEOUT_S, SdkProvider
 from aw_action.ai.settings import MissingSettingError, provider_settings, require_endpoint
 from aw_action.ai.types import Model, Provider
+from aw_action.environment.runner import RunnerFacts
 from aw_action.environment.tuning import PROVIDER_TIMEOUT_S
 from aw_action.exits import InvocationError
 
@@ -77,9 +78,11 @@ def build_providers(
     scrub: Callable[[str], str] | None = None,
     faux_turns: list[dict[str, Any]] | None = None,
     reveal: Callable[[str], None] | None = None,
+    runner: RunnerFacts | None = None,
 ) -> ProviderSet:
     """The providers for a run of ``model`` (see the module docstring). ``faux_turns`` is the
-    scripted provider's script, for a ``faux`` model."""
+    scripted provider's script, for a ``faux`` model. ``runner``: the run's record of the
+    runner's facts (read from ``env`` when not given)."""
     retry, timeout_s = retry_policy(env), PROVIDER_TIMEOUT_S.number(env, DEFAULT_TIMEOUT_S) or DEFAULT_TIMEOUT_S
     out = ProviderSet()
     if model.provider == "faux":
@@ -104,7 +107,8 @@ def build_providers(
             out.secrets.extend(credential.secrets)
         if credential.placeholder or endpoint is not None:
             out.awf_routes[spec.name] = tuple(endpoint.models or ()) if endpoint is not None else ()
-        headers = request_headers(spec, env)
+        runner = runner or RunnerFacts.read(env)
+        headers = request_headers(spec, runner)
         built[spec.name] = SdkProvider(
             spec,
             credential,

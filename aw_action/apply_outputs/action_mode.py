@@ -26,13 +26,13 @@ from aw_action.github.outputs import write_outputs
 from aw_action.github.paths import container_path
 
 
-def apply_argv(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> list[str]:
+def apply_argv(inputs: ActionInputs, runner: RunnerFacts, workspace: Path) -> list[str]:
     """The command line for ``apply_cli.main``; ``ActionInputError`` when the path is missing."""
     if not inputs.safe_outputs_path:
         raise ActionInputError("safe-outputs-path", "required with mode: apply (the downloaded artifact folder)")
-    argv = [str(container_path(inputs.safe_outputs_path, env, workspace))]
+    argv = [str(container_path(inputs.safe_outputs_path, runner, workspace))]
     if inputs.config:
-        argv += ["--config", str(container_path(inputs.config, env, workspace))]
+        argv += ["--config", str(container_path(inputs.config, runner, workspace))]
     if inputs.dry_run:
         argv.append("--dry-run")
     return argv
@@ -46,14 +46,16 @@ def apply_env(inputs: ActionInputs, env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def run_apply_mode(inputs: ActionInputs, env: Mapping[str, str], log: WorkflowLog, cwd: Path) -> int:
-    """Apply the records; raises ``ActionInputError`` for a missing ``safe-outputs-path``."""
-    runner = RunnerFacts.read(env)
+def run_apply_mode(
+    inputs: ActionInputs, env: Mapping[str, str], runner: RunnerFacts, log: WorkflowLog, cwd: Path
+) -> int:
+    """Apply the records; raises ``ActionInputError`` for a missing ``safe-outputs-path``.
+    ``runner``: the action's record of the runner's facts (of ``env``)."""
     workspace = runner.workspace_or(cwd)
-    argv = apply_argv(inputs, env, workspace)
+    argv = apply_argv(inputs, runner, workspace)
     with redirect_stdout(log), redirect_stderr(log):
         try:
-            code = apply_cli.main(argv, apply_env(inputs, env))
+            code = apply_cli.main(argv, apply_env(inputs, env), runner=runner.without_runtime())
         except SystemExit as exc:  # argparse refusing the arguments
             code = exc.code if isinstance(exc.code, int) else 2
     if code == 2:

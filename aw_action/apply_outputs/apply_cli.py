@@ -35,6 +35,7 @@ from aw_action.apply_outputs.github_api import RetryPolicy, connect, describe
 from aw_action.apply_outputs.github_writer import GitHubWriter, apply_item
 from aw_action.apply_outputs.plan import Refused, plan_records
 from aw_action.apply_outputs.report import OK_STATUSES, publish
+from aw_action.environment.runner import RunnerFacts
 from aw_action.environment.tuning import GITHUB_WRITE_INTERVAL_MS
 from aw_action.run.redact import Redactor, secrets_from_env
 from aw_action.safe_outputs.config import CONFIG_FILE, SafeOutputsConfig, SafeOutputsConfigError, load_config_file
@@ -78,11 +79,13 @@ def _write_interval(env: Mapping[str, str]) -> float:
     return (GITHUB_WRITE_INTERVAL_MS.number(env) or 0.0) / 1000
 
 
-def _judged(ctx: ApplyContext, args: argparse.Namespace, records_dir: Path, env: Mapping[str, str]) -> ApplyContext:
+def _judged(
+    ctx: ApplyContext, args: argparse.Namespace, records_dir: Path, env: Mapping[str, str], runner: RunnerFacts
+) -> ApplyContext:
     """``ctx`` with the records' trust (``origin.py``); ``ApplyInputError`` when untrusted records
     would be applied with the limits their own artifact carries."""
-    run = origin.source_run(args.from_run, env, ctx.event)
-    reason = origin.untrusted_reason(run, env, ctx.token)
+    run = origin.source_run(args.from_run, env, runner, ctx.event)
+    reason = origin.untrusted_reason(run, env, runner, ctx.token)
     if reason is None:
         return ctx
     refusal = origin.config_refusal(reason, args.config, records_dir)
@@ -114,16 +117,21 @@ def apply_items(
     return out
 
 
-def main(argv: list[str], env: Mapping[str, str] | None = None, *, sleep: Any = None) -> int:
+def main(
+    argv: list[str], env: Mapping[str, str] | None = None, *, sleep: Any = None, runner: RunnerFacts | None = None
+) -> int:
+    """The command (see the module docstring). ``runner``: the record of the runner's facts an
+    entry point that runs this one read already (of ``env``); read here otherwise, once."""
     environ = dict(os.environ if env is None else env)
+    runner = runner or RunnerFacts.read(environ)
     args = _parser().parse_args(argv)
     redactor = Redactor(secrets_from_env(environ))
     try:
         records, config = _inputs(args.path, args.config)
-        ctx = ApplyContext.from_env(environ, dry_run=args.dry_run)
+        ctx = ApplyContext.from_env(environ, dry_run=args.dry_run, runner=runner)
         if ctx.token:
             redactor.add(ctx.token)
-        ctx = _judged(ctx, args, records.parent, environ)
+        ctx = _judged(ctx, args, records.parent, environ, runner)
     except ApplyInputError as exc:
         sys.stderr.write(f"{PROG}: error: {redactor.text(str(exc))}\n")
         return 2
@@ -132,7 +140,7 @@ def main(argv: list[str], env: Mapping[str, str] | None = None, *, sleep: Any = 
     for note in ctx.assumed:
         sys.stderr.write(f"{PROG}: dry run: {note}\n")
     lines = read_records(records)
-    planned = plan_records(lines, config, ctx, records.parent, allowed_domains(environ), redactor.text)
+    planned = plan_records(lines, config, ctx, records.parent, allowed_domains(runner), redactor.text)
     writer = None
     if not args.dry_run:
         assert ctx.token is not None
@@ -144,5 +152,5 @@ def main(argv: list[str], env: Mapping[str, str] | None = None, *, sleep: Any = 
         report["assumed"] = list(ctx.assumed)
     if ctx.untrusted:
         report["untrusted"] = ctx.untrusted
-    publish(report, environ, redactor, sys.stdout)
+    publish(report, runner, redactor, sys.stdout)
     return 0 if all(item["status"] in OK_STATUSES for item in items) else 1

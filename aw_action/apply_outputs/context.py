@@ -52,12 +52,15 @@ class ApplyContext:
         return None
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str], *, dry_run: bool = False) -> ApplyContext:
+    def from_env(
+        cls, env: Mapping[str, str], *, dry_run: bool = False, runner: RunnerFacts | None = None
+    ) -> ApplyContext:
         """A dry run needs nothing but the records: without ``GITHUB_REPOSITORY`` the links name
         ``DRY_RUN_REPOSITORY``, and without an event the items for the triggering issue or pull
-        request have no number yet; ``assumed`` says so."""
+        request have no number yet; ``assumed`` says so. ``runner``: the entry point's record of
+        the runner's facts (read from ``env`` when not given); ``env`` gives the token."""
         assumed: list[str] = []
-        runner = RunnerFacts.read(env)
+        runner = runner or RunnerFacts.read(env)
         repository = runner.repository
         if dry_run and not repository:
             repository = DRY_RUN_REPOSITORY

@@ -28,12 +28,13 @@ RUN_ID_VAR = SAFE_OUTPUTS_RUN_ID.name
 PULL_EVENTS = frozenset({"pull_request", "pull_request_target"})
 
 
-def source_run(named: str | None, env: Mapping[str, str], event: Mapping[str, object]) -> str | None:
+def source_run(
+    named: str | None, env: Mapping[str, str], runner: RunnerFacts, event: Mapping[str, object]
+) -> str | None:
     """The run whose records these are, to be looked up; None when the job's event vouches."""
     named = named or SAFE_OUTPUTS_RUN_ID.text(env)
     if named:
         return named.strip()
-    runner = RunnerFacts.read(env)
     event_name = runner.event_name
     if event_name == "workflow_run":
         run = event.get("workflow_run")
@@ -44,11 +45,11 @@ def source_run(named: str | None, env: Mapping[str, str], event: Mapping[str, ob
     return None
 
 
-def untrusted_reason(run_id: str | None, env: Mapping[str, str], token: str | None) -> str | None:
+def untrusted_reason(run_id: str | None, env: Mapping[str, str], runner: RunnerFacts, token: str | None) -> str | None:
     """Why the records of ``run_id`` are untrusted here, or None (the module docstring)."""
     if run_id is None:
         return None
-    return approvals_withheld(run_id, env, token)
+    return approvals_withheld(run_id, env, token, runner=runner)
 
 
 def config_refusal(reason: str, config: Path | None, records_dir: Path) -> str | None:

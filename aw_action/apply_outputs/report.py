@@ -54,12 +54,11 @@ def created_items(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def publish(report: dict[str, Any], env: Mapping[str, str], redactor: Redactor, stdout: Any) -> None:
+def publish(report: dict[str, Any], runner: RunnerFacts, redactor: Redactor, stdout: Any) -> None:
     """Print the report and write the step summary and outputs (when the runner gave files)."""
     safe: dict[str, Any] = redactor.obj(report)
     stdout.write(json.dumps(safe, ensure_ascii=False) + "\n")
     stdout.flush()
-    runner = RunnerFacts.read(env)
     summary = runner.step_summary
     if summary:
         with open(Path(summary), "a", encoding="utf-8") as handle:

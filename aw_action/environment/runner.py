@@ -11,7 +11,7 @@ API URLs, the output folder) are applied in one place each, here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from aw_action.environment.tuning import DEFAULT_OUTPUT_DIR, OUTPUT_DIR
@@ -136,6 +136,19 @@ class RunnerFacts:
     def output_dir(self) -> Path:
         """The output folder: ``AW_OUTPUT_DIR``, else ``/tmp/gh-aw``."""
         return Path(self.output_dir_named or DEFAULT_OUTPUT_DIR)
+
+    def for_harness(self, output_dir: Path, workspace: Path) -> RunnerFacts:
+        """The record of the environment an entry point gives the harness it starts: ``read`` of
+        it gives this (``AW_OUTPUT_DIR`` and ``GITHUB_WORKSPACE`` set, the Actions runtime's
+        variables, ``RUNTIME_VARS``, left out)."""
+        return replace(
+            self.without_runtime(), output_dir_named=str(output_dir).strip(), workspace=str(workspace).strip()
+        )
+
+    def without_runtime(self) -> RunnerFacts:
+        """The record of this environment with the Actions runtime's variables (``RUNTIME_VARS``)
+        left out, as an entry point hands it to a command it runs."""
+        return replace(self, results_url="", runtime_token="", id_token_request_url="")
 
     def workspace_or(self, fallback: str | Path) -> Path:
         """The workspace, or ``fallback`` (the working directory) off a runner."""

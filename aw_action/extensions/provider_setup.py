@@ -46,7 +46,9 @@ def faux_script(api: ExtensionAPI) -> list[dict[str, Any]]:
 def setup(api: ExtensionAPI) -> None:
     script = faux_script(api) if api.model.provider == "faux" else None
     redactor = api.services.redactor
-    built = build_providers(api.model, api.env, scrub=redactor.text, faux_turns=script, reveal=redactor.add)
+    built = build_providers(
+        api.model, api.env, scrub=redactor.text, faux_turns=script, reveal=redactor.add, runner=api.runner_facts
+    )
     redactor.add(*built.secrets)
     api.services.awf_routes.update(built.awf_routes)
     for line in built.notes:

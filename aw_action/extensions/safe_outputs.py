@@ -107,7 +107,13 @@ class SafeOutputs:
         env = credential_free(self.api.env, secrets=redactor.secrets)
         held = self.api.services.records
         tools = safe_output_tools(
-            config, self.output_dir, self.api.workspace, env=env, scrub=redactor.text, records=held
+            config,
+            self.output_dir,
+            self.api.workspace,
+            env=env,
+            scrub=redactor.text,
+            records=held,
+            runner=self.api.runner_facts,
         )
         for tool in tools:
             self.api.register_tool(tool)

@@ -59,7 +59,7 @@ class Steering:
             config.timeout_minutes, settings.time_warning_minutes, settings.time_critical_minutes
         )
         self.critical = settings.budget_critical_percent
-        self.awf = awf_steering(api.env)
+        self.awf = awf_steering(api.env, api.runner_facts)
         self.steered: list[Limit] = [
             lim
             for lim in api.services.limits.values()

@@ -48,9 +48,9 @@ class AwfSteering:
     problem: str | None = None
 
 
-def config_candidates(env: Mapping[str, str]) -> list[Path]:
+def config_candidates(env: Mapping[str, str], runner: RunnerFacts) -> list[Path]:
     named = env.get(CONFIG_PATH_ENV, "").strip()
-    runner_temp = RunnerFacts.read(env).runner_temp
+    runner_temp = runner.runner_temp
     found = [Path(named)] if named else []
     if runner_temp:
         found.append(Path(runner_temp) / "gh-aw" / "awf-config.json")
@@ -71,14 +71,15 @@ def _from_config(path: Path) -> AwfSteering:
     return AwfSteering(on, str(path))
 
 
-def awf_steering(env: Mapping[str, str]) -> AwfSteering:
-    """See the module docstring; never raises."""
+def awf_steering(env: Mapping[str, str], runner: RunnerFacts | None = None) -> AwfSteering:
+    """See the module docstring; never raises. ``runner``: the run's record of the runner's facts
+    (read from ``env`` when not given)."""
     if not gh_aw_mode(env):
         return AwfSteering(False)
     flag = env.get(FLAG_ENV)
     if flag is not None and flag.strip():
         return AwfSteering(flag.strip() == "true", FLAG_ENV)
-    for path in config_candidates(env):
+    for path in config_candidates(env, runner or RunnerFacts.read(env)):
         if path.is_file():
             return _from_config(path)
     return AwfSteering(False)

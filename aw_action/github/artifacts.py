@@ -228,8 +228,7 @@ def _twirp_message(response: httpx.Response) -> str:
     return response.reason_phrase
 
 
-def artifact_url(env: Mapping[str, str], artifact_id: str) -> str | None:
-    runner = RunnerFacts.read(env)
+def artifact_url(runner: RunnerFacts, artifact_id: str) -> str | None:
     if not runner.server_url or runner.run_url is None:
         return None
     return f"{runner.run_url}/artifacts/{artifact_id}"

@@ -40,7 +40,9 @@ class ContinueRequest:
     """Why GitHub does not vouch for it, when ``continue-from-untrusted`` let it through anyway."""
 
 
-def continue_request(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> ContinueRequest | None:
+def continue_request(
+    inputs: ActionInputs, env: Mapping[str, str], workspace: Path, runner: RunnerFacts
+) -> ContinueRequest | None:
     """The request, or None without ``continue-from``; ``ActionInputError`` naming the input.
     With ``continue-from-artifact`` the artifact is downloaded here, after its origin is checked."""
     run = inputs.continue_from_run or None
@@ -56,7 +58,7 @@ def continue_request(inputs: ActionInputs, env: Mapping[str, str], workspace: Pa
         raise ActionInputError(given, "not with workflow (a workflow resumes from its workflow-checkpoint)")
     if run is not None and not (run.isascii() and run.isdigit()):
         raise ActionInputError("continue-from-run", f"{run!r} is not a workflow run id (digits)")
-    refusal = origin_refusal(run, env, inputs.github_token)
+    refusal = origin_refusal(run, env, runner, inputs.github_token)
     if refusal is not None and not inputs.continue_from_untrusted:
         raise ActionInputError(
             given,
@@ -64,14 +66,13 @@ def continue_request(inputs: ActionInputs, env: Mapping[str, str], workspace: Pa
             "(continue-from-untrusted: true continues it anyway)",
         )
     if named is None:
-        return ContinueRequest(container_path(str(inputs.continue_from), env, workspace), run, refusal)
-    return ContinueRequest(_fetched(named, run, inputs.github_token, env), run, refusal)
+        return ContinueRequest(container_path(str(inputs.continue_from), runner, workspace), run, refusal)
+    return ContinueRequest(_fetched(named, run, inputs.github_token, env, runner), run, refusal)
 
 
-def _fetched(name: str, run: str | None, token: str | None, env: Mapping[str, str]) -> Path:
+def _fetched(name: str, run: str | None, token: str | None, env: Mapping[str, str], runner: RunnerFacts) -> Path:
     """``continue-from-artifact`` downloaded from run ``continue-from-run`` into a new folder."""
     token = token or env.get("GITHUB_TOKEN", "")
-    runner = RunnerFacts.read(env)
     repository = runner.repository
     if run is None or not token or not repository:
         missing = "continue-from-run" if run is None else "github-token" if not token else REPOSITORY_VAR
@@ -86,10 +87,10 @@ def _fetched(name: str, run: str | None, token: str | None, env: Mapping[str, st
         raise ActionInputError(ARTIFACT_INPUT, str(exc)) from None
 
 
-def origin_refusal(run_id: str | None, env: Mapping[str, str], token: str | None) -> str | None:
+def origin_refusal(run_id: str | None, env: Mapping[str, str], runner: RunnerFacts, token: str | None) -> str | None:
     """Why the run that uploaded the artifact is not this repository's own, or None."""
     if not run_id:
-        if RunnerFacts.read(env).actions:
+        if runner.actions:
             return "continue-from-run is not set, so GitHub cannot say which run uploaded the artifact"
         return None
-    return approvals_withheld(run_id, env, token)
+    return approvals_withheld(run_id, env, token, runner=runner)

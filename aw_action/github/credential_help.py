@@ -10,8 +10,6 @@ GitHub gives no secrets to a workflow that a fork's pull request triggers (``pul
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from aw_action.ai.credentials import action_inputs
 from aw_action.environment.event_file import EventFileTooLarge, EventFileUnreadable, read_event_file
 from aw_action.environment.runner import RunnerFacts
@@ -21,9 +19,8 @@ from aw_action.github.fork_guard import fork_pull_request
 SECRETLESS_EVENTS = frozenset({"pull_request", "pull_request_review", "pull_request_review_comment"})
 
 
-def fork_hint(env: Mapping[str, str]) -> str | None:
+def fork_hint(runner: RunnerFacts) -> str | None:
     """Why a secret may be missing: this run is for a fork's pull request (None otherwise)."""
-    runner = RunnerFacts.read(env)
     event_name = runner.event_name
     if event_name not in SECRETLESS_EVENTS:
         return None
@@ -41,7 +38,7 @@ def fork_hint(env: Mapping[str, str]) -> str | None:
     )
 
 
-def explain(exc: InvocationError, env: Mapping[str, str], *, action: bool) -> InvocationError:
+def explain(exc: InvocationError, runner: RunnerFacts, *, action: bool) -> InvocationError:
     """``exc`` reworded for the user: the action names its inputs; a fork's PR gets the hint."""
     if not isinstance(exc, MissingCredentialsError):
         return exc
@@ -57,7 +54,7 @@ def explain(exc: InvocationError, env: Mapping[str, str], *, action: bool) -> In
             f"no credentials for model {exc.model}: set {named}{extra}, "
             f"e.g. `{name}: ${{{{ secrets.{var} }}}}` under the step's `with:`"
         )
-    hint = fork_hint(env)
+    hint = fork_hint(runner)
     if hint:
         message = f"{message}; {hint}"
     return MissingCredentialsError(message, exc.model, exc.variables, hint)

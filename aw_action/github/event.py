@@ -22,8 +22,8 @@ class TriggerEvent:
     payload: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> TriggerEvent:
-        runner = RunnerFacts.read(env)
+    def from_runner(cls, runner: RunnerFacts) -> TriggerEvent:
+        """The event the runner names, its payload read from its event file (empty when unreadable)."""
         try:
             return cls(runner.event_name, read_event_file(runner.event_path))
         except EventFileUnreadable:

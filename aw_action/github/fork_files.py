@@ -44,7 +44,7 @@ class ForkFiles:
 
     @classmethod
     def for_event(
-        cls, event_name: str, event: Mapping[str, Any], env: Mapping[str, str], workspace: Path, token: str | None
+        cls, event_name: str, event: Mapping[str, Any], runner: RunnerFacts, workspace: Path, token: str | None
     ) -> ForkFiles | None:
         check = fork_pull_request(event_name, event)
         if not check.from_fork:
@@ -53,8 +53,7 @@ class ForkFiles:
             raise ActionInputError("config", f"{check.reason}, but the event names no base commit; refusing to run")
         fallback = None
         if token and check.base_repo:
-            api = RunnerFacts.read(env).api
-            fallback = contents_api_fallback(api, token, check.base_repo, check.base_sha)
+            fallback = contents_api_fallback(runner.api, token, check.base_repo, check.base_sha)
         return cls(check, BaseFiles(workspace, check.base_sha, fallback=fallback))
 
     def file(self, path: Path, input_name: str) -> Path:

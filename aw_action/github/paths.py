@@ -38,14 +38,13 @@ WORKSPACE_OUTPUT_DIR = ".aw-harness"
 OUTPUT_SUBDIR = "aw-harness"
 
 
-def runner_temp_is_shared(env: Mapping[str, str]) -> bool:
+def runner_temp_is_shared(runner: RunnerFacts) -> bool:
     """True when ``RUNNER_TEMP`` is a folder later steps of the job see as well.
 
     It is not in a container action on a runner older than 2.328 (the workspace is mounted, the
     temp folder is not) nor under act (``ACT=true``; ``RUNNER_TEMP`` is ``/tmp`` in the action's
     own container).
     """
-    runner = RunnerFacts.read(env)
     if not runner.runner_temp:
         return False
     if runner.runner_temp == RUNNER_TEMP_MOUNT:
@@ -53,10 +52,9 @@ def runner_temp_is_shared(env: Mapping[str, str]) -> bool:
     return not runner.act and runner.workspace != CONTAINER_WORKSPACE
 
 
-def default_output_dir(env: Mapping[str, str], workspace: Path) -> Path | None:
+def default_output_dir(runner: RunnerFacts, workspace: Path) -> Path | None:
     """The output folder when the ``output-dir`` input is empty; None outside any runner."""
-    runner = RunnerFacts.read(env)
-    if runner_temp_is_shared(env):
+    if runner_temp_is_shared(runner):
         return Path(runner.runner_temp) / OUTPUT_SUBDIR
     if runner.runner_temp or runner.actions:
         return workspace / WORKSPACE_OUTPUT_DIR
@@ -72,9 +70,8 @@ def keep_out_of_git(folder: Path, workspace: Path) -> None:
         ignore.write_text("# written by aw-harness: its run files are not part of the repository\n*\n")
 
 
-def host_runner_temp(env: Mapping[str, str]) -> PurePosixPath | None:
+def host_runner_temp(runner: RunnerFacts) -> PurePosixPath | None:
     """The runner temp folder's path on the runner host, when it can be known from inside."""
-    runner = RunnerFacts.read(env)
     if runner.runner_temp != RUNNER_TEMP_MOUNT:
         return None
     workspace = runner.runner_workspace
@@ -83,14 +80,14 @@ def host_runner_temp(env: Mapping[str, str]) -> PurePosixPath | None:
     return PurePosixPath(workspace.rstrip("/")).parent / "_temp"
 
 
-def visible_path(path: Path, env: Mapping[str, str], workspace: Path) -> str:
+def visible_path(path: Path, runner: RunnerFacts, workspace: Path) -> str:
     """``path`` as a later step of the job can open it (see the module docstring)."""
     resolved = path.resolve()
     try:
         return resolved.relative_to(workspace.resolve()).as_posix()
     except ValueError:
         pass
-    host_temp = host_runner_temp(env)
+    host_temp = host_runner_temp(runner)
     if host_temp is not None:
         try:
             return str(host_temp / resolved.relative_to(RUNNER_TEMP_MOUNT))
@@ -99,11 +96,10 @@ def visible_path(path: Path, env: Mapping[str, str], workspace: Path) -> str:
     return str(path)
 
 
-def host_workspace(env: Mapping[str, str]) -> PurePosixPath | None:
+def host_workspace(runner: RunnerFacts) -> PurePosixPath | None:
     """The workspace's path on the runner host, inside a container action: ``GITHUB_WORKSPACE``
     on the host is ``<work>/<repository>/<repository>`` and the runner keeps ``RUNNER_WORKSPACE``
     (``<work>/<repository>``) as a host path."""
-    runner = RunnerFacts.read(env)
     if runner.workspace != CONTAINER_WORKSPACE:
         return None
     workspace = runner.runner_workspace.rstrip("/")
@@ -112,7 +108,7 @@ def host_workspace(env: Mapping[str, str]) -> PurePosixPath | None:
     return PurePosixPath(workspace) / PurePosixPath(workspace).name
 
 
-def container_path(value: str, env: Mapping[str, str], workspace: Path) -> Path:
+def container_path(value: str, runner: RunnerFacts, workspace: Path) -> Path:
     """``value`` as this process can open it: relative to the workspace, and a host path under
     the runner temp folder or the workspace (a path a step before this one wrote, such as the
     credentials file google-github-actions/auth exports) moved to where the runner mounts it."""
@@ -121,7 +117,7 @@ def container_path(value: str, env: Mapping[str, str], workspace: Path) -> Path:
         return workspace / path
     if path.exists():
         return path
-    for host, mount in ((host_runner_temp(env), Path(RUNNER_TEMP_MOUNT)), (host_workspace(env), workspace)):
+    for host, mount in ((host_runner_temp(runner), Path(RUNNER_TEMP_MOUNT)), (host_workspace(runner), workspace)):
         if host is not None:
             try:
                 return mount / PurePosixPath(path).relative_to(host)
@@ -130,13 +126,13 @@ def container_path(value: str, env: Mapping[str, str], workspace: Path) -> Path:
     return path
 
 
-def container_credential_files(env: Mapping[str, str], workspace: Path) -> dict[str, str]:
+def container_credential_files(env: Mapping[str, str], runner: RunnerFacts, workspace: Path) -> dict[str, str]:
     """The credential variables that name a file (``GOOGLE_APPLICATION_CREDENTIALS``) whose value
     is a runner host path, each with the path this container opens instead; the file is then
     read by provider setup and withheld from the tools there (``harness/guards.py``)."""
     out: dict[str, str] = {}
     for name, value in credential_file_variables(env).items():
-        mapped = str(container_path(value, env, workspace))
+        mapped = str(container_path(value, runner, workspace))
         if mapped != value:
             out[name] = mapped
     return out

@@ -63,6 +63,9 @@ class RunPlan:
     upload: bool
     artifact_name: str
     event: TriggerEvent
+    runner: RunnerFacts
+    """The runner's facts as the harness's environment (``env``) gives them: the action's
+    record ``for_harness`` (``environment/runner.py``)."""
     fork: ForkFiles | None = None
     """Set on a fork's pull request: the files above came from its base commit."""
     continuation: ContinueRequest | None = None
@@ -198,19 +201,19 @@ def default_artifact_name(runner: RunnerFacts, prefix: str = "aw-harness") -> st
     return f"{prefix}-{runner.job or 'run'}"
 
 
-def output_dir(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> Path:
+def output_dir(inputs: ActionInputs, runner: RunnerFacts, workspace: Path) -> Path:
     """``output-dir`` (relative to the workspace), else a folder later steps see too
     (``paths.default_output_dir``: ``$RUNNER_TEMP/aw-harness`` or the workspace's
     ``.aw-harness``), else ``AW_OUTPUT_DIR``."""
     if inputs.output_dir:
         return _resolve(workspace, inputs.output_dir)
-    return default_output_dir(env, workspace) or RunnerFacts.read(env).output_dir
+    return default_output_dir(runner, workspace) or runner.output_dir
 
 
-def made_output_dir(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> Path:
+def made_output_dir(inputs: ActionInputs, runner: RunnerFacts, workspace: Path) -> Path:
     """``output_dir``, created (and kept out of git inside the workspace); ``ActionInputError``
     naming ``output-dir`` when it cannot be."""
-    folder = output_dir(inputs, env, workspace)
+    folder = output_dir(inputs, runner, workspace)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         keep_out_of_git(folder, workspace)
@@ -231,20 +234,22 @@ class FallbackRecords:
     log_format: str
 
 
-def fallback_records(env: Mapping[str, str], workspace: Path) -> FallbackRecords:
+def fallback_records(env: Mapping[str, str], runner: RunnerFacts, workspace: Path) -> FallbackRecords:
     folder_input = raw_input(env, "output-dir")
-    default = default_output_dir(env, workspace) or RunnerFacts.read(env).output_dir
+    default = default_output_dir(runner, workspace) or runner.output_dir
     name = raw_input(env, "artifact-name")
     valid = bool(name) and not INVALID_ARTIFACT_CHARS & set(name)
     return FallbackRecords(
         folder=_resolve(workspace, folder_input) if folder_input else default,
         upload=raw_input(env, "upload-artifacts") not in ("false", "False", "FALSE"),
-        artifact=name if valid else default_artifact_name(RunnerFacts.read(env)),
+        artifact=name if valid else default_artifact_name(runner),
         log_format=raw_input(env, "log-format") or "grouped",
     )
 
 
-def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, workspace: Path) -> dict[str, str]:
+def harness_env(
+    inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, workspace: Path, runner: RunnerFacts | None = None
+) -> dict[str, str]:
     # no INPUT_* (the key inputs are passed below, under their variables' names) and none of the
     # job's runtime credentials: those stay the action's
     out = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNTIME_VARS}
@@ -254,19 +259,27 @@ def harness_env(inputs: ActionInputs, env: Mapping[str, str], out_dir: Path, wor
             out[variable] = value
     out[OUTPUT_DIR.name] = str(out_dir)
     out[WORKSPACE_VAR] = str(workspace)
-    out.update(container_credential_files(env, workspace))  # the runner host's path of a file the container sees
+    # the runner host's path of a file the container sees
+    out.update(container_credential_files(env, runner or RunnerFacts.read(env), workspace))
     return out
 
 
-def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: TriggerEvent | None = None) -> RunPlan:
-    """Raises ``ActionInputError`` naming the first input that cannot be used."""
-    runner = RunnerFacts.read(env)
+def build_plan(
+    inputs: ActionInputs,
+    env: Mapping[str, str],
+    cwd: Path,
+    event: TriggerEvent | None = None,
+    runner: RunnerFacts | None = None,
+) -> RunPlan:
+    """Raises ``ActionInputError`` naming the first input that cannot be used. ``runner``: the
+    entry point's record of the runner's facts (read from ``env`` when a library caller passes none)."""
+    runner = runner or RunnerFacts.read(env)
     workspace = runner.workspace_or(cwd)
     for name, value in (("safe-outputs-path", inputs.safe_outputs_path), ("dry-run", inputs.dry_run)):
         if value:
             raise ActionInputError(name, "only used with mode: apply")
-    event = event or TriggerEvent.from_env(env)
-    fork = ForkFiles.for_event(event.name, event.payload, env, workspace, inputs.github_token)
+    event = event or TriggerEvent.from_runner(runner)
+    fork = ForkFiles.for_event(event.name, event.payload, runner, workspace, inputs.github_token)
     resolved = build_config(inputs, env, workspace, fork)
     require_workflow(inputs)
     wants_prompt = not inputs.workflow or inputs.prompt or inputs.prompt_file
@@ -274,23 +287,24 @@ def build_plan(inputs: ActionInputs, env: Mapping[str, str], cwd: Path, event: T
     workflow = workflow_request(inputs, prompt)
     if workflow is not None and workflow.checkpoint is not None:
         # the checkpoint's reviews count only as far as GitHub's record of its run vouches for them
-        withheld = approvals_withheld(inputs.workflow_checkpoint_run, env, inputs.github_token)
+        withheld = approvals_withheld(inputs.workflow_checkpoint_run, env, inputs.github_token, runner=runner)
         workflow = replace(workflow, approvals_withheld=withheld)
     if fork is not None and workflow is not None and workflow.workflow is not None:
         # what the steps run and may do comes from the base commit, like the config
         workflow = replace(workflow, workflow=fork.file(_resolve(workspace, str(workflow.workflow)), "workflow"))
-    continuation = continue_request(inputs, env, workspace)
-    out_dir = made_output_dir(inputs, env, workspace)
+    continuation = continue_request(inputs, env, workspace, runner)
+    out_dir = made_output_dir(inputs, runner, workspace)
     return RunPlan(
         resolved=resolved,
         prompt_path=prompt or workspace / "prompt.txt",
         workspace=workspace,
         output_dir=out_dir,
-        env=harness_env(inputs, env, out_dir, workspace),
+        env=harness_env(inputs, env, out_dir, workspace, runner),
         upload=inputs.upload_artifacts,
         artifact_name=inputs.artifact_name or default_artifact_name(runner),
         event=event,
         fork=fork,
         workflow=workflow,
         continuation=continuation,
+        runner=runner.for_harness(out_dir, workspace),
     )

@@ -81,9 +81,13 @@ def approvals_withheld(
     env: Mapping[str, str],
     token: str | None = None,
     client: Callable[[str, str], Any] = default_client,
+    *,
+    runner: RunnerFacts | None = None,
 ) -> str | None:
-    """Why the reviews of a checkpoint uploaded by run ``run_id`` do not count here, or None."""
-    runner = RunnerFacts.read(env)
+    """Why the reviews of a checkpoint uploaded by run ``run_id`` do not count here, or None.
+    ``runner``: the entry point's record of the runner's facts (read from ``env`` when not given);
+    ``env`` gives ``GITHUB_TOKEN`` when ``token`` is empty."""
+    runner = runner or RunnerFacts.read(env)
     if not run_id:
         if runner.actions:
             return "the run that uploaded the checkpoint is not named, so GitHub cannot say where it came from"

@@ -46,9 +46,9 @@ from aw_action.sinks.summary_links import (
 TITLE = "aw-harness"
 
 
-def write_outputs_or_warn(env: Mapping[str, str], outputs: dict[str, str], log: WorkflowLog) -> None:
+def write_outputs_or_warn(runner: RunnerFacts, outputs: dict[str, str], log: WorkflowLog) -> None:
     try:
-        write_outputs(RunnerFacts.read(env).output_file or None, outputs)
+        write_outputs(runner.output_file or None, outputs)
     except OSError as exc:
         log.warning(f"could not write step outputs: {exc}", title=TITLE)
 
@@ -78,7 +78,7 @@ async def report_end(
     result: RunResult,
     payload: Mapping[str, Any],
     *,
-    env: Mapping[str, str],
+    runner: RunnerFacts,
     log: WorkflowLog,
     reporting: Reporting,
     folder: Path,
@@ -93,18 +93,18 @@ async def report_end(
     artifact (None when upload is off); ``on_outputs`` is called once the outputs are written."""
     log.write(json.dumps(payload, ensure_ascii=False) + "\n")
     write_result_file(folder, payload, records, log)
-    write_outputs_or_warn(env, result_outputs(payload, session_file, session_id), log)
+    write_outputs_or_warn(runner, result_outputs(payload, session_file, session_id), log)
     if on_outputs is not None:
         on_outputs()
     done = await upload() if upload is not None else Upload(problem="upload-artifacts is false")
-    write_outputs_or_warn(env, {"artifact-id": done.artifact_id}, log)
-    summary = RunnerFacts.read(env).step_summary
+    write_outputs_or_warn(runner, {"artifact-id": done.artifact_id}, log)
+    summary = runner.step_summary
     if summary:
         session = (folder / TRANSCRIPT).is_file()
         if done.artifact_id and reporting.artifact:
             line = uploaded_line(reporting, reporting.artifact, done.url, session)
         else:
-            line = not_uploaded_line(reporting, Path(visible_path(folder, env, workspace)), done.problem, session)
+            line = not_uploaded_line(reporting, Path(visible_path(folder, runner, workspace)), done.problem, session)
         commands = result.state.record.replay_commands if result.state is not None else None
         uploaded = bool(done.artifact_id and reporting.artifact)
         hint = replay_hint(commands, reporting.artifact) if commands is not None and uploaded else ""
@@ -115,6 +115,12 @@ async def report_end(
 
 
 def uploader(
-    env: Mapping[str, str], name: str, root: Path, log: WorkflowLog, clock: CancelClock, budget_s: float
+    env: Mapping[str, str],
+    runner: RunnerFacts,
+    name: str,
+    root: Path,
+    log: WorkflowLog,
+    clock: CancelClock,
+    budget_s: float,
 ) -> Callable[[], Any]:
-    return lambda: upload_run_artifacts(env, name, root, log, clock, budget_s)
+    return lambda: upload_run_artifacts(env, name, root, log, clock, budget_s, runner=runner)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.github.action_inputs import ActionInputs
 from aw_action.github.event import TriggerEvent
 from aw_action.github.trigger_guard import TriggerDecision, check_trigger, parse_bots, parse_roles
@@ -21,7 +22,9 @@ from aw_action.security.untrusted_text.event_context import event_context
 EVENT_CONTEXT_SOURCE = "event-context"
 
 
-def trigger_decision(inputs: ActionInputs, event: TriggerEvent, env: Mapping[str, str]) -> TriggerDecision:
+def trigger_decision(
+    inputs: ActionInputs, event: TriggerEvent, env: Mapping[str, str], runner: RunnerFacts
+) -> TriggerDecision:
     checked = {**env, "GITHUB_TOKEN": inputs.github_token or env.get("GITHUB_TOKEN") or ""}
     return check_trigger(
         event.name,
@@ -29,6 +32,7 @@ def trigger_decision(inputs: ActionInputs, event: TriggerEvent, env: Mapping[str
         checked,
         allowed_roles=parse_roles(inputs.allowed_actor_roles),
         allowed_bots=parse_bots(inputs.allowed_bots),
+        runner=runner,
     )
 
 

@@ -74,24 +74,24 @@ def _login(user: Any) -> tuple[str, bool] | None:
     return login, login.endswith("[bot]") or user.get("type") == "Bot"
 
 
-def _sender(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, bool] | None:
+def _sender(event: Mapping[str, Any], runner: RunnerFacts) -> tuple[str, bool] | None:
     found = _login(event.get("sender"))
     if found is not None:
         return found
-    actor = RunnerFacts.read(env).actor or None
+    actor = runner.actor or None
     return (actor, actor.endswith("[bot]")) if actor else None
 
 
 _RUN_ACTORS = (("actor", "the triggering run's actor"), ("triggering_actor", "the triggering run's triggering actor"))
 
 
-def _actors(event_name: str, event: Mapping[str, Any], env: Mapping[str, str]) -> list[tuple[str, bool] | str] | None:
+def _actors(event_name: str, event: Mapping[str, Any], runner: RunnerFacts) -> list[tuple[str, bool] | str] | None:
     """Whom to check for this event (``trigger_events``), or None when nobody; a string stands
     for an actor the payload does not name (why)."""
     check = rule_for(event_name).check
     if check == "none" or (check == "fork" and not fork_pull_request(event_name, event).from_fork):
         return None
-    sender = _sender(event, env)
+    sender = _sender(event, runner)
     actors: list[tuple[str, bool] | str] = [
         sender or f"event '{event_name}' names no actor (no sender, no {ACTOR_VAR})"
     ]
@@ -107,8 +107,8 @@ def _actors(event_name: str, event: Mapping[str, Any], env: Mapping[str, str]) -
     return actors
 
 
-def _repository(event: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
-    named = RunnerFacts.read(env).repository
+def _repository(event: Mapping[str, Any], runner: RunnerFacts) -> str | None:
+    named = runner.repository
     if named:
         return named
     repo = event.get("repository")
@@ -133,14 +133,17 @@ def check_trigger(
     allowed_roles: Iterable[str] = DEFAULT_ROLES,
     allowed_bots: Iterable[str] = (),
     client: Callable[[str, str], Any] = default_client,
+    runner: RunnerFacts | None = None,
 ) -> TriggerDecision:
-    """Apply the module's rules; never raises."""
-    actors = _actors(event_name, event, env)
+    """Apply the module's rules; never raises. ``runner``: the entry point's record of the
+    runner's facts (read from ``env`` when a library caller passes none); ``env`` gives the token."""
+    runner = runner or RunnerFacts.read(env)
+    actors = _actors(event_name, event, runner)
     if actors is None:
         return TriggerDecision(True, f"event '{event_name or 'unknown'}' is not one strangers can cause")
     decision = TriggerDecision(False, "no actor")
     for actor in actors:
-        decision = _check_actor(actor, event, env, allowed_roles, allowed_bots, client)
+        decision = _check_actor(actor, event, env, runner, allowed_roles, allowed_bots, client)
         if not decision.allowed:
             return decision
     return decision
@@ -150,6 +153,7 @@ def _check_actor(
     found: tuple[str, bool] | str,
     event: Mapping[str, Any],
     env: Mapping[str, str],
+    runner: RunnerFacts,
     allowed_roles: Iterable[str],
     allowed_bots: Iterable[str],
     client: Callable[[str, str], Any],
@@ -162,13 +166,13 @@ def _check_actor(
         if "*" in bots or _bot_name(actor) in bots:
             return TriggerDecision(True, f"bot {actor} is in allowed-bots", actor, "bot")
         return TriggerDecision(False, f"bot {actor} is not in allowed-bots", actor, "bot")
-    repository, token = _repository(event, env), env.get("GITHUB_TOKEN", "")
+    repository, token = _repository(event, runner), env.get("GITHUB_TOKEN", "")
     if not repository or not token:
         missing = REPOSITORY_VAR if not repository else "GitHub token (the github-token input)"
         return TriggerDecision(False, f"cannot check {actor}'s permission: no {missing}", actor)
     roles = {r.lower() for r in allowed_roles}
     try:
-        return _judge(client(RunnerFacts.read(env).api, token), repository, actor, roles)
+        return _judge(client(runner.api, token), repository, actor, roles)
     except Exception as exc:  # the API down, a timeout, an error status: refuse, say why
         return TriggerDecision(False, f"cannot check {actor}'s permission on {repository}: {_describe(exc)}", actor)
 

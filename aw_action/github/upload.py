@@ -58,15 +58,18 @@ async def upload_run_artifacts(
     clock: CancelClock,
     budget_s: float,
     limit_s: float = UPLOAD_LIMIT_S,
+    *,
+    runner: RunnerFacts | None = None,
 ) -> Upload:
     """The artifact's id and page, or why nothing was uploaded (then also a warning). Every file
-    goes through the log's redactor on its way into the zip."""
+    goes through the log's redactor on its way into the zip. ``runner``: the entry point's record
+    of the runner's facts (read from ``env`` when not given); ``env`` names the safe outputs."""
     # Imported here: only runs that upload pay for the HTTP client.
     import httpx
 
     from aw_action.github.artifacts import ArtifactClient, ArtifactError, artifact_url, is_ghes
 
-    runner = RunnerFacts.read(env)
+    runner = runner or RunnerFacts.read(env)
     token, results_url = runner.runtime_token, runner.results_url
     if not token or not results_url:
         return _skipped(log, f"{' or '.join(ARTIFACT_RUNTIME_VARS)} is not set")
@@ -90,7 +93,7 @@ async def upload_run_artifacts(
         detail = str(exc) if isinstance(exc, ArtifactError) else f"{type(exc).__name__}: {exc}"
         log.warning(f"failed: {detail}", title=TITLE)
         return Upload(problem="upload failed (see the log)")
-    url = artifact_url(env, result.artifact_id)
+    url = artifact_url(runner, result.artifact_id)
     log.write(
         f"aw-harness: uploaded artifact {result.name!r} (id {result.artifact_id}, {result.files} files, "
         f"{result.size} bytes, sha256:{result.sha256}){': ' + url if url else ''}\n"

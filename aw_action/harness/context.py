@@ -276,6 +276,7 @@ async def assemble(
         journal=state.journal,
         post=runner.post,
         read_only_steps=read_only_steps,
+        runner=services.runner_facts,
     )
     services.records = guards.ledger
     services.tool_env = guards.tool_env(env, redactor.secrets, output_dir)

@@ -84,12 +84,12 @@ def harden_process() -> GuardReport:
     return report
 
 
-def on_a_runner(env: Mapping[str, str]) -> bool:
+def on_a_runner(runner: RunnerFacts) -> bool:
     """Where the tools are meant to be isolated from the harness: on a runner (``GITHUB_ACTIONS``:
     the container action, gh-aw's agent step, the CLI in a job), a run whose tools are not is
     warned (``tool-isolation``). On the user's own machine the tools run as the user who started
     the run, as that user chose: the record's security note says so, without a warning."""
-    return RunnerFacts.read(env).actions
+    return runner.actions
 
 
 def github_grant(config: RunConfig) -> GithubAccess:
@@ -244,9 +244,11 @@ def guard_run(
     journal: Journal,
     post: Callable[[HarnessEvent], None] = lambda event: None,
     read_only_steps: list[str] | None = None,
+    runner: RunnerFacts | None = None,
 ) -> RunGuards:
     """Decide and apply the run's guards (see the module docstring); ``output_dir`` exists.
     ``read_only_steps``: a workflow's steps whose bash policy is read-only (they need Landlock).
+    ``runner``: the entry point's record of the runner's facts (read from ``env`` when not given).
     ``post`` carries the ``sandbox`` record. ``InvocationError`` when a read-only sandbox
     cannot be enforced."""
     report = _process.get("dumpable")
@@ -270,10 +272,11 @@ def guard_run(
         if config.safe_outputs and decision.identity is not None:
             _agent_records_file(output_dir / RECORDS_FILE, decision.identity)
     else:
-        if on_a_runner(env):
+        on_runner = on_a_runner(runner or RunnerFacts.read(env))
+        if on_runner:
             journal.warn(_unprotected(decision), check=ISOLATION_CHECK)
-        if os.geteuid() == 0 or not on_a_runner(env):  # on one's own machine: as that user chose, not weaker
-            record.security_notes.append(AccessNote(f"Unprotected: {decision.reason}.", on_a_runner(env)))
+        if os.geteuid() == 0 or not on_runner:  # on one's own machine: as that user chose, not weaker
+            record.security_notes.append(AccessNote(f"Unprotected: {decision.reason}.", on_runner))
     withheld = _withhold_credential_files(env, decision, journal)
     github = github_grant(config)
     if github.granted:

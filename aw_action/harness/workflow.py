@@ -27,6 +27,7 @@ from typing import IO
 
 from aw_action.agent.events import HarnessEvent
 from aw_action.config import ResolvedConfig
+from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import InvocationError
 from aw_action.extensions.bash_policy import variable_names, variable_values
 from aw_action.harness.context import TRANSCRIPT_FILE, RunContext
@@ -62,8 +63,11 @@ class WorkflowHarness(Harness):
         *,
         stderr: IO[str] | None = None,
         readable: bool = False,
+        runner_facts: RunnerFacts | None = None,
     ) -> None:
-        super().__init__(config, Path("workflow-input.txt"), env, stderr=stderr, readable=readable)
+        super().__init__(
+            config, Path("workflow-input.txt"), env, stderr=stderr, readable=readable, runner_facts=runner_facts
+        )
         self.request = request
         self.start: WorkflowStart | None = None
         self.checkpoint_path = self.output_dir / CHECKPOINT_FILE

@@ -54,16 +54,17 @@ from aw_action.sinks.summary_links import amend_records_line, not_uploaded_line,
 TITLE = "aw-harness: replay"
 
 
-def replay_inputs(inputs: ActionInputs, env: Mapping[str, str], workspace: Path) -> tuple[Path, Path]:
+def replay_inputs(inputs: ActionInputs, runner: RunnerFacts, workspace: Path) -> tuple[Path, Path]:
     """The recording's path and the replay's output folder; ``ActionInputError`` naming the input."""
     if not inputs.replay_records:
         raise ActionInputError("replay-records", "required with mode: replay (the recorded run's artifact)")
-    return container_path(inputs.replay_records, env, workspace), made_output_dir(inputs, env, workspace)
+    return container_path(inputs.replay_records, runner, workspace), made_output_dir(inputs, runner, workspace)
 
 
 def run_replay_mode(
     inputs: ActionInputs,
     env: Mapping[str, str],
+    runner: RunnerFacts,
     log: WorkflowLog,
     stops: StopSignals,
     wind_down_s: float,
@@ -74,14 +75,16 @@ def run_replay_mode(
     """Replay, report, upload; ``ActionInputError`` for a missing or unusable input. ``event``
     has passed the trigger guard (``action.py``); on a fork's pull request what the harness
     imports comes from the base commit (``ForkFiles.pin``), as in a live run. ``ignored``: the
-    ``INPUT_*`` names action.yml does not declare, named on the summary's first screen."""
-    runner = RunnerFacts.read(env)
+    ``INPUT_*`` names action.yml does not declare, named on the summary's first screen.
+    ``runner``: the action's record of the runner's facts (of ``env``)."""
     workspace = runner.workspace_or(Path.cwd())
-    records, out = replay_inputs(inputs, env, workspace)
-    fork = ForkFiles.for_event(event.name, event.payload, env, workspace, inputs.github_token)
+    records, out = replay_inputs(inputs, runner, workspace)
+    fork = ForkFiles.for_event(event.name, event.payload, runner, workspace, inputs.github_token)
     harness_env = {k: v for k, v in env.items() if not k.upper().startswith("INPUT_") and k not in RUNTIME_VARS}
     try:
-        recording, options = prepare(records, workspace=workspace, env=harness_env, output_dir=out)
+        recording, options = prepare(
+            records, workspace=workspace, env=harness_env, runner=runner.without_runtime(), output_dir=out
+        )
         if fork is not None:
             log.notice(fork.check.reason, title=TITLE)
             options = replace(options, pin=fork.pin)
@@ -91,8 +94,8 @@ def run_replay_mode(
         harness.reporting = replace(harness.reporting, audience="action", artifact=artifact, ignored_inputs=ignored)
     except (ActionInputError, InvocationError) as exc:  # the records, or a fork's file the base commit lacks
         log.error(str(exc), title=TITLE)
-        _summary(env, log, refused_summary(inputs.replay_records or "", str(exc)))
-        return _finish(report_object(None, None, None, None, str(exc)), env, log)
+        _summary(runner, log, refused_summary(inputs.replay_records or "", str(exc)))
+        return _finish(report_object(None, None, None, None, str(exc)), runner, log)
 
     async def replay_and_upload() -> tuple[dict[str, Any], Upload]:
         """One event loop for both: the stop scheme's clock belongs to the loop it first waited in."""
@@ -103,8 +106,8 @@ def run_replay_mode(
         root = harness.context.records_root() if harness.context else out
         done = Upload(problem="upload-artifacts is false")
         if artifact is not None:
-            done = await upload_run_artifacts(env, artifact, root, log, stops.clock, total_s)
-        _records_line(env, log, harness.reporting, done, Path(visible_path(root, env, workspace)))
+            done = await upload_run_artifacts(env, artifact, root, log, stops.clock, total_s, runner=runner)
+        _records_line(runner, log, harness.reporting, done, Path(visible_path(root, runner, workspace)))
         return report, done
 
     with redirect_stdout(log), redirect_stderr(log):
@@ -112,13 +115,13 @@ def run_replay_mode(
         artifact_id = done.artifact_id
     if report["exit_code"] != 0:
         log.error(str(report["message"]), title=f"{TITLE}: {report['replay']}")
-    return _finish(report, env, log, artifact_id)
+    return _finish(report, runner, log, artifact_id)
 
 
-def _records_line(env: Mapping[str, str], log: WorkflowLog, reporting: Reporting, done: Upload, folder: Path) -> None:
+def _records_line(runner: RunnerFacts, log: WorkflowLog, reporting: Reporting, done: Upload, folder: Path) -> None:
     """The summary's records line, as a run's: the replay's artifact with its link, or where its
     records are and why they were not uploaded (``sinks/summary_links.py``)."""
-    summary = RunnerFacts.read(env).step_summary
+    summary = runner.step_summary
     if not summary:
         return
     if done.artifact_id and reporting.artifact:
@@ -129,9 +132,9 @@ def _records_line(env: Mapping[str, str], log: WorkflowLog, reporting: Reporting
         amend_records_line(Path(summary), reporting, log.redactor.text(line))
 
 
-def _summary(env: Mapping[str, str], log: WorkflowLog, text: str) -> None:
+def _summary(runner: RunnerFacts, log: WorkflowLog, text: str) -> None:
     """Append ``text`` to the step summary, redacted; a write that fails is a warning."""
-    summary = RunnerFacts.read(env).step_summary
+    summary = runner.step_summary
     if not summary:
         return
     try:
@@ -141,7 +144,7 @@ def _summary(env: Mapping[str, str], log: WorkflowLog, text: str) -> None:
         log.warning(f"step summary not written: {exc.strerror or exc}", title=TITLE)
 
 
-def _finish(report: dict[str, Any], env: Mapping[str, str], log: WorkflowLog, artifact_id: str = "") -> int:
+def _finish(report: dict[str, Any], runner: RunnerFacts, log: WorkflowLog, artifact_id: str = "") -> int:
     log.write(json.dumps(report, ensure_ascii=False) + "\n")
     code = int(report["exit_code"])
     outputs = result_outputs(report["run"]) if report["run"] else {}
@@ -149,6 +152,6 @@ def _finish(report: dict[str, Any], env: Mapping[str, str], log: WorkflowLog, ar
     conclusion = "success" if code == 0 else "failure"
     outputs.update({verdict: str(report["replay"]), "conclusion": conclusion, "exit-code": str(code)})
     outputs["artifact-id"] = artifact_id
-    write_outputs_or_warn(env, outputs, log)
+    write_outputs_or_warn(runner, outputs, log)
     log.finish()
     return code

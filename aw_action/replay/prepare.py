@@ -24,11 +24,11 @@ from aw_action.replay.runner import CONFIG_NAME, ReplayOptions
 OUTPUT_ENV = OUTPUT_DIR.name
 
 
-def default_output_dir(recording: Recording, env: Mapping[str, str]) -> Path:
+def default_output_dir(recording: Recording, runner: RunnerFacts) -> Path:
     """``AW_OUTPUT_DIR`` when set, else a folder of the system's temp dir named for the recording
     (outside the workspace, where a replayed ``ls`` or ``git status`` would see it), named with
     ``folder_name``."""
-    named = RunnerFacts.read(env).output_dir_named
+    named = runner.output_dir_named
     if named:
         return Path(named)
     return Path(tempfile.gettempdir()) / "aw-replay" / folder_name(recording.header.session_id)
@@ -75,11 +75,14 @@ def prepare(
     *,
     workspace: Path,
     env: Mapping[str, str],
+    runner: RunnerFacts | None = None,
     output_dir: Path | None = None,
     until: int | None = None,
     model: str | None = None,
     go_on: bool = False,
 ) -> tuple[Recording, ReplayOptions]:
+    """The recording and the replay's options; ``InvocationError`` for what cannot be used.
+    ``runner``: the entry point's record of the runner's facts (read from ``env`` when not given)."""
     if go_on and not model:
         raise InvocationError("--continue needs --model MODEL: the live model that goes on from there")
     if model and not go_on:
@@ -91,7 +94,7 @@ def prepare(
         raise InvocationError(
             f"--until {until}: the recording has {recording.turns} turns (give 1 to {recording.turns + 1})"
         )
-    out = output_dir or default_output_dir(recording, env)
+    out = output_dir or default_output_dir(recording, runner or RunnerFacts.read(env))
     check_apart(out, records, workspace)
     live = live_model(model, env, workspace) if model else None
     return recording, ReplayOptions(workspace.resolve(), out, until, live)

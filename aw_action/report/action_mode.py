@@ -12,7 +12,6 @@ does not exist (an error naming the input). Nothing here runs an agent or needs 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 
 from aw_action.environment.runner import RunnerFacts
@@ -28,19 +27,19 @@ TITLE = "aw-harness: report"
 REPORT_FILE = "report.json"
 
 
-def run_report_mode(inputs: ActionInputs, env: Mapping[str, str], log: WorkflowLog) -> int:
+def run_report_mode(inputs: ActionInputs, runner: RunnerFacts, log: WorkflowLog) -> int:
     """Report, write the summary, the JSON file and the outputs; ``ActionInputError`` for a
-    missing ``report-path`` or an ``output-dir`` that cannot be made."""
+    missing ``report-path`` or an ``output-dir`` that cannot be made. ``runner``: the action's
+    record of the runner's facts."""
     if not inputs.report_path:
         raise ActionInputError("report-path", "required with mode: report (the folder of downloaded artifacts)")
-    runner = RunnerFacts.read(env)
     workspace = runner.workspace_or(Path.cwd())
-    path = container_path(inputs.report_path, env, workspace)
+    path = container_path(inputs.report_path, runner, workspace)
     try:
         report = make_report([path], runner.server)
     except ReportInputError as exc:
         raise ActionInputError("report-path", str(exc)) from None
-    out = made_output_dir(inputs, env, workspace)
+    out = made_output_dir(inputs, runner, workspace)
     text = render_markdown(report)
     log.write(text)
     for problem in report["problems"]:
@@ -58,6 +57,6 @@ def run_report_mode(inputs: ActionInputs, env: Mapping[str, str], log: WorkflowL
             log.warning(f"step summary not written: {exc.strerror or exc}", title=TITLE)
     code = exit_code(report)
     outputs = {"conclusion": "success" if code == 0 else "failure", "exit-code": str(code)}
-    write_outputs_or_warn(env, outputs, log)
+    write_outputs_or_warn(runner, outputs, log)
     log.finish()
     return code

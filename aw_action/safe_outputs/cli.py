@@ -109,7 +109,9 @@ def parse_args(argv: list[str], stdin: Any) -> tuple[str, dict[str, Any], dict[s
     return record_type, fields, options
 
 
-def resolve_config(options: Mapping[str, str], env: Mapping[str, str], output_dir: Path) -> SafeOutputsConfig:
+def resolve_config(
+    options: Mapping[str, str], env: Mapping[str, str], runner: RunnerFacts, output_dir: Path
+) -> SafeOutputsConfig:
     """``--config``, else ``AW_SAFE_OUTPUTS_CONFIG`` (relative to ``GITHUB_WORKSPACE``, so a step can
     name the repository's file whatever folder the agent's shell is in), else the copy beside the
     records (written there when the config came from elsewhere, so the artifact carries it)."""
@@ -117,7 +119,7 @@ def resolve_config(options: Mapping[str, str], env: Mapping[str, str], output_di
     source = Path(options["config"]) if options.get("config") else None
     named = SAFE_OUTPUTS_CONFIG.text(env)
     if source is None and named:
-        source = RunnerFacts.read(env).workspace_or(".") / named  # absolute stays absolute
+        source = runner.workspace_or(".") / named  # absolute stays absolute
     if source is not None:
         config = load_config_file(source)
         if not beside.exists():
@@ -141,13 +143,14 @@ def main(argv: list[str], env: Mapping[str, str] | None = None, stdin: Any = Non
         return 2
     try:
         record_type, fields, options = parse_args(argv, stdin)
-        output_dir = Path(options.get("output-dir") or RunnerFacts.read(environ).output_dir)
-        config = resolve_config(options, environ, output_dir)
+        runner = RunnerFacts.read(environ)  # once, for the command
+        output_dir = Path(options.get("output-dir") or runner.output_dir)
+        config = resolve_config(options, environ, runner, output_dir)
     except (UsageError, SafeOutputsConfigError, OSError) as exc:
         sys.stderr.write(f"{PROG}: error: {exc}\n{USAGE}")
         return 2
     redactor = Redactor(secrets_from_env(environ))
-    recorder = Recorder(config, output_dir, Path.cwd(), environ, redactor.text)
+    recorder = Recorder(config, output_dir, Path.cwd(), environ, redactor.text, runner=runner)
     try:
         payload = recorder.record(record_type, fields)
     except RequestError as exc:

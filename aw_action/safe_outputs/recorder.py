@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.safe_outputs.config import SafeOutputsConfig
 from aw_action.safe_outputs.kinds import NOTHING_TO_DO
 from aw_action.safe_outputs.kinds.base import GitUser, Recording, RequestError
@@ -42,6 +43,12 @@ class Recorder:
     """The run's redactor: a secret the agent pastes into a body never reaches a record."""
     records: RecordWrites | None = None
     """The run's ledger (in the harness): the records file is reached through its held dir."""
+    runner: RunnerFacts | None = None
+    """The runner's facts as the entry point read them (read from ``env`` when not given)."""
+
+    def __post_init__(self) -> None:
+        if self.runner is None:
+            self.runner = RunnerFacts.read(self.env)
 
     @property
     def log(self) -> RecordLog:
@@ -64,8 +71,9 @@ class Recorder:
                     f"(safe-outputs.{kind.key}.max); nothing was recorded. Put what matters most "
                     f"into the ones already recorded, or call {NOTHING_TO_DO}."
                 )
+            assert self.runner is not None  # __post_init__
             recording = Recording(
-                self.config, self.output_dir, self.workspace, self.env, git_user or GitUser(), self.records
+                self.config, self.output_dir, self.workspace, self.env, git_user or GitUser(), self.records, self.runner
             )
             extra = kind.capture(record, cfg, recording)
             log.append(record)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from aw_action.agent.tools import AgentTool, ToolError, ToolInvocation, ToolResult
+from aw_action.environment.runner import RunnerFacts
 from aw_action.run.mode import gh_aw_mode
 from aw_action.safe_outputs.config import SafeOutputsConfig, parse_safe_outputs, write_config_file
 from aw_action.safe_outputs.kinds.base import GitUser, RequestError
@@ -66,13 +67,15 @@ def safe_output_tools(
     env: Mapping[str, str] | None = None,
     scrub: Callable[[str], str] | None = None,
     records: RecordWrites | None = None,
+    runner: RunnerFacts | None = None,
 ) -> list[AgentTool]:
     """The tools for the configured kinds; ``[]`` in gh-aw mode or when nothing is configured.
 
     ``config`` is the typed config or the raw ``safe-outputs`` mapping (``RunConfig.safe_outputs``);
     a raw mapping that is invalid raises ``SafeOutputsConfigError`` (an invocation error, exit 2).
     ``scrub`` is the run's redactor, applied to every recorded string; ``records`` the run's
-    ledger, through whose held output dir the config and the records are written.
+    ledger, through whose held output dir the config and the records are written; ``runner``
+    the run's record of the runner's facts (read from ``env`` when not given).
     """
     environ = dict(os.environ if env is None else env)
     if gh_aw_mode(environ):
@@ -82,5 +85,5 @@ def safe_output_tools(
     if not kinds:
         return []
     write_config_file(Path(output_dir), typed, records)
-    recorder = Recorder(typed, Path(output_dir), Path(workspace), environ, scrub, records)
+    recorder = Recorder(typed, Path(output_dir), Path(workspace), environ, scrub, records, runner)
     return [SafeOutputTool(kind, recorder) for kind in kinds]

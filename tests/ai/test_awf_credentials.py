@@ -22,6 +22,7 @@ from aw_action.ai.credentials import (
 from aw_action.ai.endpoints import base_url, interaction_id, request_headers
 from aw_action.ai.errors import classify_status
 from aw_action.ai.sdk_provider import SdkProvider
+from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import InvocationError
 from aw_action.extensions import provider_setup
 from aw_action.run.redact import secrets_from_env
@@ -168,15 +169,17 @@ def test_the_copilot_provider_without_a_token_names_its_variable(tmp_path: Path)
 
 
 def test_interaction_id_is_the_run_and_attempt_or_one_id_per_process() -> None:
-    assert interaction_id({"GITHUB_RUN_ID": "42"}) == "42-1"
-    assert interaction_id({}) == interaction_id({}) != "42-1"
-    headers = request_headers(provider_specs()["copilot"], {"GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "3"})
+    assert interaction_id(RunnerFacts.read({"GITHUB_RUN_ID": "42"})) == "42-1"
+    assert interaction_id(RunnerFacts()) == interaction_id(RunnerFacts()) != "42-1"
+    headers = request_headers(
+        provider_specs()["copilot"], RunnerFacts.read({"GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "3"})
+    )
     assert headers == {
         "Copilot-Integration-Id": "agentic-workflows",
         "X-Initiator": "agent",
         "X-Interaction-Id": "7-3",
     }
-    assert request_headers(provider_specs()["anthropic"], {"GITHUB_RUN_ID": "7"}) == {}
+    assert request_headers(provider_specs()["anthropic"], RunnerFacts.read({"GITHUB_RUN_ID": "7"})) == {}
 
 
 @pytest.mark.parametrize(

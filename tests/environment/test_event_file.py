@@ -10,6 +10,7 @@ import pytest
 
 from aw_action.environment import event_file
 from aw_action.environment.event_file import EventFileTooLarge, EventFileUnreadable, read_event_file
+from aw_action.environment.runner import RunnerFacts
 
 
 def test_an_event_is_read_and_what_is_absent_is_empty(tmp_path: Path) -> None:
@@ -54,6 +55,9 @@ def test_every_reader_of_the_event_refuses_one_over_the_bound(tmp_path: Path, mo
     big = tmp_path / "event.json"
     big.write_text('{"pull_request": {"number": 1, "body": "' + "x" * 100 + '"}}')
     env = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(big), "GITHUB_REPOSITORY": "o/r"}
-    for read in (lambda: TriggerEvent.from_env(env), lambda: ApplyContext.from_env(env, dry_run=True)):
+    for read in (
+        lambda: TriggerEvent.from_runner(RunnerFacts.read(env)),
+        lambda: ApplyContext.from_env(env, dry_run=True),
+    ):
         with pytest.raises(EventFileTooLarge, match=re.escape(str(big))):
             read()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from aw_action.environment.runner import RunnerFacts
+from aw_action.environment.runner import RUNTIME_VARS, RunnerFacts
 
 RUNNER = {
     "GITHUB_ACTIONS": "true",
@@ -60,3 +60,13 @@ def test_the_record_is_frozen() -> None:
     facts = RunnerFacts.read(RUNNER)
     with pytest.raises(AttributeError):
         facts.run_id = "1"  # type: ignore[misc]
+
+
+def test_without_runtime_is_the_record_of_the_environment_without_the_runtime_s_variables() -> None:
+    """What an entry point hands a command it runs (``mode: apply``, ``mode: replay``): the same
+    record that command's environment, the runtime's variables left out, would read to."""
+    env = {name: f"https://{name.lower()}.example/" for name in RUNTIME_VARS}
+    env.update({"GITHUB_REPOSITORY": "octo/hello", "GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "7"})
+    handed = {k: v for k, v in env.items() if k not in RUNTIME_VARS}
+    assert RunnerFacts.read(env).without_runtime() == RunnerFacts.read(handed)
+    assert RunnerFacts.read(env) != RunnerFacts.read(handed)

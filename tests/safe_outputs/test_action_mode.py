@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.github.paths import container_path
 from aw_action.safe_outputs.config import CONFIG_FILE
 from aw_action.safe_outputs.records import RECORDS_FILE
@@ -95,7 +96,7 @@ def test_apply_inputs_are_refused_in_run_mode(tmp_path: Path) -> None:
 def test_a_runner_temp_host_path_is_read_at_the_containers_mount(tmp_path: Path) -> None:
     env = {"RUNNER_TEMP": "/github/runner_temp", "RUNNER_WORKSPACE": "/home/runner/work/hello"}
     ws = tmp_path
-    assert container_path("/home/runner/work/_temp/so", env, ws) == Path("/github/runner_temp/so")
-    assert container_path("so", env, ws) == ws / "so"
-    assert container_path("/elsewhere/so", env, ws) == Path("/elsewhere/so")
-    assert container_path("/home/runner/work/_temp/so", {}, ws) == Path("/home/runner/work/_temp/so")
+    assert container_path("/home/runner/work/_temp/so", RunnerFacts.read(env), ws) == Path("/github/runner_temp/so")
+    assert container_path("so", RunnerFacts.read(env), ws) == ws / "so"
+    assert container_path("/elsewhere/so", RunnerFacts.read(env), ws) == Path("/elsewhere/so")
+    assert container_path("/home/runner/work/_temp/so", RunnerFacts.read({}), ws) == Path("/home/runner/work/_temp/so")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.security.untrusted_text.public_text import allowed_domains, sanitize_body, sanitize_title
 
 BIG = 524_288
@@ -97,7 +98,7 @@ def test_length_and_line_caps() -> None:
 
 
 def test_enterprise_server_domain_is_allowed() -> None:
-    domains = allowed_domains({"GITHUB_SERVER_URL": "https://github.company.com"})
+    domains = allowed_domains(RunnerFacts.read({"GITHUB_SERVER_URL": "https://github.company.com"}))
     assert (
         sanitize_body("Visit https://github.company.com/repo", BIG, domains) == "Visit https://github.company.com/repo"
     )

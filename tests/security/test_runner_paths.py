@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import InvocationError
 from aw_action.github.action_inputs import ActionInputs
 from aw_action.github.paths import container_credential_files, container_path
@@ -32,13 +33,16 @@ RUNNER = {"GITHUB_WORKSPACE": "/github/workspace", "RUNNER_WORKSPACE": "/home/ru
 def test_the_runner_hosts_workspace_and_temp_paths_map_to_the_containers() -> None:
     ws = Path("/github/workspace")
     env = {**RUNNER, "RUNNER_TEMP": "/github/runner_temp"}
-    assert container_path(f"{HOST}/gha-creds-1.json", env, ws) == ws / "gha-creds-1.json"
-    assert container_path("/home/runner/work/_temp/creds.json", env, ws) == Path("/github/runner_temp/creds.json")
-    assert container_path("/elsewhere/creds.json", env, ws) == Path("/elsewhere/creds.json")
-    assert container_path(f"{HOST}/x.json", {**env, "GITHUB_WORKSPACE": HOST}, ws) == Path(f"{HOST}/x.json"), (
-        "on the host itself (the CLI, gh-aw's step) nothing is mapped"
+    assert container_path(f"{HOST}/gha-creds-1.json", RunnerFacts.read(env), ws) == ws / "gha-creds-1.json"
+    assert container_path("/home/runner/work/_temp/creds.json", RunnerFacts.read(env), ws) == Path(
+        "/github/runner_temp/creds.json"
     )
-    mapped = container_credential_files({**env, "GOOGLE_APPLICATION_CREDENTIALS": f"{HOST}/gha-creds-1.json"}, ws)
+    assert container_path("/elsewhere/creds.json", RunnerFacts.read(env), ws) == Path("/elsewhere/creds.json")
+    assert container_path(f"{HOST}/x.json", RunnerFacts.read({**env, "GITHUB_WORKSPACE": HOST}), ws) == Path(
+        f"{HOST}/x.json"
+    ), "on the host itself (the CLI, gh-aw's step) nothing is mapped"
+    named = {**env, "GOOGLE_APPLICATION_CREDENTIALS": f"{HOST}/gha-creds-1.json"}
+    mapped = container_credential_files(named, RunnerFacts.read(named), ws)
     assert mapped == {"GOOGLE_APPLICATION_CREDENTIALS": "/github/workspace/gha-creds-1.json"}
 
 

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
+from aw_action.environment.runner import RunnerFacts
 from aw_action.safe_outputs.kinds.apply_api import Applied, Attachment, GitHub, PlannedItem, Planning
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.records.record_guard import RecordWrites
@@ -86,6 +87,8 @@ class Recording:
     git_user: GitUser
     records: RecordWrites | None
     """The run's ledger (in the harness): files are written through its held output dir."""
+    runner: RunnerFacts
+    """The runner's facts, as the entry point read them (the triggering event a review names)."""
 
 
 C = TypeVar("C", bound=KindConfig)

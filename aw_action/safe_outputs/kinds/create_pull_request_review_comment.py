@@ -100,7 +100,7 @@ class Kind(SafeOutputKind[CreatePullRequestReviewComment]):
     def capture(
         self, record: dict[str, Any], cfg: CreatePullRequestReviewComment, recording: Recording
     ) -> dict[str, Any]:
-        return pull_review.capture_commit(record, recording.env)
+        return pull_review.capture_commit(record, recording.runner)
 
     def plan(
         self, item: PlannedItem, record: Mapping[str, Any], cfg: CreatePullRequestReviewComment, planning: Planning

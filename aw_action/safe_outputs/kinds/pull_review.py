@@ -29,10 +29,10 @@ COMMIT_FIELD = "commit_id"
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 
 
-def event_head(env: Mapping[str, str]) -> str | None:
+def event_head(runner: RunnerFacts) -> str | None:
     """The triggering pull request's head commit, from the runner's event file (None if none)."""
     try:  # a tool call's capture: an event it cannot use names no commit
-        event = read_event_file(RunnerFacts.read(env).event_path)
+        event = read_event_file(runner.event_path)
     except (EventFileUnreadable, EventFileTooLarge):
         return None
     pull = event.get("pull_request")
@@ -41,9 +41,9 @@ def event_head(env: Mapping[str, str]) -> str | None:
     return sha if isinstance(sha, str) and _SHA.match(sha) else None
 
 
-def capture_commit(record: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
+def capture_commit(record: dict[str, Any], runner: RunnerFacts) -> dict[str, Any]:
     """Name the reviewed commit in ``record``; returns what the agent reads about it."""
-    sha = event_head(env)
+    sha = event_head(runner)
     if sha is None:
         return {}
     record[COMMIT_FIELD] = sha

@@ -110,7 +110,7 @@ class Kind(SafeOutputKind[SubmitPullRequestReview]):
         return pull_review.recorded_commit(record)
 
     def capture(self, record: dict[str, Any], cfg: SubmitPullRequestReview, recording: Recording) -> dict[str, Any]:
-        return pull_review.capture_commit(record, recording.env)
+        return pull_review.capture_commit(record, recording.runner)
 
     def plan(
         self, item: PlannedItem, record: Mapping[str, Any], cfg: SubmitPullRequestReview, planning: Planning

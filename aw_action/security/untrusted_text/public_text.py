@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from html.entities import html5
 from urllib.parse import urlparse
 
@@ -174,10 +174,9 @@ def neutralize_triggers(text: str) -> str:
     return _TRIGGER.sub(_inert, text)
 
 
-def allowed_domains(env: Mapping[str, str]) -> list[str]:
+def allowed_domains(runner: RunnerFacts) -> list[str]:
     """gh-aw's defaults plus the hosts of ``GITHUB_SERVER_URL`` and ``GITHUB_API_URL`` (GHES)."""
     out = list(DEFAULT_ALLOWED_DOMAINS)
-    runner = RunnerFacts.read(env)
     for url in (runner.server_url, runner.api_url):
         host = urlparse(url).hostname
         if host:
