@@ -41,6 +41,7 @@ SLOW: dict[str, str] = {
     "tests/action/test_continue_from.py": "whole action runs continuing an earlier run, per origin",
     "tests/extensions/test_model_switch_sdks.py": "whole runs switching models against the SDKs' local servers",
     "tests/docs/test_examples_offline.py": "every example's offline commands",
+    "tests/environment/test_read_once.py": "three whole action processes, the runner's facts counted",
     "tests/mcp/test_cli_runs.py": "whole runs against real MCP servers, slow to start, hanging and crashing",
     "tests/mcp/test_connection.py": "real MCP servers started, flooded and killed",
     "tests/mcp/test_replay.py": "a whole run with an MCP server, then its replay",

@@ -10,8 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from aw_action.safe_outputs.config import CONFIG_FILE
 from aw_action.safe_outputs.records import RECORDS_FILE
 from tests.action.launch import Paths, action_env, write_script
@@ -60,21 +58,18 @@ def _reads(tmp_path: Path, inputs: dict[str, str], files: dict[str, str] | None 
     return value
 
 
-@pytest.mark.slow
 def test_a_run_reads_the_runner_s_facts_once(tmp_path: Path) -> None:
     counted = _reads(tmp_path, {"prompt": "Do it.", "model": "faux/scripted"})
     assert counted["code"] == 0
     assert counted["reads"] == 1, "\n".join(counted["where"])
 
 
-@pytest.mark.slow
 def test_an_invalid_run_reads_the_runner_s_facts_once(tmp_path: Path) -> None:
     counted = _reads(tmp_path, {"prompt": "Do it.", "model": "faux/scripted", "max-turns": "many"})
     assert counted["code"] == 2
     assert counted["reads"] == 1, "\n".join(counted["where"])
 
 
-@pytest.mark.slow
 def test_an_apply_reads_the_runner_s_facts_once(tmp_path: Path) -> None:
     """``mode: apply`` (a dry run: no GitHub needed): the action's read serves the command it runs."""
     record = {"type": "create_issue", "title": "Crash", "body": "b"}
