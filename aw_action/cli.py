@@ -28,6 +28,7 @@ from aw_action.harness.continuation import Continuation
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import run_and_print, stop_signals
+from aw_action.run.collector import start_over
 from aw_action.run.stop_hold import release
 from aw_action.sinks.pretty import FORMATS, PrettyStream, wants_pretty
 
@@ -65,6 +66,7 @@ over a stop signal held during start-up. The others let it act as by default."""
 def run_subcommand(name: str, argv: list[str]) -> int:
     if name not in STOP_SCHEME_SUBCOMMANDS:
         release()
+        start_over()  # no agent runs: nothing to freeze for
     module_name, _, func = SUBCOMMANDS[name].partition(":")
     module = importlib.import_module(module_name)
     handler: Callable[[list[str]], int] = getattr(module, func)

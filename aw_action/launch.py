@@ -2,8 +2,9 @@
 
 The order is the contract: first the working directory leaves ``sys.path`` (nothing may be
 imported from the checked-out workspace, not even the standard library's pure-Python modules),
-then a stop signal is held (``run/stop_hold``) while the harness imports, then the command line
-runs, then the process ends at once (``end_process``).
+then a stop signal is held (``run/stop_hold``) and the cyclic garbage collector is off
+(``run/collector``) while the harness imports, then the command line runs, then the process ends
+at once (``end_process``).
 """
 
 from aw_action.security.confinement.safe_path import drop_unsafe_path
@@ -16,6 +17,7 @@ import sys  # noqa: E402
 import threading  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
+from aw_action.run.collector import hold_during_start  # noqa: E402
 from aw_action.run.stop_hold import hold  # noqa: E402
 
 FLUSH_FAILED_EXIT = 120
@@ -24,6 +26,7 @@ FLUSH_FAILED_EXIT = 120
 
 def entrypoint() -> NoReturn:
     hold()
+    hold_during_start()
     from aw_action.cli import main
 
     end_process(main(guard_exit=True))

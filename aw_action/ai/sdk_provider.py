@@ -97,6 +97,31 @@ async def _decoded(wire: Wire, chunks: AsyncIterator[bytes]) -> AsyncIterator[di
             yield decoded
 
 
+KEEP_ALIVE_DRAIN_S = 0.25
+"""How long the rest of a complete reply's body may take to arrive before its connection is let go."""
+KEEP_ALIVE_DRAIN_BYTES = 64 * 1024
+"""How much of it may be read (a body that goes on after its message is complete is not kept)."""
+
+
+async def keep_connection(chunks: AsyncIterator[bytes]) -> None:
+    """Read what is left of a reply whose message is complete (the chunked body's last chunk, a
+    trailing ``[DONE]``), so that closing the response hands its connection back to the pool
+    and the next request reuses it. Left unread, the HTTP client closes the connection, and
+    every turn paid a new connection (against the API, a new TLS handshake). Bounded by
+    ``KEEP_ALIVE_DRAIN_S`` and ``KEEP_ALIVE_DRAIN_BYTES``: past either, or on any error
+    reading, the connection is simply closed; the message is complete either way."""
+
+    async def drain() -> None:
+        left = KEEP_ALIVE_DRAIN_BYTES
+        async for chunk in chunks:
+            left -= len(chunk)
+            if left < 0:
+                return
+
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(drain(), KEEP_ALIVE_DRAIN_S)
+
+
 def encode_body(payload: dict[str, Any]) -> bytes:
     """The JSON a request body is sent as, byte for byte as the SDKs encode it (compact, UTF-8
     unescaped, no ``NaN``)."""
@@ -255,10 +280,10 @@ class SdkProvider:
                             emit(delta)
                         if state.complete:  # what follows (end of body) cannot undo a complete message
                             break
+                    if not state.complete:
+                        wire.end_of_stream(state, payload)
                 finally:
-                    await close()
-                if not state.complete:
-                    wire.end_of_stream(state, payload)
+                    await close(state.complete)
                 if not state.complete:
                     raise IncompleteStreamError(f"stream ended before {wire.terminal}")
             else:
@@ -282,12 +307,14 @@ class SdkProvider:
 
     async def _open_stream(
         self, wire: Wire, sent: dict[str, Any], options: dict[str, Any]
-    ) -> tuple[AsyncIterator[dict[str, Any]], Callable[[], Awaitable[None]]]:
+    ) -> tuple[AsyncIterator[dict[str, Any]], Callable[[bool], Awaitable[None]]]:
         """Send the request; its reply's events as the API's JSON objects, and how to let go of
-        the response. The SDK sends and raises its status errors; the body is read as it is
-        (``ai/sse.py``, ``wire.decode``), or, for a transport whose framing only its SDK reads
-        (``TransportRow.sse``: Bedrock's AWS event stream), through the SDK's own decoder, asked
-        for plain objects (``cast_to=object``: no typed event models)."""
+        the response (``complete``: the message is whole, so the rest of the body is read and the
+        connection kept for the next request, ``keep_connection``). The SDK sends and raises its
+        status errors; the body is read as it is (``ai/sse.py``, ``wire.decode``), or, for a
+        transport whose framing only its SDK reads (``TransportRow.sse``: Bedrock's AWS event
+        stream), through the SDK's own decoder, asked for plain objects (``cast_to=object``: no
+        typed event models)."""
         if not self.transport.sse:
             stream = await self._client.post(
                 wire.path,
@@ -297,11 +324,18 @@ class SdkProvider:
                 stream_cls=self._sdk.AsyncStream[object],
                 options=options,
             )
-            return stream, stream.close
+            return stream, lambda complete: stream.close()
         import httpx2  # the SDKs' HTTP client, loaded with them
 
         response = await self._client.post(wire.path, **sent, cast_to=httpx2.Response, stream=True, options=options)
-        return _decoded(wire, response.aiter_bytes()), response.aclose
+        chunks = response.aiter_bytes()
+
+        async def close(complete: bool) -> None:
+            if complete:
+                await keep_connection(chunks)
+            await response.aclose()
+
+        return _decoded(wire, chunks), close
 
     def _failed(self, base: AssistantMessage, info: Classified) -> AssistantMessage:
         message = base.model_copy(deep=True)

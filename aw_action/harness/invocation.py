@@ -26,6 +26,7 @@ from aw_action.harness.context import RunContext, assemble
 from aw_action.harness.continuation import Continuation, fit_problem, section, seed
 from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
 from aw_action.harness.run_files import start_afresh
+from aw_action.run.collector import start_over
 from aw_action.run.config import RunConfig
 from aw_action.run.mode import gh_aw_mode, gh_aw_phase
 from aw_action.run.prompt_files import ResolvedImport, assemble_prompt, load_prompt, resolve_imports
@@ -152,6 +153,7 @@ class Harness:
             if isinstance(raised, UnknownModel):
                 model_name = raised.requested
             return self.refuse(self.explain(raised) if self.explain is not None else raised, model_name)
+        start_over()  # assembled, the SDK imported: what lives now lives to the end (run/collector.py)
         if self._cancel_reason:
             context.cancel(self._cancel_reason)
         continuation = self.continuation

@@ -49,6 +49,8 @@ class ReceivedRequest:
     headers: dict[str, str]
     """Lower-cased names."""
     body: bytes
+    connection: int = 0
+    """Which connection it came on (the handler's id, as ``ReplyTiming.connection``)."""
 
     @property
     def json(self) -> Any:
@@ -219,7 +221,7 @@ class WireServer:
                 body = self.rfile.read(length) if length else b""
                 received = time.monotonic()
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                reply = server._next(ReceivedRequest(self.command, self.path, headers, body))
+                reply = server._next(ReceivedRequest(self.command, self.path, headers, body, id(self)))
                 if self._send(reply) and server.time_replies:
                     written = time.monotonic()
                     timing = ReplyTiming(id(self), received, written, wait_until_sent(self.connection))
