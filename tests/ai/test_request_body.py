@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from aw_action.ai.catalog import resolve_model
-from aw_action.ai.sdk_provider import SdkProvider
+from aw_action.ai.sdk_provider import SdkProvider, encode_body
 from aw_action.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from tests.ai.conftest import RecordingHooks, anthropic_provider, collect, openai_provider, request
 from tests.servers import anthropic as anthropic_wire
@@ -97,3 +97,33 @@ async def test_a_growing_history_is_sent_as_a_fresh_conversion_would_send_it(ser
         marked = [i for i, m in enumerate(last.json["messages"]) if "cache_control" in m["content"][-1]]
         users = [i for i, m in enumerate(last.json["messages"]) if m["role"] == "user"]
         assert marked == users[-2:]
+
+
+BODIES: list[Any] = [
+    {"model": "m", "messages": [{"role": "user", "content": TEXT}], "temperature": 0.7, "n": 2**70, "z": -0.0},
+    {"tiny": 1e-05, "huge": 1e22, "nested": [[{"k": None, "b": True}]], "tuple": (1, 2), "text": "NaN or Infinity"},
+]
+
+
+@pytest.mark.parametrize("body", BODIES)
+def test_the_fast_encoding_is_the_sdks_json_value(body: Any) -> None:
+    """pydantic-core writes the body (``encode_body``): the same JSON value as the SDKs'
+    ``json.dumps``, the same bytes but for a small float's spelling."""
+    encoded = encode_body(body)
+    assert json.loads(encoded) == json.loads(sdk_encoding(body))
+    if "tiny" not in body:
+        assert encoded == sdk_encoding(body)
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ({"temperature": float("nan")}, ValueError),
+        ({"x": [float("inf")]}, ValueError),
+        ({"x": object()}, TypeError),
+        ({"x": "\ud800"}, UnicodeEncodeError),
+    ],
+)
+def test_what_json_cannot_carry_is_still_refused(body: Any, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        encode_body(body)

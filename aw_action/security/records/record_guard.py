@@ -173,7 +173,12 @@ class RecordLedger:
 
     def wrote(self, path: Path, data: bytes) -> None:
         """Record that ``data`` was appended to ``path`` (call after each successful write)."""
-        entry = self._files.setdefault(Path(path), _Written())
+        entry = self._files.get(path)  # the writer's own Path: no new Path or hash object per line
+        if entry is None:
+            path = Path(path)
+            entry = self._files.get(path)
+            if entry is None:
+                entry = self._files[path] = _Written()
         if entry.inode is None:
             entry.inode = self._identity(Path(path))
         entry.digest.update(data)
