@@ -27,7 +27,6 @@ from aw_action.extensions import (
     progress_comment,
     provider_setup,
     repair,
-    safe_outputs,
     steering,
 )
 from aw_action.extensions.api import ExtensionAPI
@@ -40,6 +39,17 @@ def register_builtin_tools(api: ExtensionAPI) -> None:
         api.register_tool(tool)
 
 
+def setup_safe_outputs(api: ExtensionAPI) -> Any:
+    """safe-outputs, imported only by a run that configures ``safe-outputs:``: the package and its
+    kinds are about 50 ms of a start (bench/PROFILE.md), and with nothing configured the extension
+    registers no tool and finds no records to list (``extensions/safe_outputs.py``)."""
+    if not api.config.safe_outputs:
+        return None
+    from aw_action.extensions import safe_outputs
+
+    return safe_outputs.setup(api)
+
+
 BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
     ("tools", register_builtin_tools),
     ("mcp-servers", mcp_servers.setup),
@@ -49,7 +59,7 @@ BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
     ("steering", steering.setup),
     ("repair", repair.setup),
     ("compaction", compaction.setup),
-    ("safe-outputs", safe_outputs.setup),
+    ("safe-outputs", setup_safe_outputs),
     ("progress-comment", progress_comment.setup),
     ("observability", observability.setup),
     ("narration", narration.setup),

@@ -44,10 +44,10 @@ from aw_action.environment.runner import RunnerFacts
 from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.exits import InvocationError, Setting
 from aw_action.harness.sandbox_setup import announce, confine
+from aw_action.run import record_table
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
 from aw_action.run.record import AccessNote, RunRecord
-from aw_action.safe_outputs.records import RECORDS_FILE
 from aw_action.security.confinement.containment import end_agent_processes, end_holder_processes, left_behind
 from aw_action.security.confinement.credential_files import WithheldFile, give_back, unopenable, withhold
 from aw_action.security.confinement.identity import (
@@ -270,7 +270,7 @@ def guard_run(
     elif decision.protected:
         protect_output_dir(output_dir)
         if config.safe_outputs and decision.identity is not None:
-            _agent_records_file(output_dir / RECORDS_FILE, decision.identity)
+            _agent_records_file(output_dir / record_table.SAFE_OUTPUTS.name, decision.identity)
     else:
         on_runner = on_a_runner(runner or RunnerFacts.read(env))
         if on_runner:

@@ -19,11 +19,11 @@ from pathlib import Path
 
 from aw_action.agent.events import HarnessEvent
 from aw_action.extensions.bash_policy import configured_policy
+from aw_action.run import record_table
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
 from aw_action.run.mode import gh_aw_mode
 from aw_action.run.record import AccessNote, RunRecord
-from aw_action.safe_outputs.records import RECORDS_FILE
 from aw_action.security.confinement.plan import SUBSYSTEM, ConfinementPlan, ConfinementRequest, plan_confinement
 from aw_action.security.confinement.sandbox import SandboxSettings, ToolSandbox
 
@@ -42,7 +42,7 @@ def agent_records_file(config: RunConfig, output_dir: Path, env: Mapping[str, st
     """``safe-outputs.jsonl``, which ``aw-harness safe-output`` appends to from bash: writable in
     ``workspace-write`` (``confine`` creates it: Landlock rules name existing files). None in
     gh-aw mode, where the safe outputs are gh-aw's."""
-    return None if not config.safe_outputs or gh_aw_mode(env) else output_dir / RECORDS_FILE
+    return None if not config.safe_outputs or gh_aw_mode(env) else output_dir / record_table.SAFE_OUTPUTS.name
 
 
 def confine(
