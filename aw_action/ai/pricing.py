@@ -8,33 +8,12 @@ added back up before the lookup.
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import logging
-import threading
 import warnings
 
 from aw_action.ai.types import Model, Usage
 
 log = logging.getLogger(__name__)
-_warm_up_started = threading.Event()
-
-
-def warm_up() -> None:
-    """Import the price catalog (about 100 ms: its data is a large module) on a daemon thread, once.
-
-    Called once the first request is on the wire (its response has begun): the import then runs
-    while the answer streams, instead of after it, when its cost is computed. Not earlier: the
-    thread would take the GIL from the work that sends the first request (~100 ms later, bench/)."""
-    if _warm_up_started.is_set():
-        return
-    _warm_up_started.set()
-
-    def load() -> None:
-        with contextlib.suppress(Exception):  # a broken catalog shows when _price() uses it
-            importlib.import_module("genai_prices")
-
-    threading.Thread(target=load, name="aw-prices-warm-up", daemon=True).start()
 
 
 def _price(model_ref: str, provider_id: str, usage_key: tuple[int, int, int, int]) -> float | None:

@@ -43,7 +43,7 @@ import pydantic_core
 from aw_action.ai.catalog import ProviderSpec
 from aw_action.ai.credentials import Credential
 from aw_action.ai.errors import Classified, IncompleteStreamError, ProviderError, classify
-from aw_action.ai.pricing import cost_usd, warm_up
+from aw_action.ai.pricing import cost_usd
 from aw_action.ai.registry import TRANSPORTS, import_sdk, load, wire_for
 from aw_action.ai.retry import RetryPolicy, run_with_retries
 from aw_action.ai.sse import END, read_events
@@ -60,6 +60,7 @@ from aw_action.ai.types import (
     StreamError,
     StreamStart,
 )
+from aw_action.ai.warm_up import warm_up
 from aw_action.ai.wire import Wire
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -287,7 +288,7 @@ class SdkProvider:
         try:
             if payload.get("stream", self.streaming):
                 events, close = await self._open_stream(wire, sent, options)
-                warm_up()  # the request is out: the price catalog loads while the answer streams
+                warm_up()  # the request is out: what the turns import loads while the answer comes
                 emit(StreamStart(state.snapshot()))
                 try:
                     async for event in events:

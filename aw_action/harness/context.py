@@ -44,6 +44,8 @@ from aw_action.run.record import PromptRecord
 from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult, error_stop_reason
 from aw_action.run.state import RunState
+from aw_action.security.confinement import spawn
+from aw_action.security.confinement.sandbox import UNCONFINED
 from aw_action.security.records.record_manifest import write_manifest
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.tools.processes import kill_all_agent_processes
@@ -109,6 +111,13 @@ class RunContext:
         """Stop the run: the prompt in flight is aborted and no further prompt starts."""
         self._cancelled = self._cancelled or reason
         self.session.cancel_pending(reason)
+
+    def start_tool_server(self) -> None:
+        """Start bash's spawn server before the first request when bash is one of the session's
+        tools (``spawn.prestart``), so that the first command does not wait for it."""
+        if "bash" in self.session.active_tool_names:
+            tools = self.session.tool_context
+            spawn.prestart(tools.identity, tools.bash_confinement or UNCONFINED)
 
     def fail(self, stop_reason: str, error: str) -> None:
         """End the run with ``stop_reason`` after its prompts completed (a check of their result

@@ -154,6 +154,7 @@ class Harness:
                 model_name = raised.requested
             return self.refuse(self.explain(raised) if self.explain is not None else raised, model_name)
         start_over()  # assembled, the SDK imported: what lives now lives to the end (run/collector.py)
+        context.start_tool_server()
         if self._cancel_reason:
             context.cancel(self._cancel_reason)
         continuation = self.continuation

@@ -291,3 +291,22 @@ def test_answers_are_read_on_the_event_loop_and_follow_a_new_loop(tmp_path: Path
     assert first[0] == second[0] == 0
     assert first[1] == second[1], "the same server served both loops"
     assert first[2] == second[2] == [], "a thread reads the answers"
+
+
+async def test_a_server_that_died_unnoticed_between_commands_is_replaced_and_the_command_runs_once(
+    tmp_path: Path,
+) -> None:
+    """A run's end kills the tools' processes, the spawn server among them; a process hosting
+    another run (the tests) may find it dead only when it sends the next request (it was killed
+    but not yet reaped when looked at). The request never reached it, so the command did not
+    start: a new server starts it, once."""
+    launch = _launch(tmp_path)
+    assert await _run("echo first >> runs.txt", launch) == (0, "")
+    server = spawn._server(None, UNCONFINED)  # the one that ran the first command
+    server.proc.kill()
+    server.proc.wait()
+    server.proc.poll = lambda: None  # type: ignore[method-assign]  # as if not reaped yet
+    code, output = await _run("echo second >> runs.txt; echo ran", launch)
+    assert (code, output) == (0, "ran\n")
+    assert (tmp_path / "runs.txt").read_text() == "first\nsecond\n"
+    assert not server.alive and server is not spawn._server(None, UNCONFINED)

@@ -95,6 +95,11 @@ class ServedProcess:
         return self.pid
 
 
+class RequestNotSent(BrokenPipeError):
+    """The server was closed, or closed while the request was sent: it never had the whole request,
+    so the command did not start (a caller may ask a new server)."""
+
+
 class SpawnServer:
     """One running spawn server. ``start`` may send a request from any thread; its answers are
     read on the event loop of the latest ``run`` (which is how commands are started)."""
@@ -133,7 +138,7 @@ class SpawnServer:
         ``OSError`` at once when the server is closed or the request cannot be sent."""
         with self._lock:
             if self._closed:
-                raise OSError(errno.EPIPE, f"spawn server closed: {self.reason}")
+                raise RequestNotSent(errno.EPIPE, f"spawn server closed: {self.reason}")
             ident = self._next_id = self._next_id + 1
             started: Future[int] = Future()
             ended: Future[int] = Future()
@@ -148,7 +153,7 @@ class SpawnServer:
                 self._channel.sendall(payload)
         except OSError as exc:
             self.close(f"could not send a request: {exc}")
-            raise OSError(errno.EPIPE, f"spawn server closed: {self.reason}") from None
+            raise RequestNotSent(errno.EPIPE, f"spawn server closed: {self.reason}") from None
         return started, ended
 
     async def run(

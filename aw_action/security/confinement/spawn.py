@@ -48,7 +48,7 @@ from aw_action.environment.tool_env_table import NEVER_PREFIXES
 from aw_action.security.confinement import landlock, seccomp, spawn_server
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import Confinement
-from aw_action.security.confinement.served import ServedProcess, SpawnServer, Stdio
+from aw_action.security.confinement.served import RequestNotSent, ServedProcess, SpawnServer, Stdio
 from aw_action.security.confinement.tool_env import GITHUB_TOKEN_VARS, is_withheld_name
 
 DEVNULL = subprocess.DEVNULL
@@ -185,8 +185,15 @@ async def start(
     served = _served_stdio(stdin, stdout, stderr)
     if launch.confinement is not None and not launch.pass_fds and served is not None:
         fds, stdio = served
-        server = _server(launch.identity, launch.confinement)
-        return await server.run(argv, child_env(launch.env), os.fspath(launch.cwd), fds, stdio, new_session)
+        for attempt in range(2):
+            server = _server(launch.identity, launch.confinement)
+            try:
+                return await server.run(argv, child_env(launch.env), os.fspath(launch.cwd), fds, stdio, new_session)
+            except RequestNotSent:
+                # a server that died since its last command (killed at a run's end) never had the
+                # request: the command did not start, and a new server starts it
+                if attempt:
+                    raise
     full = command(argv, launch)
     return await asyncio.create_subprocess_exec(
         *full, stdin=stdin, stdout=stdout, stderr=stderr, start_new_session=new_session, **_kwargs(launch)
@@ -239,6 +246,14 @@ def _server(identity: ToolIdentity | None, confinement: Confinement) -> SpawnSer
             server = _start_server(identity, confinement)
         _servers[key] = server  # the most recently used last
         return server
+
+
+def prestart(identity: ToolIdentity | None, confinement: Confinement) -> None:
+    """Start the spawn server of this user and confinement now, if none runs: the first command
+    then waits for no interpreter start (about 30 ms, spent on another core while the run's start
+    goes on). A server that cannot start now is left to the first command to report."""
+    with contextlib.suppress(OSError):
+        _server(identity, confinement)
 
 
 def _start_server(identity: ToolIdentity | None, confinement: Confinement) -> SpawnServer:
