@@ -15,4 +15,6 @@ def utc_iso(ts: datetime | None = None) -> str:
     ts = ts or utc_now()
     if ts.tzinfo is None:
         ts = ts.replace(tzinfo=UTC)
-    return ts.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    elif ts.tzinfo is not UTC:
+        ts = ts.astimezone(UTC)
+    return ts.isoformat(timespec="milliseconds").replace("+00:00", "Z")

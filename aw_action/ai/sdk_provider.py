@@ -122,7 +122,8 @@ async def keep_connection(chunks: AsyncIterator[bytes]) -> None:
                 return
 
     with contextlib.suppress(Exception):
-        await asyncio.wait_for(drain(), KEEP_ALIVE_DRAIN_S)
+        async with asyncio.timeout(KEEP_ALIVE_DRAIN_S):
+            await drain()
 
 
 def encode_body(payload: dict[str, Any]) -> bytes:

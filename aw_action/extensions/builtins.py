@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 from aw_action.extensions import (
-    bash_policy,
     compaction,
     cost_tracker,
     mcp_servers,
@@ -50,10 +49,22 @@ def setup_safe_outputs(api: ExtensionAPI) -> Any:
     return safe_outputs.setup(api)
 
 
+def setup_bash_policy(api: ExtensionAPI) -> Any:
+    """bash-policy, imported only by a run that configures ``tools.bash`` or
+    ``tools.bash-variables``: the policy engine and its option tables are about 20 ms of a start,
+    and with neither configured the policy is unrestricted and there is nothing to check
+    (``extensions/bash_policy.py``)."""
+    if api.config.tools.bash is None and not api.config.tools.bash_variables:
+        return None
+    from aw_action.extensions import bash_policy
+
+    return bash_policy.setup(api)
+
+
 BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
     ("tools", register_builtin_tools),
     ("mcp-servers", mcp_servers.setup),
-    ("bash-policy", bash_policy.setup),
+    ("bash-policy", setup_bash_policy),
     ("provider-setup", provider_setup.setup),
     ("cost-tracker", cost_tracker.setup),
     ("steering", steering.setup),

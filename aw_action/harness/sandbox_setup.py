@@ -18,7 +18,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from aw_action.agent.events import HarnessEvent
-from aw_action.extensions.bash_policy import configured_policy
 from aw_action.run import record_table
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal
@@ -34,8 +33,13 @@ def settings_of(config: RunConfig) -> SandboxSettings:
 
 
 def bash_policy_mode(config: RunConfig) -> str | None:
-    """The mode of the run's ``tools.bash`` policy (``None``: the config has no ``tools.bash``)."""
-    return configured_policy(config).mode if config.tools.bash is not None else None
+    """The mode of the run's ``tools.bash`` policy (``None``: the config has no ``tools.bash``;
+    the policy engine is imported only when it has one)."""
+    if config.tools.bash is None:
+        return None
+    from aw_action.extensions.bash_policy import configured_policy
+
+    return configured_policy(config).mode
 
 
 def agent_records_file(config: RunConfig, output_dir: Path, env: Mapping[str, str]) -> Path | None:

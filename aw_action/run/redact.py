@@ -138,6 +138,7 @@ class Redactor:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._secrets: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
+        self._stale = False
         self._memo: dict[str, str] = {}
         self._memo_chars = 0
         self.add(*secrets)
@@ -146,11 +147,21 @@ class Redactor:
         fresh = {value for s in secrets if s for value in _with_lines(s)}
         if fresh - self._secrets:
             self._secrets |= fresh
-            literals = [re.escape(s) for s in sorted(self._secrets, key=len, reverse=True)]
-            derived = sorted({f for s in self._secrets for f in encoded_forms(s)}, key=len, reverse=True)
-            self._pattern = re.compile("|".join(literals + derived))
+            self._stale = True  # compiled at the next use: several adds in a row compile once
             self._memo = {}  # a new object: a reader holding the old one never sees a stale entry
             self._memo_chars = 0
+
+    def _compiled(self) -> re.Pattern[str] | None:
+        """The pattern of every secret added so far. Until it is compiled the previous one stays in
+        place (a reader on another thread never finds none), and it is marked fresh only once
+        compiled."""
+        if self._stale:
+            secrets = sorted(self._secrets, key=len, reverse=True)
+            literals = [re.escape(s) for s in secrets]
+            derived = sorted({f for s in secrets for f in encoded_forms(s)}, key=len, reverse=True)
+            self._pattern = re.compile("|".join(literals + derived))
+            self._stale = len(secrets) != len(self._secrets)  # one added meanwhile: compile again
+        return self._pattern
 
     @property
     def secrets(self) -> frozenset[str]:
@@ -163,7 +174,7 @@ class Redactor:
         done = memo.get(value)
         if done is not None:
             return done
-        pattern = self._pattern
+        pattern = self._compiled()
         clean = pattern.sub(MASK, value) if pattern is not None else value
         clean = mask_shapes(clean, MASK, keep=is_awf_placeholder)
         if len(value) <= MEMO_MAX_STRING and memo is self._memo:  # no secret was added meanwhile

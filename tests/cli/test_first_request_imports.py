@@ -36,9 +36,11 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "aw_action.report",
     "aw_action.audit",
     "aw_action.safe_outputs",  # no safe-outputs: configured (extensions/builtins.setup_safe_outputs)
+    "aw_action.policy",  # no tools.bash policy (extensions/builtins.setup_bash_policy)
+    "tree_sitter",
 )
 """Module name prefixes (a trailing dot: that package's modules) a plain anthropic run with no MCP
-server, no OTLP endpoint, no workflow and no safe outputs has no use for before its first request."""
+server, no OTLP endpoint, no workflow, no safe outputs and no bash policy has no use for before its first request."""
 
 
 def _module(line: str) -> str | None:
