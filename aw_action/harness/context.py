@@ -19,6 +19,7 @@ Contracts:
 from __future__ import annotations
 
 import tempfile
+import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -117,7 +118,13 @@ class RunContext:
         tools (``spawn.prestart``), so that the first command does not wait for it."""
         if "bash" in self.session.active_tool_names:
             tools = self.session.tool_context
-            spawn.prestart(tools.identity, tools.bash_confinement or UNCONFINED)
+            starting = threading.Thread(
+                target=spawn.prestart,
+                args=(tools.identity, tools.bash_confinement or UNCONFINED),
+                name="aw-spawn-server-start",
+                daemon=True,
+            )
+            starting.start()
 
     def fail(self, stop_reason: str, error: str) -> None:
         """End the run with ``stop_reason`` after its prompts completed (a check of their result
