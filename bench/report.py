@@ -114,6 +114,8 @@ def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> 
     disk = [full_output_on_disk(r.requests, 1_000_000) for r in aw["big"]]
     disk_pi = [full_output_on_disk(r.requests, 1_000_000) for r in pi["big"]]
     lines.append(f"| full 1.3 MB output on disk, path given to the model | {_yes(disk)} | {_yes(disk_pi)} | | | | |")
+    conns = [median([float(len({t.connection for t in r.replies})) for r in side["turns"]]) for side in (aw, pi)]
+    lines.append(f"| connections the 201 requests of a 200-turn run used | {conns[0]:.0f} | {conns[1]:.0f} | | | | |")
     if wire == "anthropic":
         reqs_aw = [r.requests for s in ("turns", "big") for r in aw[s]]
         reqs_pi = [r.requests for s in ("turns", "big") for r in pi[s]]
