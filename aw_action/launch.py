@@ -40,8 +40,8 @@ def end_process(code: int) -> NoReturn:
     What is skipped is the interpreter tearing down its ~4,000 modules and their objects, which
     took 0.2-0.4 s after every run (1.2-1.5 s under load) and does nothing a run needs: every
     record is written with ``os.write`` or a closed file by then (``run/record_table.py``).
-    A file an extension left open and unflushed is not flushed by the teardown either (as in
-    Node, where Pi's extensions run): an extension closes its files in ``session_shutdown``.
+    A file an extension leaves open and unflushed is no longer flushed by that teardown (nor is
+    it in Node, where Pi's extensions run): an extension closes its files in ``session_shutdown``.
     A thread that never ends is still cut off by ``exit_soon`` (``harness/supervisor.py``)."""
     threading_shutdown = getattr(threading, "_shutdown", None)
     if threading_shutdown is not None:

@@ -73,6 +73,10 @@ class PromptOutcome:
         return self.stop_reason == "completed"
 
 
+TOOL_SERVER_START_S = 10.0
+"""How long the end of a run waits for bash's spawn server to finish starting (``start_tool_server``)."""
+
+
 class RunContext:
     def __init__(
         self,
@@ -105,6 +109,7 @@ class RunContext:
         self._started = False
         self._cancelled: str | None = None
         self._failed: PromptOutcome | None = None
+        self._tool_server_start: threading.Thread | None = None
 
     # ---- control -----------------------------------------------------------------------------
 
@@ -125,6 +130,7 @@ class RunContext:
                 daemon=True,
             )
             starting.start()
+            self._tool_server_start = starting
 
     def fail(self, stop_reason: str, error: str) -> None:
         """End the run with ``stop_reason`` after its prompts completed (a check of their result
@@ -205,6 +211,8 @@ class RunContext:
         else:
             stop, error = state.record.stop_requested or "completed", None
         state.record.finish(stop, final)
+        if self._tool_server_start is not None:  # a server still starting would outlive the kill below
+            self._tool_server_start.join(TOOL_SERVER_START_S)
         if self.guards is not None:  # kill every agent process, then restore and verify
             self.guards.seal(state.journal)
             await self.runner.flush()  # the seal's records before session_end, the stream's last line
