@@ -17,7 +17,9 @@ do), so ``upload-artifacts`` is handed over as ``false`` and ``runner/action.yml
 uploads the output folder with actions/upload-artifact when the input asked for it.
 
 Standard library only and imports nothing of the harness. A missing or malformed
-``AW_ACTION_INPUTS`` is one line naming it and exit 2.
+``AW_ACTION_INPUTS`` is one line naming it and exit 2; so is an input no environment variable can
+carry (a NUL character, which a stranger's text interpolated into an input may hold) and an
+environment ``execve`` refuses (a lone surrogate, which no file-system encoding spells).
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ def harness_environment(env: Mapping[str, str]) -> dict[str, str]:
         inputs = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{INPUTS_VARIABLE} is not JSON: {exc.msg} at character {exc.pos}") from None
+    except RecursionError:
+        raise ValueError(f"{INPUTS_VARIABLE} is nested too deeply to be the inputs") from None
     if not isinstance(inputs, dict):
         raise ValueError(f"{INPUTS_VARIABLE} is not a JSON object of the inputs")
     out = {k: v for k, v in env.items() if k != INPUTS_VARIABLE and not k.upper().startswith("INPUT_")}
@@ -62,9 +66,19 @@ def harness_environment(env: Mapping[str, str]) -> dict[str, str]:
             value = ""
         elif not isinstance(value, str):
             value = json.dumps(value)
-        out[input_variable(str(name))] = value
+        variable = input_variable(str(name))
+        _check_carriable(str(name), variable, value)
+        out[variable] = value
     out[input_variable(UPLOAD_INPUT)] = "false"
     return out
+
+
+def _check_carriable(name: str, variable: str, value: str) -> None:
+    """``ValueError`` naming the input when no environment variable can hold ``value``."""
+    if "\0" in variable or "=" in variable or "\0" in value:
+        raise ValueError(
+            f"input {name!r} holds a NUL character (or its name an '='): no environment variable can carry it"
+        )
 
 
 def main() -> None:
@@ -73,7 +87,11 @@ def main() -> None:
     except ValueError as exc:
         sys.stderr.write(f"::error::aw-harness runner launcher: {exc}\n")
         raise SystemExit(EXIT_INPUT) from None
-    os.execve(sys.executable, [sys.executable, *HARNESS_FLAGS, "-m", "aw_action", "action"], env)
+    try:
+        os.execve(sys.executable, [sys.executable, *HARNESS_FLAGS, "-m", "aw_action", "action"], env)
+    except (OSError, ValueError) as exc:  # a value the file-system encoding cannot spell; E2BIG
+        sys.stderr.write(f"::error::aw-harness runner launcher: cannot start the harness with these inputs: {exc}\n")
+        raise SystemExit(EXIT_INPUT) from None
 
 
 if __name__ == "__main__":

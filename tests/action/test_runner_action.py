@@ -120,3 +120,36 @@ def test_launcher_replaces_itself_with_an_isolated_harness(tmp_path: Path) -> No
     assert report["argv"] == ["action"]
     assert report["isolated"] == 1 and not report["planted"], "the job's PYTHONPATH and working dir stay out"
     assert report["inputs"] == {"INPUT_MAX-TURNS": "2", "INPUT_UPLOAD-ARTIFACTS": "false"}
+
+
+def _launch(inputs_json: str, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/bin:/bin", INPUTS_VARIABLE: inputs_json, **(extra_env or {})}
+    return subprocess.run(
+        [sys.executable, "-I", "-m", "aw_action.runner_launch"],
+        env=env, cwd=REPO, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("inputs", "said"),
+    [
+        ({"prompt": "a\u0000b"}, "input 'prompt' holds a NUL character"),
+        ({"prompt": "\ud800 lone surrogate"}, "cannot start the harness with these inputs"),
+    ],
+)
+def test_an_input_no_environment_can_carry_is_one_line_naming_it_and_exit_2(inputs: dict[str, str], said: str) -> None:
+    """A stranger's text can reach an input (``prompt: ${{ github.event.comment.body }}``), and
+    JSON can spell what no environment variable holds: a NUL, a lone surrogate. The launcher
+    stops with one line naming the input (or saying why the harness could not start), never a
+    traceback."""
+    done = _launch(json.dumps(inputs))
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and said in lines[0], done.stderr
+
+
+def test_inputs_nested_past_the_parsers_depth_are_one_line_and_exit_2() -> None:
+    done = _launch("[" * 50_000 + "]" * 50_000)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and INPUTS_VARIABLE in lines[0], done.stderr
