@@ -21,7 +21,7 @@ from __future__ import annotations
 import tempfile
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -261,8 +261,11 @@ async def assemble(
     read_only_steps: list[str] | None = None,
     extensions: Sequence[ExtensionSpec] = (),
     runner_facts: RunnerFacts | None = None,
+    on_guards: Callable[[RunGuards], None] | None = None,
 ) -> RunContext:
-    """Build the run (see the module docstring) for the resolved ``settings``. ``state`` lets the
+    """Build the run (see the module docstring) for the resolved ``settings``. ``on_guards`` gets
+    the run's guards as soon as they hold (before any extension loads): a run stopped while it
+    assembles (a slow MCP server's start) is sealed through them all the same. ``state`` lets the
     caller record facts (the inputs' provenance) before the extensions load; it must be for
     ``settings.model``. ``read_only_steps``: a workflow's steps with a read-only bash policy
     (their sandbox must be enforceable, ``harness/sandbox_setup.py``). ``extensions``: built-ins
@@ -302,6 +305,8 @@ async def assemble(
         read_only_steps=read_only_steps,
         runner=services.runner_facts,
     )
+    if on_guards is not None:
+        on_guards(guards)
     services.records = guards.ledger
     services.tool_env = guards.tool_env(env, redactor.secrets, output_dir)
     services.tool_identity, services.tool_sandbox = guards.identity, guards.tools

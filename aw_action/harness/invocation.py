@@ -24,6 +24,7 @@ from aw_action.exits import InvocationError
 from aw_action.extensions.loader import ExtensionSpec
 from aw_action.harness.context import RunContext, assemble
 from aw_action.harness.continuation import Continuation, fit_problem, section, seed
+from aw_action.harness.guards import RunGuards
 from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
 from aw_action.harness.run_files import start_afresh
 from aw_action.run.collector import start_over
@@ -65,6 +66,8 @@ class Harness:
         self.redactor: Redactor = run_redactor(self.env)
         self.jsonl = JsonlSink(self.redactor, stderr, readable=readable)
         self.context: RunContext | None = None
+        self.guards: RunGuards | None = None
+        """The run's guards once they hold, before the run is assembled (``stuck_result`` seals them)."""
         self.state: RunState | None = None
         self._cancel_reason: str | None = None
         self.schema: dict[str, Any] | None = None
@@ -148,6 +151,7 @@ class Harness:
                 read_only_steps=self.read_only_steps(),
                 extensions=self.extensions(),
                 runner_facts=self.runner_facts,
+                on_guards=self._hold_guards,
             )
         except InvocationError as raised:
             if isinstance(raised, UnknownModel):
@@ -168,6 +172,9 @@ class Harness:
         if continuation is not None:
             state.record.summary_sections.append(section(continuation, state.ledger))
         return await context.finish()
+
+    def _hold_guards(self, guards: RunGuards) -> None:
+        self.guards = guards
 
     def read_inputs(self) -> None:
         """Read what must be read before the output dir's earlier records move aside (raises

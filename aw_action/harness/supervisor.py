@@ -75,16 +75,17 @@ def stuck_result(harness: Harness, reason: str) -> RunResult:
     with the step summary written if the run did not get to it. Safe from the watchdog's thread
     (it only reads the run's state); never raises."""
     context = harness.context
-    if context is None or context.guards is None:
+    guards = context.guards if context is not None else harness.guards  # held while it assembles too
+    if guards is None:
         kill_all_agent_processes(deadline_s=1.0)  # with guards, their seal ends the processes first
     state = harness.state
     model = state.model if state else "unknown"
     what = "the deadline" if reason == "timeout" else "the cancel"
     result = RunResult.ended(reason, model, state, f"the run did not stop in time after {what}")
     if state is not None:
-        if context is not None and context.guards is not None:
+        if guards is not None:  # processes ended, workspace and file commands given back, records checked
             with contextlib.suppress(Exception):
-                context.guards.seal(state.journal)
+                guards.seal(state.journal)
         state.record.finish(reason, "")
         result.files = [str(p) for p in state.record.files]
         with contextlib.suppress(Exception):
