@@ -43,7 +43,6 @@ SLOW: dict[str, str] = {
     "tests/docs/test_examples_offline.py": "every example's offline commands",
     "tests/environment/test_read_once.py": "three whole action processes, the runner's facts counted",
     "tests/mcp/test_cli_runs.py": "whole runs against real MCP servers, slow to start, hanging and crashing",
-    "tests/mcp/test_stop_during_start.py": "a stop while MCP servers start, each run waits out the wind-down",
     "tests/mcp/test_connection.py": "real MCP servers started, flooded and killed",
     "tests/mcp/test_replay.py": "a whole run with an MCP server, then its replay",
     "tests/mcp/test_secret_holder.py": "a whole run as root with a server given secrets, as another user",

@@ -12,6 +12,8 @@ code 2 and its record (a JSONL ``error`` and, where there is a step summary, a f
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -38,6 +40,8 @@ from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks.invocation_failure import report_invocation_error
 from aw_action.sinks.jsonl import JsonlSink
+from aw_action.sinks.summary import append_step_summary, render_run_summary
+from aw_action.tools.processes import kill_all_agent_processes
 
 
 class Harness:
@@ -66,6 +70,7 @@ class Harness:
         self.redactor: Redactor = run_redactor(self.env)
         self.jsonl = JsonlSink(self.redactor, stderr, readable=readable)
         self.context: RunContext | None = None
+        self._assembling: asyncio.Future[RunContext] | None = None
         self.guards: RunGuards | None = None
         """The run's guards once they hold, before the run is assembled (``stuck_result`` seals them)."""
         self.state: RunState | None = None
@@ -88,10 +93,46 @@ class Harness:
         workflow it names is ``workflow_label``'s, set when the run starts."""
 
     def cancel(self, reason: str = "cancelled") -> None:
-        """Stop the run as soon as possible; the outcome is ``reason`` (exit 1)."""
+        """Stop the run as soon as possible; the outcome is ``reason`` (exit 1). While the run
+        assembles (an extension's setup, an MCP server's start), the assembly is cancelled and the
+        run ends at once (``end_unfinished``); a stop that came before the assembly began lets it
+        finish and cancels the session it built. Call it on the run's event loop."""
         self._cancel_reason = self._cancel_reason or reason
         if self.context is not None:
             self.context.cancel(reason)
+        elif self._assembling is not None and not self._assembling.done():
+            self._assembling.cancel()
+
+    def end_unfinished(self, reason: str, error: str) -> RunResult:
+        """The result of a run that ends without its own finish (stopped while it still assembles,
+        or stuck after a stop: ``supervisor.stuck_result``), with what is known so far: the run's
+        guards sealed (its processes ended, a handed-over workspace and the file commands given
+        back, the records checked) or, before there are guards, every agent process killed; the
+        step summary written if the run did not get to it. Safe from the watchdog's thread (it
+        only reads the run's state); never raises."""
+        context = self.context
+        guards = context.guards if context is not None else self.guards
+        if guards is None:
+            kill_all_agent_processes(deadline_s=1.0)  # with guards, their seal ends the processes first
+        state = self.state
+        model = state.model if state else "unknown"
+        result = RunResult.ended(reason, model, state, error)
+        if state is not None:
+            if guards is not None:
+                with contextlib.suppress(Exception):
+                    guards.seal(state.journal)
+            state.record.finish(reason, "")
+            result.files = [str(p) for p in state.record.files]
+            with contextlib.suppress(Exception):
+                self._last_summary(state, result)
+        return result
+
+    def _last_summary(self, state: RunState, result: RunResult) -> None:
+        summary = self.runner_facts.step_summary
+        if not summary or state.record.summary_written:
+            return
+        state.record.summary_written = True
+        append_step_summary(Path(summary), lambda rows: render_run_summary(result, rows), self.redactor)
 
     def workflow_label(self) -> str | None:
         """The workflow the step summary's header names: GitHub's (``GITHUB_WORKFLOW``) in the
@@ -140,23 +181,35 @@ class Harness:
                     raise InvocationError(problem)
             if self.appendix is not None:
                 record_appendix(state, *self.appendix)
-            context = self.context = await assemble(
-                resolved,
-                env=self.env,
-                output_dir=self.output_dir,
-                workspace=self.workspace,
-                redactor=self.redactor,
-                jsonl=self.jsonl,
-                state=state,
-                read_only_steps=self.read_only_steps(),
-                extensions=self.extensions(),
-                runner_facts=self.runner_facts,
-                on_guards=self._hold_guards,
+            self._assembling = asyncio.ensure_future(
+                assemble(
+                    resolved,
+                    env=self.env,
+                    output_dir=self.output_dir,
+                    workspace=self.workspace,
+                    redactor=self.redactor,
+                    jsonl=self.jsonl,
+                    state=state,
+                    read_only_steps=self.read_only_steps(),
+                    extensions=self.extensions(),
+                    runner_facts=self.runner_facts,
+                    on_guards=self._hold_guards,
+                )
             )
+            try:
+                context = self.context = await self._assembling
+            finally:
+                self._assembling = None
         except InvocationError as raised:
             if isinstance(raised, UnknownModel):
                 model_name = raised.requested
             return self.refuse(self.explain(raised) if self.explain is not None else raised, model_name)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():  # this task's own cancel: not ours to end
+                raise
+            reason = self._cancel_reason or "cancelled"
+            return self.end_unfinished(reason, f"stopped while the run was starting ({reason})")
         start_over()  # assembled, the SDK imported: what lives now lives to the end (run/collector.py)
         context.start_tool_server()
         if self._cancel_reason:

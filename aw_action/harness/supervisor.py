@@ -13,25 +13,20 @@ seconds even if a thread (a tool's, an exporter's) would keep the interpreter al
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import TextIO
 
 from aw_action.harness.invocation import Harness
 from aw_action.run.cancel import CancelClock, StopSignals, settle
 from aw_action.run.config import RunConfig
 from aw_action.run.result import RunResult
-from aw_action.run.state import RunState
 from aw_action.run.time_budget import TimeBudget, run_start
 from aw_action.security.confinement.stdout_guard import reserved_stdout
 from aw_action.sinks.closing import closing_line
-from aw_action.sinks.summary import append_step_summary, render_run_summary
-from aw_action.tools.processes import kill_all_agent_processes
 
 DEADLINE_GRACE_S = 1.0
 """How long after the soft deadline the watchdog waits for steering to stop the run itself."""
@@ -71,34 +66,10 @@ async def supervise(harness: Harness, stops: StopSignals, wind_down_s: float) ->
 
 
 def stuck_result(harness: Harness, reason: str) -> RunResult:
-    """The outcome of a run that did not wind down in time after a stop: what is known so far,
-    with the step summary written if the run did not get to it. Safe from the watchdog's thread
-    (it only reads the run's state); never raises."""
-    context = harness.context
-    guards = context.guards if context is not None else harness.guards  # held while it assembles too
-    if guards is None:
-        kill_all_agent_processes(deadline_s=1.0)  # with guards, their seal ends the processes first
-    state = harness.state
-    model = state.model if state else "unknown"
+    """The outcome of a run that did not wind down in time after a stop: what is known so far
+    (``Harness.end_unfinished``). Safe from the watchdog's thread; never raises."""
     what = "the deadline" if reason == "timeout" else "the cancel"
-    result = RunResult.ended(reason, model, state, f"the run did not stop in time after {what}")
-    if state is not None:
-        if guards is not None:  # processes ended, workspace and file commands given back, records checked
-            with contextlib.suppress(Exception):
-                guards.seal(state.journal)
-        state.record.finish(reason, "")
-        result.files = [str(p) for p in state.record.files]
-        with contextlib.suppress(Exception):
-            _last_summary(harness, state, result)
-    return result
-
-
-def _last_summary(harness: Harness, state: RunState, result: RunResult) -> None:
-    summary = harness.runner_facts.step_summary
-    if not summary or state.record.summary_written:
-        return
-    state.record.summary_written = True
-    append_step_summary(Path(summary), lambda rows: render_run_summary(result, rows), harness.redactor)
+    return harness.end_unfinished(reason, f"the run did not stop in time after {what}")
 
 
 def exit_soon(code: int, within_s: float = EXIT_GRACE_S) -> None:

@@ -1,8 +1,10 @@
 """A stop signal while the run is still starting its MCP servers (extension setup, before the
-session): the run ends within the runner's escalation bound with one result object and
-parseable records, and the run's guards seal it as at any end (``supervisor.stuck_result``
-reaches them through ``Harness.guards`` before the run is assembled): a server that wrote to the
-job's file commands while it hung in its start leaves nothing there."""
+session): the assembly is cancelled (``Harness.cancel``) and the run ends at once as a cancelled
+run, "stopped while the run was starting", with one result object and parseable records, and
+sealed as at any end: the guards exist before any extension loads (``Harness.guards``), so the
+processes end and the job's file commands are given back (``Harness.end_unfinished``). Before,
+such a run waited out the wind-down and ended unsealed: a server that wrote to ``GITHUB_ENV``
+while it hung in its start left its line for the job's next steps."""
 
 from __future__ import annotations
 
@@ -88,7 +90,8 @@ def test_a_signal_during_the_legacy_probe_ends_the_run_cancelled(tmp_path: Path,
             proc.wait(10)
     assert code == 1 and result["stop_reason"] == "cancelled", result
     assert took < STOP_BOUND_S
-    assert "legacy" not in (result.get("error") or "")
+    assert result["error"] == "stopped while the run was starting (cancelled)", result
+    assert "legacy" not in result["error"]
 
 
 HOSTILE_SERVER = """
@@ -128,5 +131,6 @@ def test_a_server_that_writes_the_file_commands_then_hangs_leaves_nothing_after_
             proc.kill()
             proc.wait(10)
     assert code == 1 and result["stop_reason"] == "cancelled", result
+    assert result["error"] == "stopped while the run was starting (cancelled)", result
     assert took < STOP_BOUND_S
     assert env_file.read_text() == "KEPT=1\n"
