@@ -72,7 +72,7 @@ class Harness:
         self.context: RunContext | None = None
         self._assembling: asyncio.Future[RunContext] | None = None
         self.guards: RunGuards | None = None
-        """The run's guards once they hold, before the run is assembled (``stuck_result`` seals them)."""
+        """The run's guards once they hold, before the run is assembled (``end_unfinished`` seals them)."""
         self.state: RunState | None = None
         self._cancel_reason: str | None = None
         self.schema: dict[str, Any] | None = None
