@@ -14,8 +14,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,16 +73,23 @@ def silent_stream() -> Iterator[_SilentStream]:
     server.close()
 
 
-def test_a_signal_during_the_legacy_probe_ends_the_run_cancelled(tmp_path: Path, silent_stream: _SilentStream) -> None:
-    config = {"engine": {"model": "faux/scripted"}, "mcp-servers": {"quiet": {"url": silent_stream.url}}}
+def stopped_while_starting(
+    tmp_path: Path, servers: dict[str, Any], started: Callable[[], bool], **env: str
+) -> dict[str, Any]:
+    """A run with ``servers`` stopped by SIGTERM once ``started()`` holds; its result, after the
+    checks every such stop shares: exit 1, cancelled while starting, within the stop bound."""
+    config = {"engine": {"model": "faux/scripted"}, "mcp-servers": servers}
     config_path, prompt_path = write_run_files(tmp_path, config, "Do it.", [{"text": "never"}])
-    env = base_env(tmp_path)
+    run_env = base_env(tmp_path, **env)
     proc = subprocess.Popen(
         [sys.executable, "-m", "aw_action", "--config", str(config_path), "--prompt", str(prompt_path)],
-        env=env, cwd=env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=run_env, cwd=run_env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        assert silent_stream.probed.wait(60), "the probe never came"
+        deadline = time.monotonic() + 60
+        while not started():
+            assert time.monotonic() < deadline and proc.poll() is None, "the server's start never got there"
+            time.sleep(0.05)
         proc.send_signal(signal.SIGTERM)
         code, result, took = finish(proc, [], STOP_BOUND_S)
     finally:
@@ -89,8 +97,13 @@ def test_a_signal_during_the_legacy_probe_ends_the_run_cancelled(tmp_path: Path,
             proc.kill()
             proc.wait(10)
     assert code == 1 and result["stop_reason"] == "cancelled", result
-    assert took < STOP_BOUND_S
     assert result["error"] == "stopped while the run was starting (cancelled)", result
+    assert took < STOP_BOUND_S
+    return result
+
+
+def test_a_signal_during_the_legacy_probe_ends_the_run_cancelled(tmp_path: Path, silent_stream: _SilentStream) -> None:
+    result = stopped_while_starting(tmp_path, {"quiet": {"url": silent_stream.url}}, silent_stream.probed.is_set)
     assert "legacy" not in result["error"]
 
 
@@ -112,25 +125,5 @@ def test_a_server_that_writes_the_file_commands_then_hangs_leaves_nothing_after_
     env_file.write_text("KEPT=1\n")
     (tmp_path / "hostile.py").write_text(HOSTILE_SERVER.format(env_file=str(env_file)))
     servers = {"hostile": {"command": sys.executable, "args": [str(tmp_path / "hostile.py")], "startup-timeout": 120}}
-    config = {"engine": {"model": "faux/scripted"}, "mcp-servers": servers}
-    config_path, prompt_path = write_run_files(tmp_path, config, "Do it.", [{"text": "never"}])
-    env = base_env(tmp_path, GITHUB_ENV=str(env_file))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "aw_action", "--config", str(config_path), "--prompt", str(prompt_path)],
-        env=env, cwd=env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while "BASH_ENV" not in env_file.read_text():
-            assert time.monotonic() < deadline and proc.poll() is None, "the server never wrote"
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        code, result, took = finish(proc, [], STOP_BOUND_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-    assert code == 1 and result["stop_reason"] == "cancelled", result
-    assert result["error"] == "stopped while the run was starting (cancelled)", result
-    assert took < STOP_BOUND_S
+    stopped_while_starting(tmp_path, servers, lambda: "BASH_ENV" in env_file.read_text(), GITHUB_ENV=str(env_file))
     assert env_file.read_text() == "KEPT=1\n"
