@@ -115,6 +115,7 @@ def resolve_user_extension(ref: str, workspace: Path, index: int = 0) -> Setup:
 
 
 async def _run_setup(spec: ExtensionSpec, services: HostServices) -> None:
+    services.state.record.setting_up = spec.name
     result = spec.setup(ExtensionAPI(spec.name, spec.builtin, services))
     if not inspect.isawaitable(result):
         return
@@ -195,4 +196,5 @@ async def load_all(services: HostServices, added: Sequence[ExtensionSpec] = ()) 
             continue
         registry.wrap_handlers(ref, _contain)
         loaded.append(ref)
+    services.state.record.setting_up = None
     return loaded

@@ -146,9 +146,16 @@ def _timeout(facts: Facts) -> Explanation:
 
 def _cancelled(facts: Facts) -> Explanation:
     turns = len(facts.state.ledger.turns) if facts.state else 0
-    why = (
-        f"The run was cancelled after {human.count(turns, 'turn')} (the workflow run was cancelled, or the "
-        "process got a stop signal); what it did so far is kept.",
+    starting = facts.state.record.setting_up if facts.state else None
+    when: Words = (
+        ("while it was still starting (setting up ", Name(starting), "), before its first request")
+        if starting
+        else (f"after {human.count(turns, 'turn')}",)
+    )
+    why: Words = (
+        "The run was cancelled ",
+        *when,
+        " (the workflow run was cancelled, or the process got a stop signal); what it did so far is kept.",
     )
     return Explanation("cancelled", "error", "Stopped before it finished", why)
 

@@ -138,6 +138,9 @@ class RunRecord:
     provenance: list[dict[str, Any]] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     extensions_loaded: list[str] = field(default_factory=list)
+    setting_up: str | None = None
+    """The extension whose setup runs now (an MCP server's start is ``mcp-servers``'s); None once
+    every setup is done: a run stopped while it starts is explained by it."""
     current_prompt: int = 0
     """The prompt running now, or the last one (1-based; 0 before the first)."""
     prompts: list[PromptRecord] = field(default_factory=list)

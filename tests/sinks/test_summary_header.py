@@ -186,6 +186,16 @@ def test_a_cancelled_run_says_so_and_keeps_what_it_did() -> None:
     assert "The run was cancelled after 0 turns" in top.callout and "Fix" not in top.callout
 
 
+def test_a_run_cancelled_while_it_starts_names_the_extension_it_was_setting_up() -> None:
+    """A stop during an MCP server's start (``tests/mcp/test_stop_during_start.py``) ends the run
+    before its first request: the first screen says what it was waiting for."""
+    state = _state()
+    state.record.setting_up = "mcp-servers"
+    top = header(render_run_summary(RunResult.ended("cancelled", "m", state, "stopped while the run was starting")))
+    assert "cancelled while it was still starting (setting up <code>mcp-servers</code>)" in top.callout
+    assert "after 0 turns" not in top.callout
+
+
 def test_a_refused_key_names_the_input_in_the_action_and_the_variable_on_the_command_line() -> None:
     refused = "invalid x-api-key (HTTP 401)"
     action = header(
