@@ -82,6 +82,16 @@ def run_cli(args: list[str], env: dict[str, str], cwd: Path | None = None, timeo
     return CliRun(proc.returncode, proc.stdout, proc.stderr, Path(env["AW_OUTPUT_DIR"]))
 
 
+def session_tool_texts(session: Path) -> list[str]:
+    """The text of every tool result in a run's ``session.jsonl``, in order."""
+    texts = []
+    for line in session.read_text().splitlines():
+        entry = json.loads(line)
+        if entry.get("type") == "message" and entry["message"]["role"] == "toolResult":
+            texts.append("".join(part.get("text", "") for part in entry["message"]["content"]))
+    return texts
+
+
 def write_run_files(
     tmp: Path, config: dict[str, Any], prompt: str = "Do the task.", script: list[dict[str, Any]] | None = None
 ) -> tuple[Path, Path]:

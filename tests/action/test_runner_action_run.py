@@ -28,6 +28,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from tests.action.launch import REPO, _evaluate_default, declared_inputs
+from tests.conftest import session_tool_texts
 from tests.github.runner_sim import parse_file_command
 
 VERSION = "m.version('aw-harness')"
@@ -160,12 +161,7 @@ def run_job(example: str, job: Job) -> JobRun:
 
 
 def _tool_results(session: Path) -> str:
-    texts = []
-    for line in session.read_text().splitlines():
-        entry = json.loads(line)
-        if entry.get("type") == "message" and entry["message"]["role"] == "toolResult":
-            texts.append("".join(part.get("text", "") for part in entry["message"]["content"]))
-    return "\n".join(texts)
+    return "\n".join(session_tool_texts(session))
 
 
 @pytest.fixture(scope="module")

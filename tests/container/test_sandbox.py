@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import session_tool_texts
 from tests.container import engine
 from tests.container.runner import ContainerRun, RunnerHost, run_container
 
@@ -98,13 +99,7 @@ def bash(command: str) -> dict[str, Any]:
 
 
 def tool_results(run: ContainerRun) -> list[str]:
-    session = run.host.host_path(run.outputs["session-file"])
-    out = []
-    for line in session.read_text().splitlines():
-        entry = json.loads(line)
-        if entry.get("type") == "message" and entry["message"]["role"] == "toolResult":
-            out.append("".join(part.get("text", "") for part in entry["message"]["content"]))
-    return out
+    return session_tool_texts(run.host.host_path(run.outputs["session-file"]))
 
 
 def everything(host: RunnerHost) -> dict[str, str]:

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from tests.action.launch import REPO
+from tests.conftest import session_tool_texts
 from tests.container import engine
 from tests.container.runner import ContainerRun, RunnerHost, container_name, docker_run_argv, read_back, run_container
 
@@ -61,15 +61,6 @@ def _docker_step(image: str, host: RunnerHost, inputs: dict[str, str]) -> Contai
     return read_back(host, proc.returncode, proc.stdout + proc.stderr, time.monotonic() - started)
 
 
-def _tool_results(session: Path) -> list[str]:
-    out = []
-    for line in session.read_text().splitlines():
-        entry = json.loads(line)
-        if entry.get("type") == "message" and entry["message"]["role"] == "toolResult":
-            out.append("".join(part.get("text", "") for part in entry["message"]["content"]))
-    return out
-
-
 def test_python_project_tests_import_their_neighbour_in_the_image(image: str, tmp_path: Path) -> None:
     host = RunnerHost.under(tmp_path)
     project = host.workspace / "examples" / "python-project"
@@ -78,7 +69,7 @@ def test_python_project_tests_import_their_neighbour_in_the_image(image: str, tm
     subprocess.run(install, cwd=project, check=True, capture_output=True, timeout=120)
     run = run_container(image, host, _with("python-project"))
     assert run.returncode == 0, run.log[-4000:]
-    (result,) = _tool_results(host.host_path(run.outputs["session-file"]))
+    (result,) = session_tool_texts(host.host_path(run.outputs["session-file"]))
     assert "Ran 3 tests" in result and "\nOK\n" in result and "exit code: 0" in result, result
     assert "ModuleNotFoundError" not in result
 
@@ -86,7 +77,7 @@ def test_python_project_tests_import_their_neighbour_in_the_image(image: str, tm
 def test_node_project_finds_no_node_in_the_image(image: str, tmp_path: Path) -> None:
     host = RunnerHost.under(tmp_path)
     run = run_container(image, host, _with("node-project"))
-    (result,) = _tool_results(host.host_path(run.outputs["session-file"]))
+    (result,) = session_tool_texts(host.host_path(run.outputs["session-file"]))
     assert "node: command not found" in result and "exit code: 127" in result, result
 
 
@@ -108,6 +99,6 @@ def test_node_project_runs_in_an_image_built_from_the_published_one_as_a_docker_
     inputs = _with("node-project")
     run = _docker_step(node_image, host, inputs)
     assert run.returncode == 0, run.log[-4000:]
-    (result,) = _tool_results(host.host_path(run.outputs["session-file"]))
+    (result,) = session_tool_texts(host.host_path(run.outputs["session-file"]))
     assert "# pass 3" in result and "exit code: 0" in result, result
     assert "INPUT_GITHUB-TOKEN is not set at all" in run.log, "the docker:// step's missing default is named"
