@@ -19,18 +19,20 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any, NoReturn, cast
+from typing import IO, TYPE_CHECKING, Any, NoReturn, cast
 
 from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import InvocationError
 from aw_action.harness.arguments import OneLineParser
-from aw_action.harness.continuation import Continuation
 from aw_action.harness.guards import harden_process
 from aw_action.harness.invocation import Harness
 from aw_action.harness.supervisor import run_and_print, stop_signals
 from aw_action.run.collector import start_over
 from aw_action.run.stop_hold import release
 from aw_action.sinks.pretty import FORMATS, PrettyStream, wants_pretty
+
+if TYPE_CHECKING:
+    from aw_action.harness.continuation import Continuation
 
 SUBCOMMANDS: dict[str, str] = {
     "audit": "aw_action.audit:main",

@@ -23,7 +23,6 @@ from aw_action.extensions import (
     mcp_servers,
     narration,
     observability,
-    progress_comment,
     provider_setup,
     repair,
     steering,
@@ -61,6 +60,17 @@ def setup_bash_policy(api: ExtensionAPI) -> Any:
     return bash_policy.setup(api)
 
 
+def setup_progress_comment(api: ExtensionAPI) -> Any:
+    """progress-comment, imported only by a run that turns it on (``harness.progress-comment``):
+    the comment's renderer and the GitHub comment client are about 15 ms of a start, and with it
+    off the extension does nothing (``extensions/progress_comment.py``)."""
+    if not api.config.harness.progress_comment:
+        return None
+    from aw_action.extensions import progress_comment
+
+    return progress_comment.setup(api)
+
+
 BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
     ("tools", register_builtin_tools),
     ("mcp-servers", mcp_servers.setup),
@@ -71,7 +81,7 @@ BUILTINS: list[tuple[str, Callable[[ExtensionAPI], Any]]] = [
     ("repair", repair.setup),
     ("compaction", compaction.setup),
     ("safe-outputs", setup_safe_outputs),
-    ("progress-comment", progress_comment.setup),
+    ("progress-comment", setup_progress_comment),
     ("observability", observability.setup),
     ("narration", narration.setup),
 ]

@@ -36,7 +36,6 @@ from aw_action.sinks.jsonl_stream import EventStream
 from aw_action.sinks.otel import OtelSink, otlp_timeout, resolve_targets
 from aw_action.sinks.record_files import writers_for
 from aw_action.sinks.record_writer import BookedRequest, RecordWriter, SessionInfo, WriterContext
-from aw_action.sinks.summary import write_run_summary
 
 FILE_HINT = f"check that the output dir ({OUTPUT_DIR.name}) is writable and has free space"
 HINTS = {
@@ -182,6 +181,9 @@ class Observability:
         self.fan_out(lambda writer: writer.finish(result))
         summary = self.api.runner_facts.step_summary
         if summary:
+            # when used, not at start (tests/cli/test_first_request_imports.py)
+            from aw_action.sinks.summary import write_run_summary
+
             messages, redactor = ctx.session.messages, self.api.services.redactor
             self.guard("step-summary", lambda: write_run_summary(Path(summary), result, messages, redactor))
         self.stream.finish(result)

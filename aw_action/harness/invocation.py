@@ -18,14 +18,13 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from aw_action.config import ConfigSources, ResolvedConfig, UnknownModel, resolve_config
 from aw_action.environment.runner import RunnerFacts
 from aw_action.exits import InvocationError
 from aw_action.extensions.loader import ExtensionSpec
 from aw_action.harness.context import RunContext, assemble
-from aw_action.harness.continuation import Continuation, fit_problem, section, seed
 from aw_action.harness.guards import RunGuards
 from aw_action.harness.output_schema import configured_schema, enforce_output_schema, with_instructions
 from aw_action.harness.run_files import start_afresh
@@ -38,10 +37,11 @@ from aw_action.run.record import Reporting
 from aw_action.run.redact import Redactor, run_redactor
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
-from aw_action.sinks.invocation_failure import report_invocation_error
 from aw_action.sinks.jsonl import JsonlSink
-from aw_action.sinks.summary import append_step_summary, render_run_summary
 from aw_action.tools.processes import kill_all_agent_processes
+
+if TYPE_CHECKING:
+    from aw_action.harness.continuation import Continuation
 
 
 class Harness:
@@ -132,6 +132,9 @@ class Harness:
         if not summary or state.record.summary_written:
             return
         state.record.summary_written = True
+        # when used, not at start (tests/cli/test_first_request_imports.py)
+        from aw_action.sinks.summary import append_step_summary, render_run_summary
+
         append_step_summary(Path(summary), lambda rows: render_run_summary(result, rows), self.redactor)
 
     def workflow_label(self) -> str | None:
@@ -146,6 +149,9 @@ class Harness:
         its result (exit 2), whose closing line says what is wrong once (``sinks/closing.py``).
         Entry points that fail before ``run()`` use it too."""
         result = RunResult.invocation_error(exc, model, self.state)
+        # when used, not at start (tests/cli/test_first_request_imports.py)
+        from aw_action.sinks.invocation_failure import report_invocation_error
+
         report_invocation_error(result, self.reporting, self.runner_facts, self.jsonl, self.redactor)
         return result
 
@@ -176,6 +182,9 @@ class Harness:
             state.record.phase = gh_aw_phase(self.env)
             record_inputs(state, imports, prompt)
             if self.continuation is not None:
+                # when used, not at start (tests/cli/test_first_request_imports.py)
+                from aw_action.harness.continuation import fit_problem
+
                 problem = fit_problem(self.continuation, prompt, resolved.model, config)
                 if problem is not None:
                     raise InvocationError(problem)
@@ -216,6 +225,9 @@ class Harness:
             context.cancel(self._cancel_reason)
         continuation = self.continuation
         if continuation is not None:
+            # when used, not at start (tests/cli/test_first_request_imports.py)
+            from aw_action.harness.continuation import section, seed
+
             state.record.continues = seed(context.session, continuation)
             self.jsonl.line(
                 f"aw-harness: continuing session {continuation.session_id} ({len(continuation.messages)} messages) "

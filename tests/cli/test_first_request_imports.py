@@ -38,6 +38,12 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "aw_action.safe_outputs",  # no safe-outputs: configured (extensions/builtins.setup_safe_outputs)
     "aw_action.policy",  # no tools.bash policy (extensions/builtins.setup_bash_policy)
     "tree_sitter",
+    "aw_action.extensions.progress_comment",  # progress-comment is off (extensions/builtins.setup_progress_comment)
+    "aw_action.sinks.progress",
+    "aw_action.sinks.summary",  # the step summary: written at the run's end
+    "aw_action.sinks.summary_story",
+    "aw_action.sinks.invocation_failure",  # a refused invocation's records
+    "aw_action.harness.continuation",  # not a continued run (--continue-from)
 )
 """Module name prefixes (a trailing dot: that package's modules) a plain anthropic run with no MCP
 server, no OTLP endpoint, no workflow, no safe outputs and no bash policy has no use for before its first request."""
