@@ -36,12 +36,13 @@ def explain(result: RunResult, audience: Audience) -> Explanation:
     return EXPLAINERS.get(result.stop_reason, _failed)(facts)
 
 
-def _raise(kind: BudgetKind, facts: Facts) -> Words:
+def _raise(kind: BudgetKind, facts: Facts, verb: str = "Raise") -> Words:
+    """The fix that raises ``kind``'s limit (``verb`` lower-cased where the fix goes on a sentence)."""
     limit = facts.limits.get(kind.name)
     now = f" (now {human.limit(kind, limit)})" if limit is not None else ""
     if kind.gate == "deadline" and facts.audience == "gh-aw":
         now = ""  # the run's limit is what was left of the workflow's when it started, not the setting to raise
-    return ("Raise ", *budget_setting(kind, facts.audience), now, " or narrow the task.")
+    return (f"{verb} ", *budget_setting(kind, facts.audience), now, " or narrow the task.")
 
 
 # ---- the explainers --------------------------------------------------------------------------
@@ -136,22 +137,40 @@ def _timeout(facts: Facts) -> Explanation:
     margin = TimeBudget.from_minutes(limit, 0, 0).margin_s
     of = "the" if facts.audience == "gh-aw" else "its"
     left = " left of the workflow's time when it started" if facts.audience == "gh-aw" else ""
+    starting = _setting_up(facts)
     why = (
         f"The run stopped after {human.duration(elapsed)} of {of} {human.minutes(limit)}{left} "
-        f"({human.percent(elapsed, limit * 60)}): the harness stops {human.duration(margin)} before the limit "
-        "so that its records and summary get written.",
+        f"({human.percent(elapsed, limit * 60)})",
+        *((" ", *_still_starting(starting)) if starting else ()),
+        f": the harness stops {human.duration(margin)} before the limit so that its records and summary get written.",
     )
-    return Explanation("timeout", "error", "Time limit reached", why, _raise(kind, facts))
+    fix: Words = (
+        (
+            "Find out why ",
+            Name(starting),
+            " did not finish starting (its lines in the log), or ",
+            *_raise(kind, facts, "raise"),
+        )
+        if starting
+        else _raise(kind, facts)
+    )
+    return Explanation("timeout", "error", "Time limit reached", why, fix)
+
+
+def _setting_up(facts: Facts) -> str | None:
+    """The extension the run was still setting up when it ended (``RunRecord.setting_up``: an MCP
+    server that does not finish starting, say), or None once the run had started."""
+    return facts.state.record.setting_up if facts.state else None
+
+
+def _still_starting(extension: str) -> Words:
+    return ("while it was still starting (setting up ", Name(extension), "), before its first request")
 
 
 def _cancelled(facts: Facts) -> Explanation:
     turns = len(facts.state.ledger.turns) if facts.state else 0
-    starting = facts.state.record.setting_up if facts.state else None
-    when: Words = (
-        ("while it was still starting (setting up ", Name(starting), "), before its first request")
-        if starting
-        else (f"after {human.count(turns, 'turn')}",)
-    )
+    starting = _setting_up(facts)
+    when = _still_starting(starting) if starting else (f"after {human.count(turns, 'turn')}",)
     why: Words = (
         "The run was cancelled ",
         *when,

@@ -127,3 +127,38 @@ def test_a_server_that_writes_the_file_commands_then_hangs_leaves_nothing_after_
     servers = {"hostile": {"command": sys.executable, "args": [str(tmp_path / "hostile.py")], "startup-timeout": 120}}
     stopped_while_starting(tmp_path, servers, lambda: "BASH_ENV" in env_file.read_text(), GITHUB_ENV=str(env_file))
     assert env_file.read_text() == "KEPT=1\n"
+
+
+HUNG_SERVER = "import time\ntime.sleep(3600)  # never answers initialize\n"
+
+
+def test_the_deadline_while_a_server_starts_ends_the_run_and_says_which_extension_it_waited_for(
+    tmp_path: Path,
+) -> None:
+    """``timeout-minutes`` 0.05 (3 s) while an MCP server never finishes starting (its own
+    ``startup-timeout`` is longer): the deadline watchdog ends the run as a stop signal does, at
+    once and sealed, and the step summary's first screen says the run was still setting up
+    ``mcp-servers`` and what to look at, not only to raise the time limit."""
+    (tmp_path / "hung.py").write_text(HUNG_SERVER)
+    servers = {"hung": {"command": sys.executable, "args": [str(tmp_path / "hung.py")], "startup-timeout": 120}}
+    config = {"engine": {"model": "faux/scripted"}, "timeout-minutes": 0.05, "mcp-servers": servers}
+    config_path, prompt_path = write_run_files(tmp_path, config, "Do it.", [{"text": "never"}])
+    summary = tmp_path / "summary.md"
+    run_env = base_env(tmp_path, GITHUB_STEP_SUMMARY=str(summary))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "aw_action", "--config", str(config_path), "--prompt", str(prompt_path)],
+        env=run_env, cwd=run_env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        code, result, took = finish(proc, [], 3 + STOP_BOUND_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    assert code == 1 and result["stop_reason"] == "timeout", result
+    assert result["error"] == "stopped while the run was starting (timeout)", result
+    assert took < 3 + STOP_BOUND_S, "not the server's 120 s startup-timeout"
+    first_screen = summary.read_text()[:1500]
+    assert "Time limit reached" in first_screen
+    assert "while it was still starting (setting up `mcp-servers`), before its first request" in first_screen
+    assert "Find out why `mcp-servers` did not finish starting" in first_screen

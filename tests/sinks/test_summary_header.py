@@ -196,6 +196,27 @@ def test_a_run_cancelled_while_it_starts_names_the_extension_it_was_setting_up()
     assert "after 0 turns" not in top.callout
 
 
+def test_a_deadline_while_the_run_starts_names_what_it_waited_for_and_what_to_look_at() -> None:
+    """The deadline during an MCP server's start ends the run as a stop signal does
+    (``Harness.end_unfinished``): the callout says the run never got to its first request,
+    which extension it was setting up, and to look at that before raising the time limit."""
+    state = _state(audience="action")
+    state.record.publish_limits({"minutes": 2.5})
+    state.record.setting_up = "mcp-servers"
+    ended = RunResult.ended("timeout", "m", state, "stopped while the run was starting (timeout)")
+    top = header(render_run_summary(ended))
+    assert top.heading == "❌ Failure · Time limit reached"
+    assert "while it was still starting (setting up <code>mcp-servers</code>), before its first request" in top.callout
+    assert (
+        "Find out why <code>mcp-servers</code> did not finish starting (its lines in the log), "
+        "or raise the <code>timeout-minutes</code> input (now 2.5 min)"
+    ) in top.callout
+    state.record.setting_up = None
+    started = header(render_run_summary(RunResult.ended("timeout", "m", state)))
+    assert "while it was still starting" not in started.callout
+    assert "</strong> Raise the <code>timeout-minutes</code> input" in started.callout
+
+
 def test_a_refused_key_names_the_input_in_the_action_and_the_variable_on_the_command_line() -> None:
     refused = "invalid x-api-key (HTTP 401)"
     action = header(
