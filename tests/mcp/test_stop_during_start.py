@@ -73,29 +73,42 @@ def silent_stream() -> Iterator[_SilentStream]:
     server.close()
 
 
+def ended_while_starting(
+    config: dict[str, Any],
+    run_env: dict[str, str],
+    tmp_path: Path,
+    bound: float,
+    signal_when: Callable[[], bool] | None,
+) -> tuple[int, dict[str, Any], float]:
+    """Run ``config`` on the scripted provider, with SIGTERM once ``signal_when()`` holds (None: no
+    signal, the run ends by itself); its exit code, result and how long it took to end (from the
+    signal, else from the launch), every JSONL line parsed (``tests/cli/test_stops.finish``)."""
+    config_path, prompt_path = write_run_files(tmp_path, config, "Do it.", [{"text": "never"}])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "aw_action", "--config", str(config_path), "--prompt", str(prompt_path)],
+        env=run_env, cwd=run_env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        if signal_when is not None:
+            deadline = time.monotonic() + 60
+            while not signal_when():
+                assert time.monotonic() < deadline and proc.poll() is None, "the server's start never got there"
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGTERM)
+        return finish(proc, [], bound)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
 def stopped_while_starting(
     tmp_path: Path, servers: dict[str, Any], started: Callable[[], bool], **env: str
 ) -> dict[str, Any]:
     """A run with ``servers`` stopped by SIGTERM once ``started()`` holds; its result, after the
     checks every such stop shares: exit 1, cancelled while starting, within the stop bound."""
     config = {"engine": {"model": "faux/scripted"}, "mcp-servers": servers}
-    config_path, prompt_path = write_run_files(tmp_path, config, "Do it.", [{"text": "never"}])
-    run_env = base_env(tmp_path, **env)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "aw_action", "--config", str(config_path), "--prompt", str(prompt_path)],
-        env=run_env, cwd=run_env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while not started():
-            assert time.monotonic() < deadline and proc.poll() is None, "the server's start never got there"
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        code, result, took = finish(proc, [], STOP_BOUND_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
+    code, result, took = ended_while_starting(config, base_env(tmp_path, **env), tmp_path, STOP_BOUND_S, started)
     assert code == 1 and result["stop_reason"] == "cancelled", result
     assert result["error"] == "stopped while the run was starting (cancelled)", result
     assert took < STOP_BOUND_S
@@ -142,19 +155,9 @@ def test_the_deadline_while_a_server_starts_ends_the_run_and_says_which_extensio
     (tmp_path / "hung.py").write_text(HUNG_SERVER)
     servers = {"hung": {"command": sys.executable, "args": [str(tmp_path / "hung.py")], "startup-timeout": 120}}
     config = {"engine": {"model": "faux/scripted"}, "timeout-minutes": 0.05, "mcp-servers": servers}
-    config_path, prompt_path = write_run_files(tmp_path, config, "Do it.", [{"text": "never"}])
     summary = tmp_path / "summary.md"
     run_env = base_env(tmp_path, GITHUB_STEP_SUMMARY=str(summary))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "aw_action", "--config", str(config_path), "--prompt", str(prompt_path)],
-        env=run_env, cwd=run_env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        code, result, took = finish(proc, [], 3 + STOP_BOUND_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
+    code, result, took = ended_while_starting(config, run_env, tmp_path, 3 + STOP_BOUND_S, None)
     assert code == 1 and result["stop_reason"] == "timeout", result
     assert result["error"] == "stopped while the run was starting (timeout)", result
     assert took < 3 + STOP_BOUND_S, "not the server's 120 s startup-timeout"
