@@ -111,6 +111,7 @@ def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> 
         _row("bytes sent, 20 turns of 1.3 MB", per_run(aw, "big", bytes_sent), per_run(pi, "big", bytes_sent),
              "MB", 0.5, 1 / 1e6, load=loads(records, "big")),
     ]  # fmt: skip
+    lines.extend(growth_rows(aw, pi, loads(records, "long")))
     disk = [full_output_on_disk(r.requests, 1_000_000) for r in aw["big"]]
     disk_pi = [full_output_on_disk(r.requests, 1_000_000) for r in pi["big"]]
     lines.append(f"| full 1.3 MB output on disk, path given to the model | {_yes(disk)} | {_yes(disk_pi)} | | | | |")
@@ -147,9 +148,29 @@ def wire_table(wire: str, records: Records, imports: list[float], runs: int) -> 
     return [*lines, ""]
 
 
-def overhead(side: dict[str, list[RunRecord]]) -> float:
-    """Per-turn overhead: (exit - first request) / 200, median over the runs."""
-    return median([(r.wall_s - (r.first_request_s or 0.0)) / 200 for r in side["turns"]])
+def overhead(side: dict[str, list[RunRecord]], scenario: str = "turns", turns: int = 200) -> float:
+    """Per-turn overhead: (exit - first request) / ``turns``, median over the runs."""
+    return median([(r.wall_s - (r.first_request_s or 0.0)) / turns for r in side[scenario]])
+
+
+def growth_rows(aw: dict[str, list[RunRecord]], pi: dict[str, list[RunRecord]], load: str) -> list[str]:
+    """400 turns against 200: the per-turn overhead, and how much the turns' whole time grew
+    against how much the request bodies did (target: no faster, issue 36)."""
+
+    def grown(side: dict[str, list[RunRecord]]) -> tuple[float, float]:
+        time_ = overhead(side, "long", 400) * 400 / (overhead(side) * 200)
+        sent = median([float(bytes_sent(r.requests)) for r in side["long"]])
+        return time_, sent / median([float(bytes_sent(r.requests)) for r in side["turns"]])
+
+    (time_aw, bytes_aw), (time_pi, bytes_pi) = grown(aw), grown(pi)
+    met = "yes" if time_aw <= bytes_aw else "**no**"
+    return [
+        _row("per-turn overhead (400 turns)", overhead(aw, "long", 400), overhead(pi, "long", 400), "ms", None, 1000,
+             load=load),
+        f"| the turns' time, 400 turns / 200 turns | {time_aw:.2f}x | {time_pi:.2f}x | | "
+        f"≤ the bytes' | {met} | {load} |",
+        f"| request bytes sent, 400 turns / 200 turns | {bytes_aw:.2f}x | {bytes_pi:.2f}x | | | | {load} |",
+    ]  # fmt: skip
 
 
 def cpu_per_turn(side: dict[str, list[RunRecord]]) -> float:
@@ -180,6 +201,8 @@ def quick(results: dict[str, tuple[Records, list[float]]], scenarios: list[str])
             lines.append(f"{wire}: CPU of a 200-turn run aw {a:.2f} s, Pi {p:.2f} s: {_ratio(a, p)}")
             loads_seen = [r.load for side in (aw, pi) for r in side["turns"]]
             lines.append(f"{wire}: load {min(loads_seen):.1f}-{max(loads_seen):.1f}")
+        if "turns" in scenarios and "long" in scenarios:
+            lines.extend(f"{wire}: {row}" for row in growth_rows(aw, pi, loads(records, "long")))
     return "\n".join(lines)
 
 

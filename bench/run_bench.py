@@ -9,6 +9,8 @@ noise falls on both; figures are medians:
 - ``start``: a one-request session. Start to first request, and wall time.
 - ``turns``: 200 tool turns (``echo ok``) then a final answer. Wall time, per-turn overhead
   ((exit - first request) / 200, within the same run), peak RSS.
+- ``long``: 400 tool turns, the same: how the turns' time grows with the history against how the
+  request bodies grow (each request carries the whole history: their sum grows with the square).
 - ``big``: 20 tool turns, each printing about 1.3 MB (a different ``seq`` each turn). Bytes sent to
   the model over the session, peak RSS, whether the full output is on disk where the model is told.
 - Anthropic wire: share of requests with ``cache_control`` and of requests whose prefix repeats the
@@ -45,12 +47,14 @@ from bench.model_server import BenchServer, Script
 from bench.subjects import BENCH, PI_BIN, Launch, aw_harness, image, pi, sdk_floor
 
 TURNS = 200
+LONG_TURNS = 400
 BIG_TURNS = 20
 BIG_LINES = 190_000  # seq of 7-byte lines: 1.33 MB per turn
 
 SCRIPTS = {
     "start": Script(0),
     "turns": Script(TURNS),
+    "long": Script(LONG_TURNS),
     "big": Script(BIG_TURNS, command=lambda turn: f"seq {100_000 + turn} {100_000 + turn + BIG_LINES}"),
 }
 Subject = Callable[[Path, str, str], Launch]
