@@ -4,7 +4,8 @@ Completions wire formats (the reply builders of tests/servers), answering both h
 A ``Script`` says how many tool turns a run has and which bash command each turn asks for; the
 server answers statelessly from the request itself (the number of tool results already in it is
 the turn number), so two harnesses that send different bodies still get the same conversation.
-Every request is recorded with its arrival time, raw body and parsed JSON for the metrics, and
+Every request is recorded with its arrival time and raw body for the metrics (parsed when a metric
+asks: the server keeps no parsed bodies, see ``Seen``), and
 every reply with its timing (``ReplyTiming``: when it was written and when its last byte left
 the send queue), from which the bench checks that the server held no reply back
 (``measure.stall_check``).
@@ -35,11 +36,21 @@ class Script:
 
 @dataclass
 class Seen:
+    """One request as it arrived. Only its bytes are kept: the parsed bodies of a 400-turn run are
+    millions of objects, which made every full collection of the garbage collector in this process
+    (the server's) slower as the run went on, and the server's answers later, for whichever
+    harness ran while they piled up (the server then held each answer ~7 ms at turn 400)."""
+
     at: float
     """``time.monotonic()`` when the request arrived."""
     path: str
     body: bytes
-    data: dict[str, Any]
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The body's JSON, parsed afresh on each call (an empty body: ``{}``)."""
+        parsed: dict[str, Any] = json.loads(self.body) if self.body else {}
+        return parsed
 
 
 def tool_results_in(data: dict[str, Any]) -> int:
@@ -82,6 +93,7 @@ class BenchServer:
             self.script = script
             self.seen = []
         self._server.take_replies()
+        self._server.requests.clear()  # the wire server's own list, unused here: it would grow with every run
 
     def take_replies(self) -> list[ReplyTiming]:
         """Every reply sent since the last ``reset``."""
@@ -91,7 +103,7 @@ class BenchServer:
         at = time.monotonic()
         data = json.loads(request.body) if request.body else {}
         with self._lock:
-            self.seen.append(Seen(at, request.path, request.body, data))
+            self.seen.append(Seen(at, request.path, request.body))
             script = self.script
         turn = tool_results_in(data)
         calls = [("bash", {"command": script.command(turn)})] if turn < script.tool_turns else None
