@@ -7,7 +7,6 @@ go out, in a ``COMMENT`` review. PyGithub against the fake, on the real diff of 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,19 +27,6 @@ CALLS = (
     (REVIEW, {"body": "Looks good", "event": "APPROVE"}),
 )
 RUN = 4242
-
-
-@pytest.fixture
-def pr(tmp_path: Path) -> pr_fixture.PullFixture:
-    return pr_fixture.build(tmp_path)
-
-
-@pytest.fixture
-def fake(pr: pr_fixture.PullFixture) -> Iterator[FakeGitHub]:
-    server = FakeGitHub()
-    assert server.add_pull(pr.files, pr.head) == 1
-    yield server
-    server.close()
 
 
 def base_config(tmp: Path) -> Path:

@@ -7,7 +7,6 @@ limits (the artifact's copy, which allows approvals, is ignored) and no approval
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,17 +68,10 @@ def test_the_agent_job_reads_the_fork_as_data_and_cannot_write() -> None:
 
 
 @pytest.fixture
-def pr(tmp_path: Path) -> pr_fixture.PullFixture:
-    return pr_fixture.build(tmp_path)
-
-
-@pytest.fixture
-def fake(pr: pr_fixture.PullFixture) -> Iterator[FakeGitHub]:
-    server = FakeGitHub()
-    assert server.add_pull(pr.files, pr.head) == 1
-    server.runs[7001] = {"event": "pull_request_target", "head_repository": "octo/hello"}
-    yield server
-    server.close()
+def fake(fake: FakeGitHub) -> FakeGitHub:
+    """The shared pull request (conftest.py), with the run GitHub records for the fork's workflow."""
+    fake.runs[7001] = {"event": "pull_request_target", "head_repository": "octo/hello"}
+    return fake
 
 
 def test_the_apply_job_applies_a_fork_run_s_records_as_untrusted(

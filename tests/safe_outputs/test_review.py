@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,19 +28,6 @@ COMMENT = "create_pull_request_review_comment"
 REVIEW = "submit_pull_request_review"
 CONFIG: dict[str, Any] = {"create-pull-request-review-comment": {"max": 6}, "submit-pull-request-review": None}
 REVIEWS_PATH = "/repos/octo/hello/pulls/1/reviews"
-
-
-@pytest.fixture
-def pr(tmp_path: Path) -> pr_fixture.PullFixture:
-    return pr_fixture.build(tmp_path)
-
-
-@pytest.fixture
-def fake(pr: pr_fixture.PullFixture) -> Iterator[FakeGitHub]:
-    server = FakeGitHub()
-    assert server.add_pull(pr.files, pr.head) == 1
-    yield server
-    server.close()
 
 
 def event(tmp: Path, head: str) -> Path:
