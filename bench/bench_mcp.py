@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import socket
 import statistics
@@ -33,6 +32,7 @@ from aw_action.mcp.client import Connection, ServerLaunch  # noqa: E402
 from aw_action.mcp.config import McpServer  # noqa: E402
 from aw_action.mcp.tools import McpTool  # noqa: E402
 from aw_action.tools.bash import BashTool  # noqa: E402
+from bench.subjects import scripted_run  # noqa: E402
 
 SERVER = ROOT / "tests" / "mcp" / "server.py"
 
@@ -99,23 +99,9 @@ async def tool_calls(n: int) -> None:
 
 def run_start(n: int, checkout: Path, label: str) -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-mcp-run-"))
-    (work / "ws").mkdir()
-    (work / "script.json").write_text(json.dumps([{"text": "done"}]))
-    (work / "config.json").write_text(
-        json.dumps({"engine": {"model": "faux/scripted"}, "harness": {"faux-script": "script.json"}})
-    )
-    (work / "prompt.txt").write_text("Say done.")
+    argv = scripted_run(work, [{"text": "done"}])
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
     env.update(PYTHONPATH=str(checkout), AW_OUTPUT_DIR=str(work / "out"), GITHUB_WORKSPACE=str(work / "ws"))
-    argv = [
-        sys.executable,
-        "-m",
-        "aw_action",
-        "--config",
-        str(work / "config.json"),
-        "--prompt",
-        str(work / "prompt.txt"),
-    ]
     samples = []
     for _ in range(n):
         started = time.perf_counter()

@@ -30,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.process_stats import REPO, measure
+from bench.subjects import scripted_run
 
 TARGET_S = 30.0
 TARGET_MB = 256.0
@@ -45,23 +46,8 @@ TEMPLATES: dict[str, tuple[list[dict[str, object]], dict[str, object]]] = {
 def template_zip(root: Path, name: str, script: list[dict[str, object]], extra: dict[str, object]) -> Path:
     """One real CLI run on the scripted provider, its output folder zipped."""
     work, out = root / "work" / name, root / "out" / name
-    (work / "ws").mkdir(parents=True)
-    (work / "script.json").write_text(json.dumps(script))
-    config = {"engine": {"model": "faux/scripted"}, "harness": {"faux-script": str(work / "script.json")}}
-    for key, value in extra.items():
-        config[key] = {**config.get(key, {}), **value} if isinstance(value, dict) else value  # type: ignore[dict-item]
-    (work / "config.json").write_text(json.dumps(config))
-    (work / "prompt.txt").write_text("Do it.\n")
+    argv = scripted_run(work, script, extra)
     env = {"PATH": os.environ["PATH"], "HOME": str(work), "AW_OUTPUT_DIR": str(out), "LANG": "C.UTF-8"}
-    argv = [
-        sys.executable,
-        "-m",
-        "aw_action",
-        "--config",
-        str(work / "config.json"),
-        "--prompt",
-        str(work / "prompt.txt"),
-    ]
     subprocess.run(argv, env=env, cwd=work / "ws", capture_output=True, timeout=120)
     archive = root / f"{name}.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:

@@ -41,6 +41,22 @@ def _folders(root: Path) -> tuple[Path, Path]:
     return home, workspace
 
 
+def scripted_run(work: Path, script: list[dict[str, object]], config: dict[str, object] | None = None) -> list[str]:
+    """A CLI run on the scripted provider: its config (``config`` merged into the scripted model's),
+    script and prompt written into ``work`` (its workspace ``work/ws``, made here); the argv."""
+    (work / "ws").mkdir(parents=True, exist_ok=True)
+    (work / "script.json").write_text(json.dumps(script))
+    scripted = {"faux-script": str(work / "script.json")}
+    merged: dict[str, object] = {"engine": {"model": "faux/scripted"}, "harness": scripted}
+    for key, value in (config or {}).items():
+        present = merged.get(key)
+        merged[key] = {**present, **value} if isinstance(value, dict) and isinstance(present, dict) else value
+    (work / "config.json").write_text(json.dumps(merged))
+    (work / "prompt.txt").write_text("Do it.\n")
+    config_path, prompt_path = str(work / "config.json"), str(work / "prompt.txt")
+    return [sys.executable, "-m", "aw_action", "--config", config_path, "--prompt", prompt_path]
+
+
 def aw_config(wire: str) -> dict[str, object]:
     return {
         "engine": {"id": "aw", "model": f"{wire}/{MODELS[wire]}"},
