@@ -22,11 +22,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from aw_action.agent.tools import ToolContext  # noqa: E402
+from aw_action.agent.tools import AgentTool, ToolContext, ToolInvocation  # noqa: E402
 from aw_action.ai.types import AbortSignal  # noqa: E402
 from aw_action.mcp.client import Connection, ServerLaunch  # noqa: E402
 from aw_action.mcp.config import McpServer  # noqa: E402
@@ -46,11 +47,11 @@ async def _nothing(_: object) -> None:
     return None
 
 
-async def calls(n: int, tool: object, args: dict[str, object], ctx: ToolContext) -> list[float]:
+async def calls(n: int, tool: AgentTool, args: dict[str, Any], ctx: ToolContext) -> list[float]:
     out = []
     for _ in range(n):
         started = time.perf_counter()
-        await tool.execute("c", args, AbortSignal(), _nothing, ctx)  # type: ignore[attr-defined]
+        await tool.execute(ToolInvocation("c", args, AbortSignal(), _nothing, ctx))
         out.append((time.perf_counter() - started) * 1000)
     return out
 
