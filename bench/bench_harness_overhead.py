@@ -23,8 +23,21 @@ from typing import Any
 
 from aw_action.ai.catalog import resolve_model
 from aw_action.ai.faux import FauxProvider
-from aw_action.ai.types import AbortSignal, NoHooks, ProviderRequest, StreamOptions, UserMessage
+from aw_action.ai.types import AbortSignal, ProviderRequest, StreamOptions, UserMessage
 from aw_action.harness import Harness
+
+
+class NoHooks:
+    """Provider hooks that change nothing (the peer runs no extension)."""
+
+    async def on_payload(self, payload: dict[str, Any]) -> dict[str, Any]:
+        return payload
+
+    async def on_response(self, status: int, headers: dict[str, str]) -> None:
+        return None
+
+    async def on_retry(self, attempt: int, status: int | None, delay_s: float, error: str) -> None:
+        return None
 
 
 def script(turns: int) -> list[dict[str, Any]]:
