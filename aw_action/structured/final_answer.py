@@ -46,7 +46,7 @@ class AnswerNotJson(ValueError):
 
 
 def _loads(text: str) -> Any:
-    return parse_json(text, max_depth=MAX_DEPTH)
+    return parse_json(text, finite=True, max_depth=MAX_DEPTH)
 
 
 def load_output_schema(spec: str | Mapping[str, Any], base_dir: Path | None = None) -> dict[str, Any]:

@@ -62,6 +62,19 @@ async def test_a_valid_first_answer_becomes_the_structured_output(tmp_path: Path
     assert "matched `output-schema` at the first answer" in (tmp_path / "summary.md").read_text()
 
 
+async def test_a_number_too_large_for_a_float_is_corrected_not_a_crash(tmp_path: Path) -> None:
+    """``1e400`` is valid JSON text but no float holds it: read as infinity, it passed a
+    ``number`` schema and then failed the structured output's write, and the run raised past
+    ``Harness.run()`` with no result. The model's answer is text the harness must survive: the
+    answer is refused as not JSON it can keep, and the model is asked again."""
+    schema = {"type": "object", "properties": {"score": {"type": "number"}}, "required": ["score"]}
+    result, _ = await run(tmp_path, [{"text": '{"score": -1e400}'}, {"text": '{"score": 2.5}'}], config(schema))
+    assert result.exit_code == 0 and result.stop_reason == "completed", result.error
+    assert result.to_json()["structured_output"] == {"score": 2.5}
+    corrective = user_texts(tmp_path)[1][1]
+    assert "beyond the numbers a float holds" in corrective
+
+
 async def test_an_invalid_answer_is_corrected_by_a_corrective_prompt(tmp_path: Path) -> None:
     script = [{"text": '{"verdict": "maybe", "score": -1}'}, {"text": GOOD}]
     result, stderr = await run(tmp_path, script)

@@ -61,6 +61,7 @@ def test_a_json_fence_wins_over_an_unlabelled_one() -> None:
         ("I approve this change.", "it is not valid JSON"),
         ('{"score": NaN}', "NaN is not a number JSON allows"),
         ('{"score": Infinity}', "Infinity is not a number JSON allows"),
+        ('{"score": -1e400}', "beyond the numbers a float holds"),  # JSON's own spelling of a float too large
         ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
         ("x" * 1_000_001, "over 1,000,000"),
     ],
