@@ -41,17 +41,22 @@ def read_event_file(path: str | Path | None) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise EventFileUnreadable(f"{file}: cannot read the event: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen: a directory fails it
             raise EventFileUnreadable(f"{file}: the event file is not a regular file")
-        data = stream.read(MAX_EVENT_BYTES + 1)
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            data = stream.read(MAX_EVENT_BYTES + 1)
+    except OSError as exc:  # a read error on a file the kernel called regular (EIO)
+        raise EventFileUnreadable(f"{file}: cannot read the event: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
     if len(data) > MAX_EVENT_BYTES:
         raise EventFileTooLarge(
             f"the event file {file} is over {MAX_EVENT_BYTES // (1024 * 1024)} MiB: refused",
             Setting(str(file), "file"),
         )
     try:
-        value = parse_json(data)
+        value = parse_json(data, finite=True)
     except ValueError as exc:
         raise EventFileUnreadable(f"{file}: the event is not JSON: {exc}") from None
     return value if isinstance(value, dict) else {}

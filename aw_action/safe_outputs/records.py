@@ -52,7 +52,7 @@ def normalise_type(value: str) -> str:
 
 def parse_line(number: int, raw: bytes) -> RecordLine:
     try:
-        value = parse_json(raw.decode("utf-8"))
+        value = parse_json(raw.decode("utf-8"), finite=True)
     except (UnicodeDecodeError, ValueError) as exc:
         return RecordLine(number, None, f"line {number}: not valid JSON ({type(exc).__name__})")
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):

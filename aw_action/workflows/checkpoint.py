@@ -141,7 +141,7 @@ def read_checkpoint(path: Path) -> Checkpoint:
     finally:
         os.close(fd)
     try:
-        data = parse_json(raw.decode("utf-8"), max_depth=MAX_CHECKPOINT_DEPTH)
+        data = parse_json(raw.decode("utf-8"), finite=True, max_depth=MAX_CHECKPOINT_DEPTH)
     except TooDeep:
         raise CheckpointError(f"{where}: nested deeper than {MAX_CHECKPOINT_DEPTH} levels") from None
     except (UnicodeDecodeError, ValueError) as exc:

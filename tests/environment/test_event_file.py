@@ -32,7 +32,9 @@ def test_an_event_over_the_bound_is_an_error_naming_the_file(tmp_path: Path, mon
     assert str(big) in str(caught.value) and caught.value.exit_code == 2
 
 
-@pytest.mark.parametrize("text", ["{not json", '{"n": NaN}', "[" * 100 + "]" * 100])
+@pytest.mark.parametrize(
+    "text", ["{not json", '{"n": NaN}', '{"pull_request": {"number": 1e400}}', "[" * 100 + "]" * 100]
+)
 def test_an_event_that_is_not_strict_json_is_unreadable(tmp_path: Path, text: str) -> None:
     bad = tmp_path / "event.json"
     bad.write_text(text)
@@ -45,6 +47,15 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(EventFileUnreadable, match="not a regular file"):
         read_event_file(str(fifo))
+
+
+@pytest.mark.parametrize("where", ["a directory", "/proc/self/mem"])
+def test_a_path_that_is_no_readable_file_is_unreadable_not_a_traceback(tmp_path: Path, where: str) -> None:
+    """A directory made ``fdopen`` raise before the regular-file check; ``/proc/self/mem``, a
+    file by its mode, fails its read with EIO: each an ``OSError`` no caller expected."""
+    path = str(tmp_path) if where == "a directory" else where
+    with pytest.raises(EventFileUnreadable):
+        read_event_file(path)
 
 
 def test_every_reader_of_the_event_refuses_one_over_the_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -40,6 +40,16 @@ def test_a_torn_last_line_stays_one_bad_line_and_the_next_record_is_whole(tmp_pa
     assert log.count("create_issue") == 0
 
 
+def test_a_number_no_float_holds_is_a_bad_line_not_infinity(tmp_path: Path) -> None:
+    """``1e400`` is JSON text but no float: read as infinity it would reach the apply job's
+    payloads, which JSON cannot carry."""
+    log = RecordLog(tmp_path)
+    with open(log.path, "ab") as handle:
+        handle.write(b'{"type":"noop","message":"x","weight":1e400}\n')
+    [line] = read_records(log.path)
+    assert line.record is None and line.error == "line 1: not valid JSON (ValueError)"
+
+
 def test_a_writer_killed_mid_stream_leaves_only_whole_records(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)], env=env)
