@@ -9,19 +9,23 @@
 # requirements.lock (--require-hashes, wheels only) and the package's wheel, built from SOURCE with the
 # hash-locked build backend of requirements-build.lock (no build isolation: nothing unpinned is fetched).
 # The key names everything the environment is made of: the interpreter (path and version), both locks,
-# pyproject.toml, action.yml and the package's files. The interpreter is the runner's own /usr/bin/python3 when
+# pyproject.toml, action.yml, this recipe (runner/action.yml, runner/install.sh) and the package's files. The interpreter is the runner's own /usr/bin/python3 when
 # it is 3.11 or newer (not one a setup-python step put first on PATH), else the newest python3.1x on PATH.
 set -euo pipefail
 
 mode=${1:?install.sh key|install SOURCE VENV}
 source_dir=$(cd "${2:?SOURCE}" && pwd)
-venv=${3:?VENV}
+venv=$(realpath -m "${3:?VENV}")
 stamp="$venv/.aw-harness-key"
+# Out of the workspace before any Python starts, and every interpreter isolated (-I): `python -m pip` puts the
+# working directory first on sys.path and honours PYTHONPATH, so a pip.py, venv.py or sitecustomize.py that a
+# checked-out repository (a fork's pull request) holds would run in their place and its venv be cached.
+cd /
 
 say() { printf 'aw-harness install: %s\n' "$*"; }
 fail() { printf '::error title=aw-harness install::%s\n' "$*"; exit 2; }
 
-usable() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; }
+usable() { "$1" -I -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; }
 pick_python() {
   local candidate
   for candidate in /usr/bin/python3 python3.13 python3.12 python3.11 python3; do
@@ -38,9 +42,9 @@ python=$(pick_python) \
 
 key() {
   {
-    "$python" -c 'import sys; print(sys.version, sys.executable)'
+    "$python" -I -c 'import sys; print(sys.version, sys.executable)'
     cd "$source_dir"
-    sha256sum requirements.lock requirements-build.lock pyproject.toml action.yml
+    sha256sum requirements.lock requirements-build.lock pyproject.toml action.yml runner/action.yml runner/install.sh
     find aw_action -type f ! -name '*.pyc' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
   } | sha256sum | cut -c1-32
 }
@@ -62,8 +66,8 @@ case "$mode" in
     fi
     started=$(date +%s.%N)
     rm -rf "$venv"
-    "$python" -m venv "$venv" || fail "$python -m venv $venv failed (on Debian and Ubuntu: apt-get install python3-venv)"
-    pip=("$venv/bin/python" -m pip --disable-pip-version-check --no-input --quiet)
+    "$python" -I -m venv "$venv" || fail "$python -m venv $venv failed (on Debian and Ubuntu: apt-get install python3-venv)"
+    pip=("$venv/bin/python" -I -m pip --disable-pip-version-check --no-input --quiet)
     "${pip[@]}" install --require-hashes --only-binary=:all: -r "$source_dir/requirements.lock"
     build=$(mktemp -d)
     trap 'rm -rf "$build"' EXIT
@@ -73,7 +77,7 @@ case "$mode" in
       --wheel-dir "$build/dist" "$source_dir"
     "${pip[@]}" install --no-deps --no-index "$build"/dist/aw_harness-*.whl
     echo "$k" >"$stamp"
-    say "installed into $venv with $python in $("$python" -c "import time; print(round(time.time() - $started, 1))") s"
+    say "installed into $venv with $python in $("$python" -I -c "import time; print(round(time.time() - $started, 1))") s"
     ;;
   *) fail "unknown mode '$mode' (key or install)" ;;
 esac

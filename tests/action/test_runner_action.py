@@ -153,3 +153,38 @@ def test_inputs_nested_past_the_parsers_depth_are_one_line_and_exit_2() -> None:
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and INPUTS_VARIABLE in lines[0], done.stderr
+
+
+HOSTILE_MODULE = "open({marker!r}, 'w').write('ran')\n"
+
+
+def test_the_install_runs_no_python_module_the_checked_out_repository_holds(tmp_path: Path) -> None:
+    """The install starts in the workspace, where a fork's pull request may have put a ``pip.py``,
+    ``venv.py`` or ``sitecustomize.py`` (or a job's ``PYTHONPATH`` may name it): ``python -m pip``
+    would have run the repository's file instead of pip's and its venv gone into the cache under
+    the real key. The install leaves the workspace first and isolates every interpreter (``-I``).
+    Against an action checkout whose lock is empty, so the install stops at pip's first call."""
+    source = tmp_path / "action"
+    for name in ("requirements.lock", "requirements-build.lock", "pyproject.toml", "action.yml"):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_text("")
+    (source / "runner").mkdir()
+    for name in ("action.yml", "install.sh"):
+        (source / "runner" / name).write_text((REPO / "runner" / name).read_text())
+    (source / "aw_action").mkdir()
+    (source / "aw_action" / "__init__.py").write_text("")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    markers = {name: tmp_path / f"ran-{name}" for name in ("pip", "venv", "sitecustomize")}
+    for name, marker in markers.items():
+        (workspace / f"{name}.py").write_text(HOSTILE_MODULE.format(marker=str(marker)))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(workspace)}
+    script = str(source / "runner" / "install.sh")
+    for mode in ("key", "install"):
+        env["GITHUB_OUTPUT"] = str(tmp_path / f"{mode}.out")
+        subprocess.run(
+            ["bash", script, mode, str(source), "venv"], cwd=workspace, env=env, capture_output=True, timeout=300
+        )
+    assert sorted(name for name, marker in markers.items() if marker.exists()) == []
+    assert "key=aw-harness-venv-" in (tmp_path / "key.out").read_text()
+    assert (tmp_path / "workspace" / "venv" / "bin" / "python").exists(), "a relative VENV is the workspace's"
