@@ -76,6 +76,20 @@ def test_dev_null_stays_writable_and_truncatable(ws: Path) -> None:
     assert out.strip() == "ok"
 
 
+@pytest.mark.parametrize(("fs", "tcp"), [(True, True), (False, False)])
+def test_a_kernel_offering_less_than_planned_is_refused_not_run_with_less(
+    monkeypatch: pytest.MonkeyPatch, fs: bool, tcp: bool
+) -> None:
+    """The run plans and reports its confinement from the harness's probe; the wrapper, in the
+    command's process, may see less (Landlock filtered out there: ABI 0). It used to restrict at
+    what it saw, nothing at all, and run the command as if confined; it now refuses, which the
+    wrapper turns into exit 126, the command not run (found by review)."""
+    monkeypatch.setattr(landlock, "kernel_abi", lambda: 0)
+    with pytest.raises(OSError, match="Landlock ABI 0 here, 3 planned"):
+        landlock.restrict(3, fs=fs, writable=[], tcp=tcp)
+    landlock.restrict(3, fs=False, writable=[], tcp=True)  # nothing asked of Landlock: nothing to refuse
+
+
 def test_no_abi_still_sets_no_new_privs(ws: Path) -> None:
     _, out = _run(ws, "touch ../outside/x && grep NoNewPrivs /proc/self/status", abi=0)
     assert out.split() == ["NoNewPrivs:", "1"]

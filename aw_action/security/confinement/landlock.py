@@ -142,8 +142,15 @@ def restrict(abi: int, *, fs: bool, writable: list[str], tcp: bool) -> None:
 
     ``fs``: reads and execution stay allowed everywhere; writes only beneath ``writable``.
     ``tcp`` False: no TCP bind or connect (ABI 4+) and no abstract Unix socket outside the
-    domain (ABI 6+). Needs ``no_new_privs`` first. Nothing to restrict at this ABI: no-op."""
-    abi = min(abi, kernel_abi(), KNOWN_ABI)
+    domain (ABI 6+). Needs ``no_new_privs`` first. Nothing to restrict at this ABI: no-op.
+    ``OSError`` when something is to be restricted and the kernel offers less than ``abi`` (the
+    version the run's confinement was planned and reported for): the wrapper then refuses to run
+    the command rather than run it with less than the run says it has."""
+    planned = min(abi, KNOWN_ABI)
+    kernel = kernel_abi()
+    if (fs or not tcp) and kernel < planned:
+        raise OSError(f"Landlock ABI {kernel} here, {planned} planned")
+    abi = min(planned, kernel)
     handled = fs_rights(abi) if fs else 0
     net = NET_BIND_TCP | NET_CONNECT_TCP if not tcp and abi >= 4 else 0
     scoped = SCOPE_ABSTRACT_UNIX_SOCKET if not tcp and abi >= 6 else 0
