@@ -137,3 +137,21 @@ def test_the_harness_asks_once_and_announces_what_the_plan_says(
         assert state.record.security_notes[-1].text == plan.summary_line()
     finally:
         guards.seal(state.journal)
+
+
+@pytest.mark.skipif(KERNEL.landlock_abi < 3, reason="needs Landlock ABI 3 to plan for 2")
+def test_a_kernel_without_the_truncate_right_says_files_can_still_be_truncated(
+    tmp_path: Path, made: list[Path]
+) -> None:
+    """Landlock refuses truncation from ABI 3 on (Linux 6.2): below it a read-only or
+    workspace-write command can empty any file its user may write (``truncate``, ``open`` with
+    ``O_TRUNC``), which the run's record and summary now say instead of staying silent (found by
+    review: Ubuntu 22.04's 5.15 and Debian 12's 6.1 offer ABI 1 and 2)."""
+    abi_2 = {**ENV, "AW_SANDBOX_ABI_LIMIT": "2"}
+    for mode in ("read-only", "workspace-write"):
+        plan = plan_confinement(request(tmp_path, settings=SandboxSettings(mode=mode)), abi_2)  # type: ignore[arg-type]
+        assert any(
+            "no truncate right (needs 3)" in f.warning and "may still empty files" in f.warning for f in plan.findings
+        )
+    plan = plan_confinement(request(tmp_path, settings=SandboxSettings(mode="read-only")), ENV)
+    assert not any("truncate" in f.warning for f in plan.findings)

@@ -51,6 +51,10 @@ SUBSYSTEM = "sandbox"
 OPT_OUT = "harness.sandbox-required: false (action input sandbox-required)"
 SOCKET_FILTER_PROBE = Confinement("full", tcp=False, abi=0, source="the socket filter probe", socket_filter=True)
 LANDLOCK_FIX = "run on a kernel with Landlock (Linux 5.13+)"
+TRUNCATE_ABI = 3
+"""The Landlock ABI that refuses truncation (``LANDLOCK_ACCESS_FS_TRUNCATE``, Linux 6.2); below it a
+confined command may truncate any file its user may write, though not open it for writing."""
+TRUNCATE_FIX = "run on Linux 6.2 or later for truncation rules"
 
 
 @dataclass(frozen=True)
@@ -166,6 +170,12 @@ def judge(kernel: KernelSupport, tools: ToolSandbox, request: ConfinementRequest
     elif kernel.landlock_abi == 0 and tools.bash.mode == "workspace-write":
         cause = f"the workspace-write sandbox cannot be enforced: {kernel.note or 'no Landlock'}"
         findings.append(Finding(f"{cause}; commands may write anywhere their user may", cause, LANDLOCK_FIX))
+    if 0 < kernel.landlock_abi < TRUNCATE_ABI and (needs_read_only or tools.bash.mode == "workspace-write"):
+        cause = (
+            f"files cannot be kept from being truncated (truncate, open with O_TRUNC): Landlock ABI "
+            f"{kernel.landlock_abi} has no truncate right (needs {TRUNCATE_ABI})"
+        )
+        findings.append(Finding(f"{cause}; commands may still empty files their user may write", cause, TRUNCATE_FIX))
     if kernel.landlock_abi and needs_read_only and not kernel.socket_filter:
         cause = "read-only cannot refuse metadata changes (chmod, chown, utime, xattrs) or keys: no seccomp filter"
         findings.append(
