@@ -173,7 +173,7 @@ class Connection:
             cwd=cwd,
             identity=identity,
             confinement=base.confinement if base is not None else None,
-            granted=frozenset(spec.variables()),
+            granted=frozenset(spec.granted()),
         )
         async with stdio_transport([spec.command, *spec.args], launch, self.stderr) as streams:
             yield streams

@@ -138,6 +138,12 @@ class McpServer(BaseModel):
             named.append(self.bearer_token_env_var)
         return list(dict.fromkeys(named))
 
+    def granted(self) -> list[str]:
+        """The names its process may hold even where they read like a credential: every variable
+        it is given and every name its ``env`` sets (``SERVICE_API_TOKEN: ${MY_SVC}``): the
+        backstop of ``security/confinement/spawn.child_env`` drops any other such name."""
+        return list(dict.fromkeys([*self.variables(), *self.env]))
+
     def takes(self, tool: str) -> bool:
         """Whether ``allowed`` and ``blocked`` let the agent have ``tool``."""
         if tool in self.blocked:
@@ -155,6 +161,10 @@ def check_servers(servers: Mapping[str, McpServer], *, github: bool) -> str | No
             why = grant_problem(variable, github=github)
             if why is not None:
                 return f"{name}.env-vars: {variable}: {why}"
+        for key in server.env:
+            why = grant_problem(key, github=github)
+            if why is not None:
+                return f"{name}.env: {key}: {why}"
     return None
 
 

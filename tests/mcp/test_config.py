@@ -59,6 +59,8 @@ def test_defaults_survive_a_slow_first_start(tmp_path: Path) -> None:
             ["mcp-servers.docs", "env-vars: 'INPUT_GITHUB-TOKEN' is not a variable name"],
         ),
         ({"docs": {"command": "x", "env-vars": ["ACTIONS_RUNTIME_TOKEN"]}}, ["runner's own"]),
+        ({"docs": {"command": "x", "env": {"ACTIONS_RUNTIME_TOKEN": "x"}}}, ["docs.env: ACTIONS_RUNTIME_TOKEN"]),
+        ({"docs": {"command": "x", "env": {"OPENAI_API_KEY": "sk-not-the-harness-s"}}}, ["docs.env: OPENAI_API_KEY"]),
         ({"docs": {"command": "x", "env-vars": ["GITHUB_TOKEN"]}}, ["only when tools.github grants"]),
         ({"docs": {"url": "http://h/mcp", "headers": {"X": "${OPENAI_API_KEY}"}}}, ["docs.env-vars: OPENAI_API_KEY"]),
         ({"a__b": {"command": "x"}}, ["a__b: a server name"]),

@@ -72,3 +72,27 @@ async def test_close_ends_the_server_process(tmp_path: Path) -> None:
     await connection.close()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+async def test_a_name_the_servers_env_sets_reaches_it_even_when_it_reads_like_a_credential(tmp_path: Path) -> None:
+    """``env: {SERVICE_API_TOKEN: ${MY_SVC}}`` (github-mcp-server's own documented setup sets
+    ``GITHUB_PERSONAL_ACCESS_TOKEN``): the spawn backstop drops credential-looking names nobody
+    granted, and it used to count only the harness variables a server is given, not the names its
+    ``env`` sets, so the server started without them and nothing said so (found by review). A
+    credential-looking name the config did not set still does not reach it."""
+    env = {"SERVICE_API_TOKEN": "${MY_SVC}", "PLAIN": "${MY_SVC}", "GITHUB_PERSONAL_ACCESS_TOKEN": "${MY_PAT}"}
+    spec = McpServer.model_validate({"command": sys.executable, "args": [str(SERVER), "ok"], "env": env})
+    harness = {"MY_SVC": "svc-value-123456", "MY_PAT": "pat-value-123456", "OTHER_API_TOKEN": "never-given"}
+    base = {"PATH": os.environ["PATH"], "STRAY_SECRET_TOKEN": "not-granted"}
+    connection = Connection("t", spec, ServerLaunch(workspace=tmp_path, env=harness, base_env=base))
+    await connection.start()
+    try:
+        seen = {
+            name: result_text(await connection.call("env", {"name": name}, AbortSignal()))
+            for name in (*env, "OTHER_API_TOKEN", "STRAY_SECRET_TOKEN")
+        }
+    finally:
+        await connection.close()
+    assert seen["SERVICE_API_TOKEN"] == seen["PLAIN"] == "svc-value-123456"
+    assert seen["GITHUB_PERSONAL_ACCESS_TOKEN"] == "pat-value-123456"
+    assert "never-given" not in seen["OTHER_API_TOKEN"] and "not-granted" not in seen["STRAY_SECRET_TOKEN"]
