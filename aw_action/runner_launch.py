@@ -13,8 +13,11 @@ non-dumpable and wipes its initial environment: ``security/confinement/process_g
 
 The harness uploads no artifact here: a composite action's script steps get no
 ``ACTIONS_RUNTIME_TOKEN`` (actions/runner ``ScriptHandler``; only container and JavaScript actions
-do), so ``upload-artifacts`` is handed over as ``false`` and ``runner/action.yml``'s next step
-uploads the output folder with actions/upload-artifact when the input asked for it.
+do). When ``upload-artifacts`` asks for it, the harness is told to stage the records instead
+(``AW_ARTIFACT_STAGE``, ``$RUNNER_TEMP/aw-harness-artifact``: the files its own zip would hold,
+through its redactor, no hidden file and no symlink, ``github/upload.py``) and
+``runner/action.yml``'s next step uploads that folder with actions/upload-artifact; never the
+output folder itself, where the agent may have left a symlink or a secret.
 
 Standard library only and imports nothing of the harness. A missing or malformed
 ``AW_ACTION_INPUTS`` is one line naming it and exit 2; so is an input no environment variable can
@@ -36,7 +39,10 @@ HARNESS_FLAGS = ("-I", "-u")
 the project's settings, never reach the harness's interpreter) and unbuffered (what the image's
 ``PYTHONUNBUFFERED=1`` does for the container action)."""
 UPLOAD_INPUT = "upload-artifacts"
-"""Handed over as ``false``: runner/action.yml's own step uploads (the module docstring)."""
+STAGE_VARIABLE = "AW_ARTIFACT_STAGE"
+"""``environment/tuning.ARTIFACT_STAGE``'s name (this module imports nothing of the harness)."""
+STAGE_FOLDER = "aw-harness-artifact"
+"""Under ``$RUNNER_TEMP``: the folder runner/action.yml's upload step uploads."""
 
 
 def input_variable(name: str) -> str:
@@ -69,7 +75,11 @@ def harness_environment(env: Mapping[str, str]) -> dict[str, str]:
         variable = input_variable(str(name))
         _check_carriable(str(name), variable, value)
         out[variable] = value
-    out[input_variable(UPLOAD_INPUT)] = "false"
+    out.pop(STAGE_VARIABLE, None)
+    if out.get(input_variable(UPLOAD_INPUT)) == "true" and env.get("RUNNER_TEMP"):
+        out[STAGE_VARIABLE] = os.path.join(env["RUNNER_TEMP"], STAGE_FOLDER)
+    else:
+        out[input_variable(UPLOAD_INPUT)] = "false"  # nowhere to stage: the harness cannot upload here
     return out
 
 

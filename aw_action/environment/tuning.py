@@ -128,6 +128,10 @@ SANDBOX_ABI_LIMIT = Tunable(
     least=0,
     expected="a whole number (the highest Landlock ABI to use)",
 )
+ARTIFACT_STAGE = _text(
+    "AW_ARTIFACT_STAGE",
+    "a folder the run's records are copied into, scrubbed, for a later step to upload (the runner-side action)",
+)
 AGENT_START_FILE = _text("AW_AGENT_START_FILE", "gh-aw's agent start time file (config/gh_aw_limits.py)")
 FAUX_SCRIPT = _text("AW_FAUX_SCRIPT", "the faux provider's script (harness.faux-script's fallback)")
 HARNESS_CONFIG = _text("AW_HARNESS_CONFIG", "aw-harness gh-aw: the config file")

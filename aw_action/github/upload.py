@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aw_action.environment.runner import ARTIFACT_RUNTIME_VARS, RunnerFacts
+from aw_action.environment.tuning import ARTIFACT_STAGE
 from aw_action.github.log import WorkflowLog
 from aw_action.run.cancel import CancelClock, settle
 
@@ -70,6 +71,9 @@ async def upload_run_artifacts(
     from aw_action.github.artifacts import ArtifactClient, ArtifactError, artifact_url, is_ghes
 
     runner = runner or RunnerFacts.read(env)
+    stage = ARTIFACT_STAGE.text(env)
+    if stage:
+        return _staged(root, Path(stage), extra_files(env, root), log)
     token, results_url = runner.runtime_token, runner.results_url
     if not token or not results_url:
         return _skipped(log, f"{' or '.join(ARTIFACT_RUNTIME_VARS)} is not set")
@@ -99,6 +103,24 @@ async def upload_run_artifacts(
         f"{result.size} bytes, sha256:{result.sha256}){': ' + url if url else ''}\n"
     )
     return Upload(result.artifact_id, url)
+
+
+STAGED = "left to the action's upload step"
+
+
+def _staged(root: Path, stage: Path, extra: Mapping[str, Path], log: WorkflowLog) -> Upload:
+    """The runner-side action's upload: its composite steps get no runtime token, so its own next
+    step uploads ``stage`` (``AW_ARTIFACT_STAGE``), into which the files the zip would hold are
+    copied here, through the redactor (as the zip's are), no hidden file and no symlink."""
+    from aw_action.github.archive import stage_directory
+
+    try:
+        count = stage_directory(root, stage, extra, log.redactor.text)
+    except OSError as exc:
+        log.warning(f"the records could not be staged in {stage}: {exc.strerror or exc}", title=TITLE)
+        return Upload(problem="the records could not be staged for the upload (see the log)")
+    log.write(f"aw-harness: {count} files of {root} staged in {stage} for the action's upload step\n")
+    return Upload(problem=STAGED)
 
 
 def _skipped(log: WorkflowLog, why: str) -> Upload:

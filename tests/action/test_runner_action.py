@@ -13,7 +13,14 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from aw_action.runner_launch import INPUTS_VARIABLE, harness_environment, input_variable
+from aw_action.environment.tuning import ARTIFACT_STAGE
+from aw_action.runner_launch import (
+    INPUTS_VARIABLE,
+    STAGE_FOLDER,
+    STAGE_VARIABLE,
+    harness_environment,
+    input_variable,
+)
 from tests.action.launch import REPO
 
 RUNNER = REPO / "runner"
@@ -60,7 +67,10 @@ def test_inputs_are_named_as_the_runner_names_a_container_action_s(name: str, va
 
 def test_launcher_environment_holds_the_inputs_and_nothing_stale() -> None:
     inputs = {"prompt": "Run the tests.", "max-turns": "3", "upload-artifacts": "true", "dry-run": False}
-    env = {INPUTS_VARIABLE: json.dumps(inputs), "INPUT_STALE": "x", "PATH": "/usr/bin", "RUNNER_TEMP": "/t"}
+    env = {
+        INPUTS_VARIABLE: json.dumps(inputs), "INPUT_STALE": "x", "PATH": "/usr/bin", "RUNNER_TEMP": "/t",
+        STAGE_VARIABLE: "/somewhere/the/job/set",
+    }  # fmt: skip
     out = harness_environment(env)
     assert out == {
         "PATH": "/usr/bin",
@@ -68,8 +78,19 @@ def test_launcher_environment_holds_the_inputs_and_nothing_stale() -> None:
         "INPUT_PROMPT": "Run the tests.",
         "INPUT_MAX-TURNS": "3",
         "INPUT_DRY-RUN": "false",
-        "INPUT_UPLOAD-ARTIFACTS": "false",  # the composite's own step uploads: no runtime token here
+        "INPUT_UPLOAD-ARTIFACTS": "true",
+        STAGE_VARIABLE: "/t/aw-harness-artifact",  # staged for the composite's own upload step
     }
+    off = harness_environment({**env, INPUTS_VARIABLE: json.dumps({**inputs, "upload-artifacts": "false"})})
+    assert off["INPUT_UPLOAD-ARTIFACTS"] == "false" and STAGE_VARIABLE not in off
+
+
+def test_the_upload_step_uploads_the_folder_the_harness_stages_and_nothing_hidden() -> None:
+    steps = YAML(typ="safe").load((REPO / "runner" / "action.yml").read_text())["runs"]["steps"]
+    [upload] = [step for step in steps if step.get("uses", "").startswith("actions/upload-artifact")]
+    assert upload["with"]["path"] == "${{ runner.temp }}/" + STAGE_FOLDER
+    assert "include-hidden-files" not in upload["with"]
+    assert ARTIFACT_STAGE.name == STAGE_VARIABLE
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,8 @@ prepended to ``PATH`` for the steps after; ``${{ }}`` evaluated for the few expr
 the ``inputs`` context with action.yml's defaults, ``toJSON(inputs)``). The ``uses:`` steps are
 the runner's own (checkout, setup-*, actions/cache, actions/upload-artifact): the checkout is a
 copy of examples/, this machine's python3 and node stand in for setup-*, the cache is the venv
-left in place from one job to the next, and the upload's ``path`` is checked to be the records.
+left in place from one job to the next, and the upload's ``path`` is checked to be the records the
+harness staged for it.
 """
 
 from __future__ import annotations
@@ -192,8 +193,10 @@ def test_the_example_s_job_runs_the_project_s_tests_through_the_runner_side_acti
     assert run.outputs["exit-code"] == "0"
     session = Path(run.outputs["session-file"])
     assert session.is_file() and session.parent == work / "_temp" / "aw-harness", "the default output folder"
-    assert run.upload_path == session.parent, "the composite uploads the records"
-    assert "ACTIONS_RUNTIME_TOKEN" not in run.log, "the harness was told not to upload: no warning about it"
+    stage = work / "_temp" / "aw-harness-artifact"
+    assert run.upload_path == stage, "the composite uploads what the harness staged, not the output folder"
+    assert (stage / session.name).read_text() == session.read_text(), "the staged records hold the transcript"
+    assert "ACTIONS_RUNTIME_TOKEN" not in run.log, "the harness was told to stage, not upload: no warning about it"
     results = _tool_results(session)
     for text in expected:
         assert text in results, results[-3000:]

@@ -184,3 +184,34 @@ async def test_an_upload_that_never_finishes_is_abandoned_at_its_limit(tmp_path:
     log.finish()
     assert upload.artifact_id == "" and upload.problem == "upload abandoned: not finished within 0.5 s"
     assert [w.data for w in simulate(out.getvalue()).named("warning")] == ["abandoned: not finished within 0.5 s"]
+
+
+async def test_the_runner_side_action_s_records_are_staged_scrubbed_for_its_upload_step(tmp_path: Path) -> None:
+    """The runner-side action's upload step used to upload the output folder itself with
+    actions/upload-artifact: hidden files included, symlinks followed, nothing redacted (found by
+    review). With ``AW_ARTIFACT_STAGE`` the harness copies what its own zip would hold, through
+    its redactor, into that folder (made afresh: a symlink planted there is replaced, not
+    followed), and the step uploads the copy."""
+    root = _output_dir(tmp_path)
+    (root / "leak.txt").write_text("key sk-stage-secret-0123456789 here\n")
+    (root / "link.txt").symlink_to(tmp_path / "elsewhere.txt")
+    (tmp_path / "elsewhere.txt").write_text("a file the agent pointed at\n")
+    extra = tmp_path / "outputs.jsonl"
+    extra.write_text('{"body":"sk-stage-secret-0123456789"}\n')
+    stage = tmp_path / "stage"
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    stage.symlink_to(planted)
+    out = io.StringIO()
+    log = WorkflowLog(out, Redactor(["sk-stage-secret-0123456789"]))
+    env = {"AW_ARTIFACT_STAGE": str(stage), "GH_AW_SAFE_OUTPUTS": str(extra)}
+    upload = await upload_run_artifacts(env, "aw-run", root, log, CancelClock(), 5.5)
+    assert upload.artifact_id == "" and upload.problem == "left to the action's upload step"
+    staged = sorted(p.relative_to(stage).as_posix() for p in stage.rglob("*") if p.is_file())
+    assert staged == [
+        "leak.txt", "safe-outputs/outputs.jsonl", "session.jsonl", "token-usage.jsonl", "usage/aw_session.jsonl"
+    ]  # fmt: skip
+    assert not stage.is_symlink() and list(planted.iterdir()) == []
+    assert (stage / "leak.txt").read_text() == "key *** here\n"
+    assert (stage / "safe-outputs" / "outputs.jsonl").read_text() == '{"body":"***"}\n'
+    assert "5 files of" in out.getvalue() and "staged in" in out.getvalue()
