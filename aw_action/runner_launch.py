@@ -31,6 +31,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping
+from typing import NoReturn
 
 INPUTS_VARIABLE = "AW_ACTION_INPUTS"
 EXIT_INPUT = 2
@@ -91,17 +92,37 @@ def _check_carriable(name: str, variable: str, value: str) -> None:
         )
 
 
+REFUSED_OUTPUTS = {"exit-code": str(EXIT_INPUT), "conclusion": "failure", "stop-reason": "invocation_error"}
+"""What a refused invocation's step outputs say, as the container action's do."""
+
+
+def refuse(message: str, env: Mapping[str, str]) -> NoReturn:
+    """The launcher cannot start the harness: one line on stderr, the step's outputs and a summary
+    line saying so (as the harness says a refused invocation), exit 2."""
+    line = f"aw-harness runner launcher: {message}"
+    sys.stderr.write(f"::error::{line}\n")
+    for variable, text in (
+        ("GITHUB_OUTPUT", "".join(f"{name}={value}\n" for name, value in REFUSED_OUTPUTS.items())),
+        ("GITHUB_STEP_SUMMARY", f"## ❌ Failure · The run could not start\n\n{line}\n"),
+    ):
+        if env.get(variable):
+            try:
+                with open(env[variable], "a", encoding="utf-8") as handle:
+                    handle.write(text)
+            except OSError:
+                pass  # the line on stderr still says it
+    raise SystemExit(EXIT_INPUT)
+
+
 def main() -> None:
     try:
         env = harness_environment(os.environ)
     except ValueError as exc:
-        sys.stderr.write(f"::error::aw-harness runner launcher: {exc}\n")
-        raise SystemExit(EXIT_INPUT) from None
+        refuse(str(exc), os.environ)
     try:
         os.execve(sys.executable, [sys.executable, *HARNESS_FLAGS, "-m", "aw_action", "action"], env)
     except (OSError, ValueError) as exc:  # a value the file-system encoding cannot spell; E2BIG
-        sys.stderr.write(f"::error::aw-harness runner launcher: cannot start the harness with these inputs: {exc}\n")
-        raise SystemExit(EXIT_INPUT) from None
+        refuse(f"cannot start the harness with these inputs: {exc}", os.environ)
 
 
 if __name__ == "__main__":

@@ -158,15 +158,21 @@ def _launch(inputs_json: str, extra_env: dict[str, str] | None = None) -> subpro
         ({"prompt": "\ud800 lone surrogate"}, "cannot start the harness with these inputs"),
     ],
 )
-def test_an_input_no_environment_can_carry_is_one_line_naming_it_and_exit_2(inputs: dict[str, str], said: str) -> None:
+def test_an_input_no_environment_can_carry_is_one_line_naming_it_and_exit_2(
+    tmp_path: Path, inputs: dict[str, str], said: str
+) -> None:
     """A stranger's text can reach an input (``prompt: ${{ github.event.comment.body }}``), and
     JSON can spell what no environment variable holds: a NUL, a lone surrogate. The launcher
     stops with one line naming the input (or saying why the harness could not start), never a
-    traceback."""
-    done = _launch(json.dumps(inputs))
+    traceback; and the step's outputs and summary say the run could not start, as the container
+    action's do for a refused invocation (they said nothing: found by review)."""
+    output, summary = tmp_path / "output", tmp_path / "summary.md"
+    done = _launch(json.dumps(inputs), {"GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(summary)})
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and said in lines[0], done.stderr
+    assert output.read_text().splitlines() == ["exit-code=2", "conclusion=failure", "stop-reason=invocation_error"]
+    assert summary.read_text().startswith("## ❌ Failure · The run could not start\n") and said in summary.read_text()
 
 
 def test_inputs_nested_past_the_parsers_depth_are_one_line_and_exit_2() -> None:
