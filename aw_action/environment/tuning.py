@@ -4,7 +4,10 @@
 Each row names the variable, its type, its default, its bounds and what a bad value is: an
 ``error`` (``TuningError``: an invocation error, exit 2, one line naming the variable) or a
 ``warning`` (the default is used; the line goes to the caller's ``warn`` when it gives one).
-Unset or blank is the default. ``inf`` and ``nan`` are no number here, whatever the row.
+Unset or blank is the default. A number is written in ASCII as JSON or C writes one (no ``inf``,
+``nan``, ``1_000`` or another script's digits), within its row's bounds: every kind but text has an
+upper bound, past which a value is no tuning but a mistake (``1e308`` milliseconds between two
+GitHub writes overflowed the sleep that waits them out).
 A default of ``None`` means the reading module's own default (the row's ``doc`` names it),
 passed to the reader.
 """
@@ -12,6 +15,7 @@ passed to the reader.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -25,11 +29,14 @@ DEFAULT_OUTPUT_DIR = "/tmp/gh-aw"
 """Where the records go when nothing names a folder (gh-aw's own folder)."""
 
 _EXPECTED = {
-    "seconds": "a positive number of seconds",
-    "milliseconds": "a number of milliseconds, at least 0",
+    "seconds": "a positive number of seconds, at most a day (86400)",
+    "milliseconds": "a number of milliseconds, at least 0, at most a day (86400000)",
     "whole": "a whole number",
     "text": "text",
 }
+_MOST: dict[Kind, float] = {"seconds": 86_400.0, "milliseconds": 86_400_000.0, "whole": 1_000_000.0}
+"""Each kind's upper bound unless its row has its own (``Tunable.most``)."""
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 class TuningError(InvocationError, ValueError):
@@ -46,6 +53,8 @@ class Tunable:
     doc: str
     least: float | None = None
     """The smallest value allowed (``above``: excluded)."""
+    most: float | None = None
+    """The largest value allowed (its kind's, ``_MOST``, when None)."""
     above: bool = False
     on_bad: OnBad = "error"
     expected: str = ""
@@ -65,10 +74,7 @@ class Tunable:
         raw = (env.get(self.name) or "").strip()
         if not raw:
             return fallback
-        try:
-            value = float(raw)
-        except ValueError:
-            value = math.nan
+        value = float(raw) if _NUMBER.fullmatch(raw) else math.nan
         if self.fits(value):
             return value
         line = f"{self.name}: expected {self.expected or _EXPECTED[self.kind]}, got {raw[:40]!r}"
@@ -82,6 +88,9 @@ class Tunable:
         """Finite, whole where the row wants it, within the bounds."""
         if not math.isfinite(value) or (self.kind == "whole" and not value.is_integer()):
             return False
+        most = self.most if self.most is not None else _MOST.get(self.kind)
+        if most is not None and value > most:
+            return False
         return self.least is None or (value > self.least if self.above else value >= self.least)
 
 
@@ -94,7 +103,7 @@ def _ms(name: str, doc: str) -> Tunable:
 
 
 def _attempts(name: str, doc: str) -> Tunable:
-    return Tunable(name, "whole", None, doc, least=1, expected="a whole number of attempts, at least 1")
+    return Tunable(name, "whole", None, doc, least=1, most=100, expected="a whole number of attempts, 1 to 100")
 
 
 def _text(name: str, doc: str, default: str | None = None) -> Tunable:

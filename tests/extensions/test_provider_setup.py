@@ -138,38 +138,42 @@ def test_an_unplayable_faux_script_is_an_invocation_error_naming_its_source(
     assert str(info.value).startswith(message.format(tmp=tmp_path)) and info.value.exit_code == 2
 
 
+MILLISECONDS = "expected a number of milliseconds, at least 0, at most a day (86400000)"
+SECONDS = "expected a positive number of seconds, at most a day (86400)"
+
+
 @pytest.mark.parametrize(
     ("name", "value", "message"),
     [
         (
             "AW_RETRY_MAX_ATTEMPTS",
             "abc",
-            "AW_RETRY_MAX_ATTEMPTS: expected a whole number of attempts, at least 1, got 'abc'",
+            "AW_RETRY_MAX_ATTEMPTS: expected a whole number of attempts, 1 to 100, got 'abc'",
         ),
         (
             "AW_RETRY_MAX_ATTEMPTS",
             "0",
-            "AW_RETRY_MAX_ATTEMPTS: expected a whole number of attempts, at least 1, got '0'",
+            "AW_RETRY_MAX_ATTEMPTS: expected a whole number of attempts, 1 to 100, got '0'",
         ),
         (
             "AW_RETRY_MAX_ATTEMPTS",
             "2.5",
-            "AW_RETRY_MAX_ATTEMPTS: expected a whole number of attempts, at least 1, got '2.5'",
+            "AW_RETRY_MAX_ATTEMPTS: expected a whole number of attempts, 1 to 100, got '2.5'",
         ),
         (
             "AW_RETRY_BASE_DELAY_MS",
             "-5",
-            "AW_RETRY_BASE_DELAY_MS: expected a number of milliseconds, at least 0, got '-5'",
+            f"AW_RETRY_BASE_DELAY_MS: {MILLISECONDS}, got '-5'",
         ),
         (
             "AW_RETRY_MAX_DELAY_MS",
             "nan",
-            "AW_RETRY_MAX_DELAY_MS: expected a number of milliseconds, at least 0, got 'nan'",
+            f"AW_RETRY_MAX_DELAY_MS: {MILLISECONDS}, got 'nan'",
         ),
-        ("AW_RETRY_JITTER_MS", "1s", "AW_RETRY_JITTER_MS: expected a number of milliseconds, at least 0, got '1s'"),
-        ("AW_PROVIDER_TIMEOUT_S", "soon", "AW_PROVIDER_TIMEOUT_S: expected a positive number of seconds, got 'soon'"),
-        ("AW_PROVIDER_TIMEOUT_S", "0", "AW_PROVIDER_TIMEOUT_S: expected a positive number of seconds, got '0'"),
-        ("AW_PROVIDER_TIMEOUT_S", "inf", "AW_PROVIDER_TIMEOUT_S: expected a positive number of seconds, got 'inf'"),
+        ("AW_RETRY_JITTER_MS", "1s", f"AW_RETRY_JITTER_MS: {MILLISECONDS}, got '1s'"),
+        ("AW_PROVIDER_TIMEOUT_S", "soon", f"AW_PROVIDER_TIMEOUT_S: {SECONDS}, got 'soon'"),
+        ("AW_PROVIDER_TIMEOUT_S", "0", f"AW_PROVIDER_TIMEOUT_S: {SECONDS}, got '0'"),
+        ("AW_PROVIDER_TIMEOUT_S", "inf", f"AW_PROVIDER_TIMEOUT_S: {SECONDS}, got 'inf'"),
     ],
 )
 def test_a_malformed_numeric_setting_is_an_invocation_error_naming_the_variable(
