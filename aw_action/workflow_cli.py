@@ -5,8 +5,9 @@
                                           [--workflow FILE] [--model MODEL] [--config CONFIG] [--format F]
 
 ``--config`` is a config.json (budgets, steering, tools, extensions, ...); ``--model`` overrides
-its ``engine.model`` (and is required without one). ``resume`` reloads the workflow the
-checkpoint names (or ``--workflow``), reconciles the checkpoint with it and continues; a run
+its ``engine.model`` (and is required without one). ``resume`` reloads the workflow ``--workflow``
+names (or the one the checkpoint names, only when it is inside the workspace), reconciles the
+checkpoint with it and continues; a run
 waiting for a review needs ``--approve`` or ``--request-changes``. The reviews a checkpoint
 records count only where its origin vouches for them (``github/run_origin.py``): on a person's
 own machine, or for the run ``--checkpoint-run`` names when GitHub's record of it says it is the
@@ -60,7 +61,9 @@ def parser() -> argparse.ArgumentParser:
     decision = resume.add_mutually_exclusive_group()
     decision.add_argument("--approve", action="store_true", help="approve the artifact waiting for review")
     decision.add_argument("--request-changes", metavar="TEXT", help="send the artifact back with this feedback")
-    resume.add_argument("--workflow", type=Path, help="the workflow file (default: the one the checkpoint names)")
+    resume.add_argument(
+        "--workflow", type=Path, help="the workflow file (default: the checkpoint's, if inside the workspace)"
+    )
     resume.add_argument(
         "--checkpoint-run",
         metavar="RUN_ID",

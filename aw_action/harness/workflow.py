@@ -47,7 +47,8 @@ from aw_action.workflows.state import RunState
 
 RESUME_HINT = (
     f"To decide, resume from this run's `{CHECKPOINT_FILE}` (in its output dir and artifact): "
-    '`aw-harness workflow resume CHECKPOINT --approve` or `--request-changes "what to change"`; in the action, '
+    '`aw-harness workflow resume CHECKPOINT --workflow FILE --approve` or `--request-changes "what to change"` '
+    "(`--workflow` may be left out when the workflow file is inside the workspace); in the action, "
     "inputs `workflow-checkpoint` and `workflow-decision`."
 )
 PAUSE_STOPS = {"loop_guard": "max_step_visits", "failed": "step_incomplete"}

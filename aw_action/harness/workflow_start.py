@@ -54,6 +54,21 @@ def _resolve(workspace: Path, path: Path) -> Path:
     return path if path.is_absolute() else workspace / path
 
 
+def _checkpoint_workflow(workspace: Path, source: str, where: str) -> Path:
+    """The workflow file a checkpoint names, taken only when it is a path inside the workspace: a
+    checkpoint travels in an artifact anyone who could write it could have forged, with a workflow
+    of its own beside it (no review gate, every tool), and the state check passes for a pair
+    written together. A workflow outside the workspace is named with ``--workflow`` or not at all."""
+    path = Path(source)
+    inside = bool(source) and "\0" not in source and not path.is_absolute() and ".." not in path.parts
+    if not inside or not (workspace / path).resolve().is_relative_to(workspace.resolve()):
+        raise InvocationError(
+            f"checkpoint {where}: it names its workflow as {source[:200]!r}, which is not a file inside the "
+            "workspace: name the workflow file with --workflow"
+        )
+    return path
+
+
 def prepare_start(request: WorkflowRequest, workspace: Path) -> WorkflowStart:
     """Raises ``InvocationError`` naming the file (and line and field) of the first problem."""
     if request.checkpoint is None:
@@ -74,8 +89,9 @@ def prepare_start(request: WorkflowRequest, workspace: Path) -> WorkflowStart:
     tampered = file_problem(checkpoint_path, MAX_CHECKPOINT_BYTES)
     if tampered is not None:
         raise InvocationError(f"checkpoint {os.fspath(checkpoint_path)}: {tampered}")
-    workflow = _load(_resolve(workspace, request.workflow or Path(stored.workflow.source)))
     where = os.fspath(checkpoint_path)
+    named = request.workflow or _checkpoint_workflow(workspace, stored.workflow.source, where)
+    workflow = _load(_resolve(workspace, named))
     try:
         messages = messages_from_json(stored.messages) if stored.messages else []
         ready = prepare_resume(workflow, stored.state, request.decision, request.approvals_withheld)

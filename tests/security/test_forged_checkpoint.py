@@ -225,5 +225,5 @@ def test_a_checkpoint_changed_after_its_run_is_refused_against_the_run_s_records
 
     rig.checkpoint.write_bytes(pristine)  # the checkpoint as written resumes, in place too
     rig.script.write_text(json.dumps([complete("done", "fixed"), complete("passed", "green")]))
-    resumed = run_cli(rig.args("resume", str(rig.checkpoint), "--approve"), rig.env)
+    resumed = run_cli(rig.args("resume", str(rig.checkpoint), "--approve", "--workflow", str(rig.workflow)), rig.env)
     assert resumed.returncode == 0 and resumed.result["stop_reason"] == "completed", resumed.stderr[-2000:]
