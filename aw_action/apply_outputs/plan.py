@@ -143,6 +143,9 @@ def plan_records(
         except RequestError as exc:
             out.append(Refused(line.number, line.type, str(exc)))
             continue
+        except Exception as exc:  # a record no check foresaw: refused alone, the others still apply
+            out.append(Refused(line.number, line.type, f"could not be read ({type(exc).__name__})"))
+            continue
         kind, cfg = kind_config(item.type, config)
         counts[item.type] = counts.get(item.type, 0) + 1
         if counts[item.type] > cfg.max:

@@ -61,7 +61,7 @@ def publish(report: dict[str, Any], runner: RunnerFacts, redactor: Redactor, std
     stdout.flush()
     summary = runner.step_summary
     if summary:
-        with open(Path(summary), "a", encoding="utf-8") as handle:
+        with open(Path(summary), "a", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(summary_markdown(safe))
     created = created_items(safe)
     values = [

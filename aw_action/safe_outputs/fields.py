@@ -105,8 +105,8 @@ def item_number(value: Any, field: str) -> int:
         number = value
     elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
         number = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("#").isascii() and value.strip().lstrip("#").isdigit():
-        number = int(value.strip().lstrip("#"))
+    elif isinstance(value, str) and (digits := value.strip().lstrip("#")).isascii() and digits.isdigit():
+        number = int(digits) if len(digits) <= len(str(ITEM_NUMBER_MAX)) else None  # int() refuses 4,300+ digits
     if number is None or not 1 <= number <= ITEM_NUMBER_MAX:
         raise FieldError(f"{field}: must be a positive issue or pull request number, got {value!r}")
     return number

@@ -37,7 +37,8 @@ def validate_request(record_type: str, args: Mapping[str, Any], config: SafeOutp
     kind, cfg = kind_config(record_type, config)
     unknown = sorted(set(args) - kind.fields - IGNORED_FIELDS)
     if unknown:
-        raise RequestError(f"{unknown[0]}: not a field of {record_type} (fields: {', '.join(sorted(kind.fields))})")
+        name = unknown[0].encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate, escaped
+        raise RequestError(f"{name}: not a field of {record_type} (fields: {', '.join(sorted(kind.fields))})")
     try:
         return {"type": record_type, **kind.validate(args, cfg)}
     except FieldError as exc:
