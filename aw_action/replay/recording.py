@@ -76,7 +76,10 @@ def json_lines(data: bytes, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RecordingError(f"{name}: not UTF-8 text: {exc}") from None
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only: the records are written with ensure_ascii=False, so a string may hold
+    # U+2028, U+2029 or U+0085, at which str.splitlines() would cut a record in two.
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         if len(line) > MAX_LINE_CHARS:

@@ -154,3 +154,24 @@ def test_a_replays_summary_gives_the_verdict_and_the_diff(tmp_path: Path) -> Non
     assert "````diff\n" in text and "+# not a heading" in text, "the diff sits in a fence longer than its backticks"
     assert "Replay this run locally" not in text, "a replay is not itself offered for replay"
     assert json.loads(done.run.stdout)["divergence"]["turn"] == 1
+
+
+def test_a_tool_output_holding_a_line_separator_replays_and_continues(tmp_path: Path) -> None:
+    """The records are written with ``ensure_ascii=False``: U+2028 in a tool's output is a raw
+    character inside a JSON string, at which ``str.splitlines()`` cut the record in two, and the
+    run could be neither replayed nor continued ("not a JSON line"; found by review). Lines end
+    at ``\\n`` only."""
+    from aw_action.replay.continuation import read_continuation
+
+    workspace = make_workspace(tmp_path / "ws")
+    command = "printf 'a\\xe2\\x80\\xa8b\\xc2\\x85c\\n'"  # U+2028, U+0085
+    turns = [{"text": "x", "tool_calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "done"}]
+    config, prompt = write_run_files(tmp_path, {"engine": {"id": "aw", "model": "faux/scripted"}}, "p", turns)
+    recorded = run_cli(["--config", str(config), "--prompt", str(prompt)], base_env(tmp_path), cwd=workspace)
+    assert recorded.returncode == 0, recorded.stderr[-2000:]
+    assert "\u2028" in (tmp_path / "out" / "session.jsonl").read_text(encoding="utf-8")
+    replayed = replay(tmp_path, tmp_path / "out")
+    assert replayed.run.returncode == 0, replayed.run.stdout[-2000:] + replayed.run.stderr[-2000:]
+    continued = read_continuation(tmp_path / "out", "--continue-from")
+    texts = [json.dumps(message.model_dump(), ensure_ascii=False) for message in continued.messages]
+    assert any("a\u2028b\u0085c" in text for text in texts)
