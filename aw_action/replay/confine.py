@@ -5,15 +5,19 @@ nothing it names may write outside the replay's workspace and output folder, or 
 privilege than a live run's tool calls:
 
 - the tools' kernel sandbox is at most ``workspace-write``: a recorded ``full`` (named, or implied
-  by no or an unrestricted bash policy) becomes ``workspace-write`` with TCP as the recorded run
-  had it; ``read-only`` and ``workspace-write`` stay as recorded. The sandbox is always required
+  by no or an unrestricted bash policy) becomes ``workspace-write``; ``read-only`` and
+  ``workspace-write`` stay as recorded. The sandbox is always required
   (a recorded ``sandbox-required: false`` is not honoured), and a kernel that cannot enforce it
   (no Landlock) refuses the replay: a replayed command never runs unconfined;
 - what the harness reads or imports because the config names it stays inside the workspace
   (symbolic links resolved): ``output-schema`` when it names a file (relative to the recorded
   ``config_dir``, which may lie outside), and every ``harness.extensions`` file; an extension
   named otherwise must be an installed entry point of ``aw_harness.extensions``, never a module
-  imported by its name. ``faux-script`` is dropped: the replay provider answers, not the faux one.
+  imported by its name. ``faux-script`` is dropped: the replay provider answers, not the faux one;
+- what reaches the replayed commands is the replaying job's least: no variable of the job by
+  name (a recorded ``tools.pass-env`` is dropped) and no TCP (``sandbox-network`` off, whatever
+  was recorded). A recording chose neither for a job whose config it is not (found by review: a
+  fork's recording had the replaying job hand its ``DEPLOY_DSN`` to the commands, TCP open).
 
 ``confine`` returns the config as the replay runs it and the folder its relative paths resolve
 from; a refusal is a ``RecordingError`` naming the recording and the field (exit 2).
@@ -55,12 +59,14 @@ def confine(config: RunConfig, config_dir: str, workspace: Path, where: str) -> 
                 f"{what}: a replay loads an extension from a file in the workspace or an installed "
                 "aw_harness.extensions entry point, never a module by its name"
             )
-    mode, tcp = settings_of(config).resolve([bash_policy_mode(config)])
-    update: dict[str, object] = {"sandbox_required": True, "faux_script": None}
+    mode, _ = settings_of(config).resolve([bash_policy_mode(config)])
+    update: dict[str, object] = {"sandbox_required": True, "faux_script": None, "sandbox_network": False}
     if mode == "full":
-        update.update(sandbox=FLOOR, sandbox_network=tcp)
+        update.update(sandbox=FLOOR)
+    tools = config.tools.model_copy(update={"pass_env": []})
     # a replay starts no MCP server: the recorded results are played back (replay/watch.py)
-    return config.model_copy(update={"harness": harness.model_copy(update=update), "mcp_servers": {}}), folder
+    confined = {"harness": harness.model_copy(update=update), "tools": tools, "mcp_servers": {}}
+    return config.model_copy(update=confined), folder
 
 
 def check_kernel(env: Mapping[str, str]) -> None:

@@ -69,7 +69,21 @@ def test_the_replay_keeps_a_stricter_recorded_sandbox(tmp_path: Path) -> None:
     done = replay(tmp_path, records)
     assert done.report["replay"] == "same", done.run.stderr
     confined = sandbox_record(done.run.stderr)
-    assert (confined["bash"], confined["bash_tcp"]) == ("workspace-write", True), "as the allow-list implied"
+    assert (confined["bash"], confined["bash_tcp"]) == ("workspace-write", False), "no TCP, whatever was recorded"
+
+
+def test_a_recording_chooses_neither_the_job_s_variables_nor_its_network(tmp_path: Path) -> None:
+    """A fork's recording named ``tools.pass-env: [DEPLOY_DSN]`` and ``sandbox-network: true``,
+    and the replaying job handed its own ``DEPLOY_DSN`` to the replayed commands with TCP open:
+    a config the job never wrote decided both (found by review). Neither reaches them now: the
+    replayed command prints what the recorded one did, without the job's value."""
+    command = 'echo "dsn=${DEPLOY_DSN:-none}"'
+    config = {"tools": {"pass-env": ["DEPLOY_DSN"]}, "harness": {"sandbox-network": True}}
+    records = record_calls(tmp_path, ("bash", {"command": command}), config=config)
+    done = replay(tmp_path, records, DEPLOY_DSN="hunter2pass-internal-9f8e")
+    assert "hunter2pass-internal-9f8e" not in done.run.stdout + done.run.stderr
+    assert done.report["replay"] == "same", done.run.stderr[-2000:]
+    assert sandbox_record(done.run.stderr)["bash_tcp"] is False
 
 
 def test_a_kernel_that_cannot_confine_the_replay_refuses_it(tmp_path: Path) -> None:
