@@ -71,7 +71,15 @@ ISSUE_30 = {
     "html heading": "<h1>forged</h1>",
     "closing keywords in a list": "closes #1, fixes #2",
 }
-CORPUS = {**FINDINGS, **HIDING, **ISSUE_30}
+REVIEW = {  # found by the review of 2026-12-05, each shown live by cmark-gfm before the fix
+    "a digit before a URL": "see 1https://evil.example/x",
+    "a dot before a URL": "x.https://evil.example/y",
+    "pre without its >": "ok\n<pre x\nswallowed",
+    "textarea without its >": "<textarea\nswallowed",
+    "style at a line's end": "a\n<style\nswallowed",
+    "a closing keyword in underscore emphasis": "_fixes_ #1",
+}
+CORPUS = {**FINDINGS, **HIDING, **ISSUE_30, **REVIEW}
 RUN_URL = "https://github.com/octo/repo/actions/runs/4242"
 HARNESS_HEADINGS = re.compile(r"<h([1-6])>(.*?)</h\1>", re.S)
 CLOSING = re.compile(rf"\b({KEYWORDS})\b:?\s+(#\d+|[\w.-]+/[\w.-]+#\d+|https?://\S+/(issues|pull)/\d+)", re.I)

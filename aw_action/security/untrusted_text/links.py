@@ -23,7 +23,9 @@ from collections.abc import Iterable
 from urllib.parse import unquote
 
 _SCHEMES = "https?|ftps?|sftp|file|ssh|git|wss?|data|javascript|vbscript|about|mailto|tel|blob"
-_URL = re.compile(rf"(?<![A-Za-z0-9+.-])({_SCHEMES}):((?:(?!(?:{_SCHEMES}):)\S)*)", re.IGNORECASE)
+_URL = re.compile(rf"(?<![A-Za-z])({_SCHEMES}):((?:(?!(?:{_SCHEMES}):)\S)*)", re.IGNORECASE)
+"""Only a letter before the scheme keeps it from being one: cmark-gfm links ``1https://x`` and
+``x.https://x`` too."""
 _PROTOCOL_RELATIVE = re.compile(r"(?<![A-Za-z0-9+.:/\\-])//(?=[^\s/\\])((?:(?!(?:https?):)\S)*)", re.IGNORECASE)
 _WWW = re.compile(r"(?<![A-Za-z0-9@.:/_-])(www\.[^\s<]*)", re.IGNORECASE)
 _POINTY = re.compile(r"<\s*((?:(?:https?|ftps?|file|data|javascript):|//)[^<>\n]*)>", re.IGNORECASE)
