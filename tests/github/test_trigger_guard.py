@@ -103,6 +103,17 @@ def test_bots_need_the_allowlist_and_are_not_looked_up(api: WireServer) -> None:
     assert api.requests == []
 
 
+@pytest.mark.parametrize("event", ["status", "deployment_status", "check_run", "check_suite"])
+def test_a_ci_service_s_event_for_a_fork_needs_the_bot_allowlist(api: WireServer, event: str) -> None:
+    """Netlify, CircleCI and the like post ``status`` and ``deployment_status`` for a fork's pull
+    request as ``check_run`` and ``check_suite`` come: the sender is checked for all four (the
+    first two were taken as events no stranger can cause; found by review)."""
+    service = comment_by("netlify[bot]", kind="Bot")
+    refused = check_trigger(event, service, env_for(api.url))
+    assert not refused.allowed and "not in allowed-bots" in refused.reason
+    assert check_trigger(event, service, env_for(api.url), allowed_bots=parse_bots("netlify[bot]")).allowed
+
+
 def test_api_down_refuses(api: WireServer) -> None:
     started = time.monotonic()
     decision = check_trigger("issue_comment", comment_by("octo-admin"), env_for(f"http://127.0.0.1:{free_port()}"))
