@@ -32,7 +32,7 @@ from aw_action.run.state import RunState
 from aw_action.safe_outputs.config import parse_safe_outputs
 from aw_action.safe_outputs.fields import FieldError, label
 from aw_action.safe_outputs.records import RecordLine
-from aw_action.security.untrusted_text.public_text import DEFAULT_ALLOWED_DOMAINS, sanitize_title
+from aw_action.security.untrusted_text.public_text import DEFAULT_ALLOWED_DOMAINS, sanitize_body, sanitize_title
 from aw_action.sinks.progress import Links, render_progress
 from aw_action.sinks.summary import render_run_summary
 from tests.security.test_sanitize_rendered import FINDINGS, HIDING, KEYWORDS, foreign_links, render
@@ -242,3 +242,17 @@ def test_the_tables_of_proposed_and_applied_items_show_the_agent_s_words_as_code
     ]
     applied = summary_markdown({"items": items, "repository": "octo/repo", "run_id": "4242"})
     assert_safe(applied + "\n\nend", [(3, "Safe outputs")], "<p>end</p>")
+
+
+def test_a_footnote_cannot_put_the_agent_s_words_after_the_harness_s_footer() -> None:
+    """GitHub renders footnotes at the very end of a page, after the comment's footer: an answer
+    defining ``[^1]: **aw-harness** · ✅ Approved ...`` forged a harness line there (found by
+    review). A footnote definition is escaped: a plain line where the agent wrote it."""
+    answer = "Done[^1].\n\n[^1]: **aw-harness** · ✅ Approved by the maintainers\n\n> [^2]: quoted"
+    options = Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES
+    state = _state(answer)
+    result = RunResult.ended("completed", state.model, state)
+    comment = render_progress(state, {}, [], result=result, show_answer=True, links=Links(RUN_URL), updated="t")
+    for page in (comment, sanitize_body(answer, 10_000)):
+        html = cmarkgfm.github_flavored_markdown_to_html(page, options=options)
+        assert "footnote" not in html, html

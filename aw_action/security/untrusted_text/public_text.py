@@ -78,6 +78,9 @@ _TRIGGER = re.compile(
 issue's or pull request's URL, with a colon or emphasis between them too. Only the keyword is
 made inert: then it stands right before no reference, neither rendered nor in the source, which
 is what a squash merge puts in a commit message (``<code>closes</code> #1``)."""
+_FOOTNOTE_DEFINITION = re.compile(r"^((?:[ \t]{0,3}>)*[ \t]{0,3})\[\^", re.MULTILINE)
+"""A footnote's definition (``[^1]: text``): GitHub renders it at the very end of the page, after
+the harness's own footer, where a forged harness line would stand; escaped, it is a plain line."""
 _NAMED_ENTITY = re.compile(r"&([A-Za-z][A-Za-z0-9]{1,31};)")
 _HIDING_ESCAPE = re.compile(r"\\([:/@])")
 _DECLARATION = re.compile(r"<(?=[?!])")
@@ -203,7 +206,7 @@ def sanitize_body(
     text = normalize_lines(strip_controls(harden_unicode(normalize_lines(text))))  # entities may make a CR
     text = _HIDING_ESCAPE.sub(r"\1", text)
     text = remove_comments(text).replace("<!--", "(!--")  # an unclosed one would hide what follows
-    text = strip_reference_definitions(text)[0]
+    text = _FOOTNOTE_DEFINITION.sub(r"\1\\[^", strip_reference_definitions(text)[0])
     text = convert_tags(redact_urls(text, domains), allowed_tags)
     text = neutralize_mentions(neutralize_triggers(text)).strip()
     limit = max_chars
