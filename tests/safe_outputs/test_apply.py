@@ -188,6 +188,25 @@ def test_comment_and_labels_go_to_the_triggering_issue(tmp_path: Path, fake: Fak
     assert fake.requests[2].body == ["bug"]
 
 
+def test_another_run_applying_the_same_record_never_moves_the_earlier_run_s_branch(
+    tmp_path: Path, fake: FakeGitHub, capsys: Any
+) -> None:
+    """The head branch ended in the record's hash alone: a second run applying the same record
+    (or a record made to match 32 bits of an earlier one) found the earlier run's branch,
+    force-moved it over what a maintainer had pushed there and took its pull request as its own
+    (found by review). The branch is now this run's item's: another run gets another branch."""
+    repo = make_repo(tmp_path / "ws")
+    fake.seed_from_git(repo)
+    (repo / "README.md").write_text("# Hello\n\nedited\n")
+    record(tmp_path, CONFIG, ("create_pull_request", {"title": "Fix", "body": "b", "branch": "fix"}), workspace=repo)
+    first = apply(tmp_path, fake, capsys, GITHUB_RUN_ID="1001")
+    second = apply(tmp_path, fake, capsys, GITHUB_RUN_ID="2002")
+    (one,), (two,) = first.report["items"], second.report["items"]
+    assert one["status"] == two["status"] == "created", (first.report, second.report)
+    assert one["branch"] != two["branch"] and one["url"] != two["url"]
+    assert [r for r in fake.requests if r.method == "PATCH" and "/git/refs/heads/" in r.path] == []
+
+
 def test_no_triggering_item_refuses_the_record(tmp_path: Path, fake: FakeGitHub, capsys: Any) -> None:
     record(tmp_path, CONFIG, ("add_comment", {"body": "Hi"}))
     event = tmp_path / "schedule.json"
@@ -215,7 +234,7 @@ def test_pull_request_goes_through_the_git_data_api(tmp_path: Path, fake: FakeGi
     assert run.code == 0, run.report
     (item,) = run.report["items"]
     head = item["branch"]
-    assert re.fullmatch(r"aw-harness/docs/improve-[0-9a-f]{8}", head)
+    assert re.fullmatch(r"aw-harness/docs/improve-[0-9a-f]{16}", head)
     assert item["base"] == "main" and item["status"] == "created"
 
     calls = [(r.method, re.sub(r"[0-9a-f]{40}", "SHA", r.path)) for r in fake.requests]

@@ -10,6 +10,7 @@ record's marker is found first.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 from collections.abc import Mapping
@@ -36,11 +37,20 @@ def _slug(text: str) -> str:
     return re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9]+", "-", text.lower())).strip("-")[:40] or "change"
 
 
-def head_branch(record: Mapping[str, Any], digest: str) -> str:
-    """Always under ``aw-harness/`` and ending in the record hash: the branch is this record's own,
-    so the apply job may move it, and the agent can never name ``main``."""
+BRANCH_SUFFIX_CHARS = 16
+"""Hex characters of ``head_branch``'s suffix: 64 bits, past any search an agent could run for a
+record whose branch is one that exists already."""
+
+
+def head_branch(record: Mapping[str, Any], marker: str) -> str:
+    """Always under ``aw-harness/`` and ending in a hash of the item's marker (this run and this
+    record): the branch is this run's item's own, so the apply job may move it, and the agent can
+    never name ``main``. It was the record's hash alone, so another run applying the same record
+    (or one made to match 32 bits of an earlier one) found an earlier run's branch, force-moved it
+    over what a maintainer had pushed and took its pull request as its own (found by review)."""
     name = str(record.get("branch") or "change").removeprefix(BRANCH_PREFIX)
-    return f"{BRANCH_PREFIX}{name[:80].rstrip('/.')}-{digest[:8]}"
+    digest = hashlib.sha256(marker.encode("utf-8")).hexdigest()
+    return f"{BRANCH_PREFIX}{name[:80].rstrip('/.')}-{digest[:BRANCH_SUFFIX_CHARS]}"
 
 
 class Kind(SafeOutputKind[CreatePullRequest]):
@@ -97,7 +107,7 @@ class Kind(SafeOutputKind[CreatePullRequest]):
         return replace(
             titled.plan(item, record, cfg, planning),
             draft=record.get("draft", cfg.draft),
-            head_branch=head_branch(record, item.record_hash),
+            head_branch=head_branch(record, item.marker),
             base_commit=record["base_commit"],
             patch_file=planning.attachment.path,
         )
