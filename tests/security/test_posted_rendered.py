@@ -256,3 +256,22 @@ def test_a_footnote_cannot_put_the_agent_s_words_after_the_harness_s_footer() ->
     for page in (comment, sanitize_body(answer, 10_000)):
         html = cmarkgfm.github_flavored_markdown_to_html(page, options=options)
         assert "footnote" not in html, html
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "</details><details>\nthe rest of the page, hidden",
+        "`</details>` is the tag\n\n<details>\nthe rest of the page, hidden",
+        "```\n</details>\n```\n<details>\nthe rest of the page, hidden",
+    ],
+)
+def test_a_kept_tag_opened_and_never_closed_is_not_kept(text: str) -> None:
+    """A kept tag (``details`` in what the apply job posts) stays only when every open has its
+    close after it, as the page parses them: a close before its open, or one in code (shown, not
+    parsed), counted as balanced, and the attribution after it was hidden in the open element
+    (found by review)."""
+    from aw_action.security.untrusted_text.public_text import convert_tags
+
+    kept = convert_tags(text)
+    assert "<details>" not in kept and "(details)" in kept, kept

@@ -146,18 +146,41 @@ def remove_comments(text: str) -> str:
     return text
 
 
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1)[\s\S])*?\1")
+"""An inline code span: a tag written inside one is shown, not parsed, so it opens or closes
+nothing (a `` `</details>` `` before a ``<details>`` counted as its close)."""
+
+
+def _outside_fences(text: str) -> str:
+    """``text`` without the lines of its code fences (their tags are shown, not parsed)."""
+    kept: list[str] = []
+    opener: str | None = None
+    for line in text.split("\n"):
+        fence = re.match(r" {0,3}(`{3,}|~{3,})", line)
+        if fence and (opener is None or (fence.group(1)[0] == opener[0] and len(fence.group(1)) >= len(opener))):
+            opener = fence.group(1) if opener is None else None
+            continue
+        if opener is None:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 def convert_tags(text: str, allowed: frozenset[str] = ALLOWED_TAGS) -> str:
     text = _CDATA.sub(
         lambda m: "(![CDATA[" + re.sub(r"<(/?[A-Za-z][A-Za-z0-9]*(?:[^>]*?))>", r"(\1)", m.group(1)) + "]])", text
     )
 
     opened: dict[str, int] = {}
-    for found in _TAG.finditer(text):
+    unbalanced: set[str] = set()
+    for found in _TAG.finditer(_CODE_SPAN.sub("", _outside_fences(text))):  # as the page parses them
         name = _TAG_NAME.match(found.group(1))
         if name and not found.group(1).rstrip().endswith("/"):
             key = name.group(1).lower()
             opened[key] = opened.get(key, 0) + (-1 if found.group(1).startswith("/") else 1)
-    balanced = {name for name in allowed if not opened.get(name) or name in ("br", "hr")}
+            if opened[key] < 0:  # a close before its open (``</details><details>``) leaves one open
+                unbalanced.add(key)
+    unbalanced |= {name for name, depth in opened.items() if depth}
+    balanced = {name for name in allowed if name not in unbalanced or name in ("br", "hr")}
 
     def tag(match: re.Match[str]) -> str:
         name = _TAG_NAME.match(match.group(1))
