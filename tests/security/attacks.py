@@ -3,7 +3,6 @@ after, and how to read what it got back (shared by the CLI and the entrypoint va
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -47,16 +46,6 @@ def script(calls: list[tuple[str, dict[str, Any]]], final: str = "Done.") -> lis
     """One assistant turn per call, then a final answer."""
     replies = [wire.stream_reply(text="Looking.", tool_calls=[call], use=wire.usage(50, 10)) for call in calls]
     return [*replies, wire.stream_reply(text=final, use=wire.usage(50, 5))]
-
-
-def tool_results(transcript: Path) -> list[str]:
-    """The text of every tool result in a session.jsonl, in order."""
-    out = []
-    for line in transcript.read_text().splitlines():
-        entry = json.loads(line)
-        if entry.get("type") == "message" and entry["message"]["role"] == "toolResult":
-            out.append("".join(part.get("text", "") for part in entry["message"]["content"]))
-    return out
 
 
 def by_command(calls: list[tuple[str, dict[str, Any]]], results: list[str]) -> dict[str, str]:

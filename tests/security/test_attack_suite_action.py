@@ -26,8 +26,9 @@ import pytest
 
 from aw_action.security.confinement.identity import ToolIdentity
 from tests.action.launch import ActionRun, Paths, action_env, finish, start_action
+from tests.conftest import session_tool_texts
 from tests.github.artifact_server import ArtifactServer, runtime_token
-from tests.security.attacks import attacks, by_command, script, tool_results
+from tests.security.attacks import attacks, by_command, script
 from tests.security.leaks import leaked
 from tests.servers.wire import Reply, WireServer
 from tests.sinks.otlp_receiver import Receiver, serve
@@ -150,7 +151,7 @@ def test_the_records_stay_intact_and_the_forged_output_is_undone(
     )
     session = [json.loads(line) for line in (seen["out"] / "session.jsonl").read_text().splitlines()]
     assert not any(entry.get("forged") for entry in session)
-    results = by_command(seen["calls"], tool_results(seen["out"] / "session.jsonl"))
+    results = by_command(seen["calls"], session_tool_texts(seen["out"] / "session.jsonl"))
     assert "Permission denied" in next(t for c, t in results.items() if "rm -rf" in c)
     assert "Permission denied" in next(t for c, t in results.items() if "cat /proc/$PPID/environ" in c)
 

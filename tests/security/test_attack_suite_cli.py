@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from aw_action.security.confinement.identity import AGENT_USER, ToolIdentity
-from tests.conftest import CliRun, base_env, run_cli, write_run_files
-from tests.security.attacks import attacks, by_command, script, tool_results
+from tests.conftest import CliRun, base_env, run_cli, session_tool_texts, write_run_files
+from tests.security.attacks import attacks, by_command, script
 from tests.security.leaks import leaked
 from tests.servers.wire import Reply, WireServer
 
@@ -94,7 +94,7 @@ def test_the_attacks_were_refused_by_the_kernel_not_just_redacted(
 ) -> None:
     out = shared_tmp / "out"
     _, _, offered, calls = hostile_run(tmp_path, user_dir, out)
-    results = by_command(calls, tool_results(out / "session.jsonl"))
+    results = by_command(calls, session_tool_texts(out / "session.jsonl"))
     get = lambda fragment: next(text for key, text in results.items() if fragment in key)  # noqa: E731
     assert "Permission denied" in get("cat /proc/$PPID/environ")
     assert "PermissionError" in get("maps")

@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 
 from aw_action.security.confinement.identity import ToolIdentity
-from tests.conftest import base_env, run_cli, write_run_files
-from tests.security.attacks import script, tool_results
+from tests.conftest import base_env, run_cli, session_tool_texts, write_run_files
+from tests.security.attacks import script
 from tests.servers.wire import WireServer
 
 LEAKY = {
@@ -60,7 +60,7 @@ def test_the_agents_shell_gets_the_allow_list_and_the_grant_and_nothing_leaks(
         cfg, prompt = write_run_files(tmp_path, config)
         run = run_cli(["--config", str(cfg), "--prompt", str(prompt)], env, cwd=user_dir, timeout=300)
     assert run.returncode == 0, run.stderr
-    shown, imported = tool_results(out / "session.jsonl")
+    shown, imported = session_tool_texts(out / "session.jsonl")
     names = {line.split("=", 1)[0] for line in shown.splitlines() if "=" in line}
     assert {"PATH", "HOME", "JAVA_HOME_17_X64", "MY_FLAG"} <= names
     assert not names & {*LEAKY, *HARNESS_OWN, "NOT_GRANTED", "ANTHROPIC_API_KEY"}

@@ -43,6 +43,20 @@ def _fence_after(opener: str | None, marker: str, rest: str) -> str | None:
     return None if closes else opener
 
 
+def outside_fences(text: str) -> str:
+    """``text`` (``\n`` line endings) without its code fences' lines: what the page parses as
+    Markdown and HTML rather than shows as code."""
+    kept: list[str] = []
+    opener: str | None = None
+    for line in text.split("\n"):
+        fence = _FENCE.match(line)
+        if fence:
+            opener = _fence_after(opener, fence.group(1), fence.group(2))
+        elif opener is None:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 def _demote(match: re.Match[str]) -> str:
     return match.group(1) + "#" * min(6, len(match.group(2)) + HEADING_SHIFT)
 

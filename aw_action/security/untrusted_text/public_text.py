@@ -46,7 +46,7 @@ from urllib.parse import urlparse
 
 from aw_action.environment.runner import RunnerFacts
 from aw_action.security.untrusted_text.links import redact_urls
-from aw_action.security.untrusted_text.markdown_blocks import contained, normalize_lines
+from aw_action.security.untrusted_text.markdown_blocks import contained, normalize_lines, outside_fences
 from aw_action.security.untrusted_text.sanitize import strip_invisible, strip_reference_definitions
 
 DEFAULT_ALLOWED_DOMAINS = ("github.com", "github.io", "githubusercontent.com", "githubassets.com", "github.dev")
@@ -151,20 +151,6 @@ _CODE_SPAN = re.compile(r"(`+)(?:(?!\1)[\s\S])*?\1")
 nothing (a `` `</details>` `` before a ``<details>`` counted as its close)."""
 
 
-def _outside_fences(text: str) -> str:
-    """``text`` without the lines of its code fences (their tags are shown, not parsed)."""
-    kept: list[str] = []
-    opener: str | None = None
-    for line in text.split("\n"):
-        fence = re.match(r" {0,3}(`{3,}|~{3,})", line)
-        if fence and (opener is None or (fence.group(1)[0] == opener[0] and len(fence.group(1)) >= len(opener))):
-            opener = fence.group(1) if opener is None else None
-            continue
-        if opener is None:
-            kept.append(line)
-    return "\n".join(kept)
-
-
 def convert_tags(text: str, allowed: frozenset[str] = ALLOWED_TAGS) -> str:
     text = _CDATA.sub(
         lambda m: "(![CDATA[" + re.sub(r"<(/?[A-Za-z][A-Za-z0-9]*(?:[^>]*?))>", r"(\1)", m.group(1)) + "]])", text
@@ -172,7 +158,7 @@ def convert_tags(text: str, allowed: frozenset[str] = ALLOWED_TAGS) -> str:
 
     opened: dict[str, int] = {}
     unbalanced: set[str] = set()
-    for found in _TAG.finditer(_CODE_SPAN.sub("", _outside_fences(text))):  # as the page parses them
+    for found in _TAG.finditer(_CODE_SPAN.sub("", outside_fences(text))):  # as the page parses them
         name = _TAG_NAME.match(found.group(1))
         if name and not found.group(1).rstrip().endswith("/"):
             key = name.group(1).lower()
