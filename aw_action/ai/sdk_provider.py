@@ -48,6 +48,7 @@ from aw_action.ai.registry import TRANSPORTS, import_sdk, load, wire_for
 from aw_action.ai.retry import RetryPolicy, run_with_retries
 from aw_action.ai.sse import END, read_events
 from aw_action.ai.stream_state import StreamState
+from aw_action.ai.tls import TlsContext
 from aw_action.ai.transports import Connection
 from aw_action.ai.types import (
     AbortSignal,
@@ -196,13 +197,21 @@ class SdkProvider:
     def ensure_sdk(self) -> None:
         """Import the SDK and build the client now (provider setup calls this for the run's model)."""
         if self._client is None:
+            tls = TlsContext.start()  # OpenSSL reads the CA bundle on a thread while the SDK imports
             sdk = import_sdk(self.transport.sdk)
             hooks: dict[str, list[Callable[..., Any]]] = {
                 "request": [self._on_request],
                 "response": [_on_http_response],
             }
             connection = Connection(
-                self._credential, self.base_url, self.headers, self.timeout_s, hooks, self._settings, self.reveal
+                self._credential,
+                self.base_url,
+                self.headers,
+                self.timeout_s,
+                hooks,
+                self._settings,
+                self.reveal,
+                tls=tls.get,
             )
             self._client = load(self.transport.client)(sdk, connection)
             self._sdk = sdk

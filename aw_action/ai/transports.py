@@ -4,7 +4,8 @@ The SDK module is passed in, imported by the caller when the first request goes 
 is built the same way: its credential passed explicitly (so the SDK reads none from the process
 environment), the endpoint (None: the SDK's own default), the catalog's headers, the SDK's own
 retries off (``max_retries=0``: ``ai/retry.py`` retries), the read timeout, and httpx event hooks
-(``ai/sdk_provider.py`` reports each response's status and headers from them).
+(``ai/sdk_provider.py`` reports each response's status and headers from them), and the TLS
+context made while the SDK imported (``ai/tls.py``).
 
 The clouds are the same SDKs' own clients: Amazon Bedrock and Google Vertex AI through the
 anthropic SDK's (SigV4 signing or a Bedrock API key; a Google access token minted from the
@@ -15,6 +16,7 @@ project, API version) come from ``Connection.settings`` (``ai/settings.py``).
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +43,9 @@ class Connection:
     """The provider's settings by name (``ai/settings.py``)."""
     reveal: Callable[[str], None] = field(default=lambda _secret: None)
     """Tells the redactor a secret found while building the client (one a credentials file holds)."""
+    tls: Callable[[], ssl.SSLContext | bool] = field(default=lambda: True)
+    """The client's TLS context, as ``verify=`` (``ai/tls.py``: made while the SDK imported);
+    True: httpx2 makes its default one."""
 
 
 def _common(sdk: Any, conn: Connection) -> dict[str, Any]:
@@ -48,7 +53,7 @@ def _common(sdk: Any, conn: Connection) -> dict[str, Any]:
         "default_headers": conn.headers or None,
         "max_retries": 0,
         "timeout": sdk.Timeout(conn.timeout_s, connect=min(CONNECT_TIMEOUT_S, conn.timeout_s)),
-        "http_client": sdk.DefaultAsyncHttpxClient(event_hooks=conn.event_hooks),
+        "http_client": sdk.DefaultAsyncHttpxClient(event_hooks=conn.event_hooks, verify=conn.tls()),
     }
 
 

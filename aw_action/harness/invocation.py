@@ -37,6 +37,7 @@ from aw_action.run.record import Reporting
 from aw_action.run.redact import Redactor, run_redactor
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
+from aw_action.security.confinement.git_head import HeadCommitQuery
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.tools.processes import kill_all_agent_processes
 
@@ -178,6 +179,7 @@ class Harness:
             for warning in resolved.warnings:
                 self.jsonl.line(f"aw-harness: warning: {warning}")
             state = self.state = RunState.for_model(model_name)
+            state.record.workspace_commit = HeadCommitQuery(self.workspace)  # git runs while the SDK imports
             state.record.reporting = self.reporting
             state.record.phase = gh_aw_phase(self.env)
             record_inputs(state, imports, prompt)

@@ -14,9 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from aw_action.timestamps import utc_now
+
+if TYPE_CHECKING:
+    from aw_action.security.confinement.git_head import HeadCommitQuery
 
 Audience = Literal["action", "cli", "gh-aw"]
 """Who started the run, so who reads its reports: the action (its inputs), the command line
@@ -174,6 +177,10 @@ class RunRecord:
     replay_verdict: ReplayVerdict | None = None
     """When this run is a replay: its verdict, set once the replay is judged (before the summary
     is written); the summary's heading and callout tell it instead of the stop reason's."""
+    workspace_commit: HeadCommitQuery | None = None
+    """The workspace's ``HEAD`` asked as the run starts (``git_head.HeadCommitQuery``, so git runs
+    while the SDK imports); the replay record's header takes it (then None: a later session, a
+    workflow's next step, asks again)."""
     continues: Mapping[str, Any] | None = None
     """When this run continues an earlier run's conversation (``--continue-from``): which session
     and run, from which artifact, and what the runs before it cost (``harness/continuation.py``);

@@ -124,6 +124,8 @@ class ReplayRecord(JsonlRecordWriter):
 
     def start(self, session: SessionInfo) -> None:
         workspace = Path(session.workspace)
+        asked, self.state.record.workspace_commit = self.state.record.workspace_commit, None
+        commit = asked.answer() if asked is not None else head_commit(workspace)
         self.gh_aw = session.runner_facts.gh_aw
         run = recorded_run(session.runner_facts)
         origin = self.state.record.replay_of
@@ -134,7 +136,7 @@ class ReplayRecord(JsonlRecordWriter):
             model=RecordedModel(**asdict(session.model)),
             config=session.config.model_dump(mode="json", by_alias=True),
             config_dir=config_dir_of(session.config_dir, workspace),
-            workspace=RecordedWorkspace(path=session.workspace, commit=head_commit(workspace)),
+            workspace=RecordedWorkspace(path=session.workspace, commit=commit),
             run=run,
             varies=varying(session.workspace, str(self.ctx.output_dir), session.tmpdir, session.session_id, run.run_id),
             patterns=list(VARYING_PATTERNS),

@@ -19,6 +19,7 @@ from aw_action.run.config import RunConfig
 from aw_action.run.redact import Redactor
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
+from aw_action.security.confinement import git_head
 from aw_action.sinks.record_writer import SessionInfo, WriterContext
 from aw_action.sinks.replay_format import FORMAT, VARYING_PATTERNS
 from aw_action.sinks.replay_record import ReplayRecord, harness_version
@@ -95,3 +96,24 @@ def test_the_summary_offers_a_replay_only_of_a_run_a_replay_can_drive(
     assert (commands is not None) == offered
     if commands is not None:
         assert (commands.run_id, commands.repository) == ("77", "octo/repo")
+
+
+def test_the_header_takes_the_commit_asked_as_the_run_started_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = make_workspace(tmp_path / "ws")
+    real = next((workspace / ".git" / "refs" / "heads").glob("*")).read_text().strip()
+    state = RunState.for_model("faux/scripted")
+    monkeypatch.setattr(git_head, "head_commit", lambda _workspace: "a" * 40)  # what the query's git said
+    state.record.workspace_commit = git_head.HeadCommitQuery(workspace)
+    config = RunConfig.model_validate({"engine": {"model": "faux/scripted"}})
+    model = resolve_model("faux/scripted")
+    headers: list[dict[str, Any]] = []
+    for n in (1, 2):  # a workflow's two sessions: the second asks git itself
+        writer = ReplayRecord(WriterContext(tmp_path / f"out{n}", Redactor([]), state))
+        (tmp_path / f"out{n}").mkdir()
+        writer.start(SessionInfo(f"s-{n}", str(workspace), "faux/scripted", {}, config, model, tmp_path))
+        writer.finish(RunResult.ended("completed", "faux/scripted", state))
+        headers.append(lines(tmp_path / f"out{n}" / "replay.jsonl")[0])
+    assert [h["workspace"]["commit"] for h in headers] == ["a" * 40, real]
+    assert state.record.workspace_commit is None

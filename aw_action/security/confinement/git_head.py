@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
 
 from aw_action.security.confinement import spawn
@@ -48,3 +49,29 @@ def head_commit(workspace: Path) -> str | None:
     out = workspace_git(workspace, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", purpose="the replay record")
     commit = (out or b"").decode("ascii", "replace").strip()
     return commit if _COMMIT.match(commit) else None
+
+
+class HeadCommitQuery:
+    """``head_commit`` asked on a thread as the run starts, so git (~13 ms: its sandbox and its
+    start) runs while the SDK imports instead of on the way to the first request; ``answer`` waits
+    for it. The thread is no daemon: the process's end waits for git (``launch.end_process``), as
+    a run that asked in line did."""
+
+    def __init__(self, workspace: Path) -> None:
+        self._answer: list[str | None] = []
+        self._failure: list[BaseException] = []
+        self._thread = threading.Thread(target=self._ask, args=(workspace,), name="aw-git-head")
+        self._thread.start()
+
+    def _ask(self, workspace: Path) -> None:
+        try:
+            self._answer.append(head_commit(workspace))
+        except Exception as failed:  # raised again where the answer is read, as it was in line
+            self._failure.append(failed)
+
+    def answer(self) -> str | None:
+        """``HEAD``'s commit id when the query was made, or None; what ``head_commit`` raised."""
+        self._thread.join()
+        if self._failure:
+            raise self._failure[0]
+        return self._answer[0]
