@@ -187,11 +187,16 @@ def gap(side: dict[str, list[RunRecord]]) -> float:
 def quick(results: dict[str, tuple[Records, list[float]]], scenarios: list[str]) -> str:
     """A few lines for a subset of the scenarios (a quick look while working, never RESULTS.md)."""
     lines = []
-    for wire, (records, _) in results.items():
+    for wire, (records, imports) in results.items():
         aw, pi = records["aw"], records["pi"]
         if "start" in scenarios:
             a, p = (median([r.first_request_s or 0.0 for r in side["start"]]) for side in (aw, pi))
             lines.append(f"{wire}: start to first request aw {a:.3f} s, Pi {p:.3f} s: {_ratio(a, p)}")
+            sdk, floor = median(imports), median([r.first_request_s or 0.0 for r in records["sdk"]["start"]])
+            lines.append(
+                f"{wire}: minus the SDK's import alone ({sdk:.3f} s) {(a - sdk) * 1000:.0f} ms, "
+                f"minus the bare SDK script's start ({floor:.3f} s) {(a - floor) * 1000:.0f} ms"
+            )
         if "turns" in scenarios:
             a, p = overhead(aw), overhead(pi)
             lines.append(f"{wire}: per turn aw {a * 1000:.1f} ms, Pi {p * 1000:.1f} ms: {_ratio(a, p)}")

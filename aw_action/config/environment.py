@@ -22,7 +22,6 @@ import time
 from collections.abc import Mapping
 
 from aw_action.ai.catalog import provider_hint, qualify_model
-from aw_action.config.gh_aw_limits import GhAwEnvError, read_limits, stricter
 from aw_action.exits import InvocationError, Setting
 from aw_action.run.budget_kinds import BUDGET_KINDS
 from aw_action.run.config import RunConfig
@@ -47,6 +46,9 @@ def apply_environment(config: RunConfig, env: Mapping[str, str], now_ms: int | N
 
 
 def _tighten_to_gh_aw(config: RunConfig, env: Mapping[str, str], now_ms: int) -> None:
+    # when used, not at start (tests/cli/test_first_request_imports.py)
+    from aw_action.config.gh_aw_limits import GhAwEnvError, read_limits, stricter
+
     try:
         limits = read_limits(env)
         found = [(kind, limits.limit(kind.gh_aw_env, now_ms)) for kind in BUDGET_KINDS if kind.gh_aw_env]

@@ -26,7 +26,6 @@ from aw_action.run.config import RunConfig
 from aw_action.run.result import RunResult
 from aw_action.run.time_budget import TimeBudget, run_start
 from aw_action.security.confinement.stdout_guard import reserved_stdout
-from aw_action.sinks.closing import closing_line
 
 DEADLINE_GRACE_S = 1.0
 """How long after the soft deadline the watchdog waits for steering to stop the run itself."""
@@ -105,6 +104,9 @@ class ResultPrinter:
             stream = self.stream or sys.stdout
             stream.write(json.dumps(payload, ensure_ascii=False) + "\n")
             stream.flush()
+            # when used, not at start (tests/cli/test_first_request_imports.py)
+            from aw_action.sinks.closing import closing_line
+
             self.harness.jsonl.line(closing_line(result, self.harness.reporting.audience))
 
 

@@ -53,8 +53,14 @@ Count = Field(default=None, ge=0, le=MAX_SAFE_INTEGER)
 
 
 class _Data(BaseModel):
+    # built when first used (gh-aw mode writes them; a standalone run never): not at start
     model_config = ConfigDict(
-        extra="forbid", alias_generator=to_camel, populate_by_name=True, allow_inf_nan=False, frozen=True
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        allow_inf_nan=False,
+        frozen=True,
+        defer_build=True,
     )
 
 

@@ -37,7 +37,6 @@ from aw_action.agent.events import (
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.ai.types import AssistantMessage, ThinkingContent, UserMessage
 from aw_action.run import record_table
-from aw_action.run.explain import explain
 from aw_action.run.result import RunResult
 from aw_action.sinks import unified_records
 from aw_action.sinks.agent_session import (
@@ -177,6 +176,9 @@ class AgentSessionRecorder(JsonlRecordWriter):
             usage=usage,
         )
         self.file.emit("session.result", summary)
+        # when used, not at start (tests/cli/test_first_request_imports.py)
+        from aw_action.run.explain import explain
+
         why = explain(result, state.record.reporting.audience).plain()
         run = dict(unified_records.closing(record, state, self.session_id, dict(state.record.limits), why)[-1][1])
         run["phase"] = state.record.phase

@@ -24,7 +24,6 @@ from aw_action.agent.events import (
 from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks import jsonl_records
-from aw_action.sinks.gh_aw_story import RECORD, run_story
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.sinks.record_writer import BookedRequest
 
@@ -106,5 +105,8 @@ class EventStream:
         if outcome.stop_reason in ("error", "credentials_refused") and result.error:
             self.sink.event("error", message=result.error, stop_reason=outcome.stop_reason)
         if self.gh_aw:
+            # when used, not at start (tests/cli/test_first_request_imports.py)
+            from aw_action.sinks.gh_aw_story import RECORD, run_story
+
             self.sink.record(RECORD, run_story(result, self.session_id))
         self.sink.record("session_end", jsonl_records.session_end(result.record()))

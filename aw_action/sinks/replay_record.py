@@ -30,7 +30,6 @@ from aw_action.run import record_table
 from aw_action.run.record import ReplayCommands
 from aw_action.run.result import RunResult
 from aw_action.security.confinement.git_head import head_commit
-from aw_action.sinks.markdown import code_block
 from aw_action.sinks.record_writer import JsonlRecordWriter, SessionInfo, WriterContext
 from aw_action.sinks.replay_format import (
     FORMAT,
@@ -46,7 +45,6 @@ from aw_action.sinks.replay_format import (
     Reply,
     varying,
 )
-from aw_action.sinks.summary_details import details
 
 FILE_NAME = record_table.REPLAY.name
 
@@ -87,6 +85,10 @@ def replay_hint(commands: ReplayCommands, artifact: str | None) -> str:
     recording from) and replayed in the checkout, in three commands. ``artifact``: the name it
     was uploaded under (the action says it only once the upload is done); None on the command
     line, where a later step of the job may upload the output folder."""
+    # when used, not at start (tests/cli/test_first_request_imports.py)
+    from aw_action.sinks.markdown import code_block
+    from aw_action.sinks.summary_details import details
+
     folder = f"/tmp/aw-run-{commands.run_id}"
     name = f" --name {shlex.quote(artifact)}" if artifact else ""
     checkout = commands.commit or "<the run's commit>"

@@ -16,7 +16,6 @@ from typing import Any
 from aw_action.agent import transcript
 from aw_action.agent.events import AgentEvent, HarnessEvent, ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart
 from aw_action.run import record_table
-from aw_action.run.explain import explain
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.result import RunResult
 from aw_action.sinks import token_usage, unified_records
@@ -144,6 +143,9 @@ class UnifiedSession(JsonlRecordWriter):
         """The closing records (``unified_records.closing``), the ``session.collection`` coverage
         record, and close the file."""
         state = self.state
+        # when used, not at start (tests/cli/test_first_request_imports.py)
+        from aw_action.run.explain import explain
+
         why = explain(result, state.record.reporting.audience).plain()
         for type_, data in unified_records.closing(result.record(), state, self.session_id, state.record.limits, why):
             self.record(type_, data)

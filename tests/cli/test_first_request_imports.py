@@ -44,6 +44,15 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "aw_action.sinks.summary_story",
     "aw_action.sinks.invocation_failure",  # a refused invocation's records
     "aw_action.harness.continuation",  # not a continued run (--continue-from)
+    "aw_action.sinks.closing",  # the closing line, the run's story, the replay hint: at the run's end
+    "aw_action.sinks.gh_aw_story",
+    "aw_action.sinks.summary_details",
+    "aw_action.sinks.markdown",
+    "aw_action.sinks.mermaid",
+    "aw_action.run.explain",  # why the run ended: at its end
+    "aw_action.run.explanation",
+    "aw_action.security.untrusted_text.sanitize",  # text from outside, rendered: at the end
+    "aw_action.config.gh_aw_limits",  # gh-aw's limits: a gh-aw run's
 )
 """Module name prefixes (a trailing dot: that package's modules) a plain anthropic run with no MCP
 server, no OTLP endpoint, no workflow, no safe outputs and no bash policy has no use for before its first request."""
