@@ -39,7 +39,7 @@ class ReflectError(Exception):
 
 
 class ReflectEndpoint(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)  # built when AWF is asked: gh-aw runs only
 
     provider: str
     base_url: str | None = None
@@ -49,7 +49,7 @@ class ReflectEndpoint(BaseModel):
 
 
 class Reflection(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     endpoints: list[ReflectEndpoint]
     source: str = ""

@@ -137,6 +137,8 @@ class AssistantMessage(BaseModel):
 
 
 class ToolResultMessage(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built with the first tool's result, after the first request
+
     role: Literal["toolResult"] = "toolResult"
     tool_call_id: str
     tool_name: str

@@ -60,7 +60,8 @@ class _Line(BaseModel):
     """A recorded line's fields: a text field never holds a NUL byte (no path, id or name can,
     and a recording that says otherwise was crafted: refused naming the field)."""
 
-    model_config = ConfigDict(extra="ignore", protected_namespaces=())
+    # built when first used: a run writes its header before its first request, the rest after it
+    model_config = ConfigDict(extra="ignore", protected_namespaces=(), defer_build=True)
 
     @field_validator("*", mode="after")
     @classmethod
