@@ -19,7 +19,9 @@ noise falls on both; figures are medians:
 - the clouds' SDKs: whether an anthropic run imports boto3, google-auth or azure-identity
   (``bench/cloud_imports.py``: one start under ``python -X importtime``).
 - the SDK's own import (a process that imports ``anthropic``/``openai``, from spawn to the moment it
-  says it is done), the reference of the start-up target; and the floor of any Python harness on
+  says it is done), the reference of the start-up target, timed once in each round of the starts:
+  the start minus it as the two medians' difference and as the median of each round's own
+  difference (the machine's drift between rounds cancels); and the floor of any Python harness on
   that SDK: a script that imports it, makes a client and sends one message (spawn to request).
 
 The stall check: the server times each reply (``tests/servers/wire.ReplyTiming``), from its last
