@@ -30,7 +30,8 @@ waiting for the client's delayed ACK: ~40 ms a reply, on one client and not the 
 time the server, not the harness; a run where 10 % of the replies were held over
 ``measure.STALL_LIMIT_S`` fails the bench, which then writes nothing.
 
-``--write`` puts the report, with the machine's description, into bench/RESULTS.md.
+``--write`` puts the report, with the machine's description, into bench/RESULTS.md, and keeps what
+follows its ``BY_HAND`` marker (what the numbers say, written by a person; other benches' sections).
 """
 
 from __future__ import annotations
@@ -60,6 +61,16 @@ SCRIPTS = {
     "big": Script(BIG_TURNS, command=lambda turn: f"seq {100_000 + turn} {100_000 + turn + BIG_LINES}"),
 }
 Subject = Callable[[Path, str, str], Launch]
+
+
+BY_HAND = "<!-- written by hand: bench/run_bench.py --write keeps what follows -->"
+
+
+def keep_written_by_hand(results: str) -> str:
+    """What follows ``BY_HAND`` in the old RESULTS.md (what the numbers say, sections of other
+    benches), marker included, to append to the new report; nothing when there is no marker."""
+    at = results.find(BY_HAND)
+    return "" if at < 0 else "\n" + results[at:]
 
 
 def sdk_import_s(wire: str, runs: int) -> list[float]:
@@ -145,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         text = report.render(results, args.runs, args.image, load_before, report.load_average(), clouds)
     print(text)
     if args.write:
-        (BENCH / "RESULTS.md").write_text(text)
+        results_md = BENCH / "RESULTS.md"
+        kept = keep_written_by_hand(results_md.read_text() if results_md.exists() else "")
+        results_md.write_text(text + kept)
     return 0
 
 
