@@ -157,6 +157,15 @@ class Harness:
         return result
 
     async def run(self) -> RunResult:
+        try:
+            return await self._invoke()
+        finally:
+            state = self.state
+            if state is not None and state.record.workspace_commit is not None:
+                asked, state.record.workspace_commit = state.record.workspace_commit, None
+                asked.cancel()  # the run ended before its replay record read it: git ends too
+
+    async def _invoke(self) -> RunResult:
         model_name = "unknown"
         self.reporting = replace(self.reporting, workflow=self.workflow_label())
         try:

@@ -104,7 +104,7 @@ def _kernel_abi(env: Mapping[str, str]) -> int:
 
 def _run(argv: list[str], launch: spawn.Launch, name: str, stdin: bytes | None, stdout: int | None = None) -> bytes:
     try:
-        done = spawn.run(argv, launch, input=stdin, timeout_s=GIT_TIMEOUT_S, **({"stdout": stdout} if stdout else {}))
+        done = spawn.run(argv, launch, input=stdin, timeout_s=GIT_TIMEOUT_S, stdout=stdout if stdout else spawn.PIPE)
     except FileNotFoundError:
         raise PatchError("git is not installed") from None
     if done.timed_out:

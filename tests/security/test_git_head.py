@@ -5,15 +5,19 @@ as the run starts (``HeadCommitQuery``)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from aw_action.security.confinement import git_head
 from aw_action.security.confinement.git_head import HeadCommitQuery, head_commit
+from tests.conftest import base_env, run_cli, write_run_files
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
 
@@ -44,7 +48,7 @@ def test_the_query_asks_on_a_thread_and_answers_what_git_said(tmp_path: Path, mo
     asked = threading.Event()
     go_on = threading.Event()
 
-    def slow_git(workspace: Path) -> str | None:
+    def slow_git(workspace: Path, started: object = None) -> str | None:
         asked.set()
         assert go_on.wait(10)
         return f"commit of {workspace.name}"
@@ -57,7 +61,7 @@ def test_the_query_asks_on_a_thread_and_answers_what_git_said(tmp_path: Path, mo
 
 
 def test_what_the_query_raised_is_raised_where_the_answer_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(_workspace: Path) -> str | None:
+    def broken(_workspace: Path, started: object = None) -> str | None:
         raise RuntimeError("no probe")
 
     monkeypatch.setattr(git_head, "head_commit", broken)
@@ -73,3 +77,56 @@ def test_the_query_answers_the_real_commit_and_none_outside_a_repository(tmp_pat
     subprocess.run([*GIT, "commit", "-q", "--allow-empty", "-m", "base"], cwd=workspace, check=True)
     real = subprocess.run(["git", "rev-parse", "HEAD"], cwd=workspace, capture_output=True, text=True).stdout.strip()
     assert HeadCommitQuery(workspace).answer() == real
+
+
+def _gits_in(workspace: Path) -> list[int]:
+    """Live git processes whose working directory is ``workspace``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.readlink(entry / "cwd") == str(workspace) and b"git" in (entry / "cmdline").read_bytes():
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if state != "Z":
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_run_that_ends_before_reading_the_query_leaves_no_git_behind(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=workspace, check=True)
+    (workspace / ".git" / "HEAD").unlink()
+    os.mkfifo(workspace / ".git" / "HEAD")  # git waits for a writer that never comes
+    query = HeadCommitQuery(workspace)
+    deadline = time.monotonic() + 10
+    while not _gits_in(workspace) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _gits_in(workspace), "git never started"
+    started = time.monotonic()
+    query.cancel()
+    assert time.monotonic() - started < git_head.TIMEOUT_S / 2, "cancel waited for git's own timeout"
+    assert _gits_in(workspace) == [], "git outlived the run that asked it"
+    assert query.answer() is None
+
+
+def test_a_run_refused_while_it_starts_leaves_no_git_behind(tmp_path: Path) -> None:
+    """The query starts before the run's assembly; a run refused there (no key for its model)
+    never writes its replay header, and its git, waiting on a FIFO ``HEAD``, ends with it."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=workspace, check=True)
+    (workspace / ".git" / "HEAD").unlink()
+    os.mkfifo(workspace / ".git" / "HEAD")
+    cfg, prompt = write_run_files(tmp_path, {"engine": {"id": "aw", "model": "claude-sonnet-4.6"}}, "Say hi.")
+    try:
+        run = run_cli(["--config", str(cfg), "--prompt", str(prompt)], base_env(tmp_path), cwd=workspace)
+        assert run.returncode == 2 and "ANTHROPIC_API_KEY" in run.stderr, run.stderr
+        assert _gits_in(workspace) == [], "git outlived the run that asked it"
+    finally:
+        for pid in _gits_in(workspace):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

@@ -104,7 +104,7 @@ def test_the_header_takes_the_commit_asked_as_the_run_started_once(
     workspace = make_workspace(tmp_path / "ws")
     real = next((workspace / ".git" / "refs" / "heads").glob("*")).read_text().strip()
     state = RunState.for_model("faux/scripted")
-    monkeypatch.setattr(git_head, "head_commit", lambda _workspace: "a" * 40)  # what the query's git said
+    monkeypatch.setattr(git_head, "head_commit", lambda _workspace, started=None: "a" * 40)  # what the query's git said
     state.record.workspace_commit = git_head.HeadCommitQuery(workspace)
     config = RunConfig.model_validate({"engine": {"model": "faux/scripted"}})
     model = resolve_model("faux/scripted")

@@ -11,8 +11,10 @@ that goes wrong (no git, not a repository, too slow, a malformed ABI cap) is ``N
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import threading
 from pathlib import Path
 
@@ -27,8 +29,15 @@ SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 _COMMIT = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 
-def workspace_git(workspace: Path, *args: str, purpose: str, timeout_s: float = TIMEOUT_S) -> bytes | None:
-    """``git args`` on ``workspace``'s repository, confined; its stdout, or None when it fails."""
+def workspace_git(
+    workspace: Path,
+    *args: str,
+    purpose: str,
+    timeout_s: float = TIMEOUT_S,
+    started: spawn.Started | None = None,
+) -> bytes | None:
+    """``git args`` on ``workspace``'s repository, confined; its stdout, or None when it fails.
+    ``started``: told git's process once it runs (``spawn.run``)."""
     try:
         abi = probe(os.environ).landlock_abi
     except ValueError:  # a malformed cap: the run refuses it, naming it; read nothing now
@@ -38,15 +47,16 @@ def workspace_git(workspace: Path, *args: str, purpose: str, timeout_s: float = 
     identity = reachable(decide_tool_identity(workspace), workspace).identity
     launch = spawn.Launch(env=env, cwd=workspace, identity=identity, confinement=confinement)
     try:
-        done = spawn.run(harness_argv(list(args), safe_directory="*"), launch, timeout_s=timeout_s)
+        done = spawn.run(harness_argv(list(args), safe_directory="*"), launch, timeout_s=timeout_s, started=started)
     except OSError:
         return None
     return done.stdout if done.returncode == 0 and not done.timed_out else None
 
 
-def head_commit(workspace: Path) -> str | None:
+def head_commit(workspace: Path, started: spawn.Started | None = None) -> str | None:
     """``HEAD``'s commit id in ``workspace``, or None."""
-    out = workspace_git(workspace, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", purpose="the replay record")
+    args = ("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    out = workspace_git(workspace, *args, purpose="the replay record", started=started)
     commit = (out or b"").decode("ascii", "replace").strip()
     return commit if _COMMIT.match(commit) else None
 
@@ -54,18 +64,20 @@ def head_commit(workspace: Path) -> str | None:
 class HeadCommitQuery:
     """``head_commit`` asked on a thread as the run starts, so git (~13 ms: its sandbox and its
     start) runs while the SDK imports instead of on the way to the first request; ``answer`` waits
-    for it. The thread is no daemon: the process's end waits for git (``launch.end_process``), as
-    a run that asked in line did."""
+    for it (at most git's ``TIMEOUT_S``, as a run that asked in line did). A run that ends without
+    reading it calls ``cancel``: git's session is killed, none outlives the run (a repository's
+    ``HEAD`` can be a FIFO git waits on)."""
 
     def __init__(self, workspace: Path) -> None:
         self._answer: list[str | None] = []
         self._failure: list[BaseException] = []
+        self._git: list[spawn.Running] = []
         self._thread = threading.Thread(target=self._ask, args=(workspace,), name="aw-git-head")
         self._thread.start()
 
     def _ask(self, workspace: Path) -> None:
         try:
-            self._answer.append(head_commit(workspace))
+            self._answer.append(head_commit(workspace, started=self._git.append))
         except Exception as failed:  # raised again where the answer is read, as it was in line
             self._failure.append(failed)
 
@@ -74,4 +86,12 @@ class HeadCommitQuery:
         self._thread.join()
         if self._failure:
             raise self._failure[0]
-        return self._answer[0]
+        return self._answer[0] if self._answer else None
+
+    def cancel(self) -> None:
+        """Kill git's session if it still runs, and wait for the thread (it ends once git does)."""
+        for git in self._git:
+            if git.poll() is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(git.pid, signal.SIGKILL)
+        self._thread.join()

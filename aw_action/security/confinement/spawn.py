@@ -38,7 +38,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
@@ -53,6 +53,10 @@ from aw_action.security.confinement.tool_env import GITHUB_TOKEN_VARS, is_withhe
 
 DEVNULL = subprocess.DEVNULL
 PIPE = subprocess.PIPE
+Running = subprocess.Popen[bytes]
+"""A process ``run`` started."""
+Started = Callable[[Running], None]
+"""What ``run`` tells its caller once the process runs (a caller on another thread may end it)."""
 STDOUT = subprocess.STDOUT
 Popen = subprocess.Popen
 Stream = int | IO[Any] | None
@@ -277,12 +281,16 @@ def run(
     timeout_s: float,
     input: bytes | None = None,
     stdout: Stream = PIPE,
+    started: Started | None = None,
 ) -> Finished:
     """Run to completion in a session of its own; on timeout the whole session is killed
-    (a filter or hook the command started included) and ``timed_out`` is set."""
+    (a filter or hook the command started included) and ``timed_out`` is set. ``started`` is
+    told the process once it runs (a caller on another thread may kill its session sooner)."""
     proc = popen(
         argv, launch, stdin=PIPE if input is not None else DEVNULL, stdout=stdout, stderr=PIPE, new_session=True
     )
+    if started is not None:
+        started(proc)
     try:
         out, err = proc.communicate(input, timeout=timeout_s)
     except subprocess.TimeoutExpired:
