@@ -181,7 +181,7 @@ class RunRecord:
     """The workspace's ``HEAD`` asked as the run starts (``git_head.HeadCommitQuery``, so git runs
     while the SDK imports); the replay record's header takes it (then None: a later session, a
     workflow's next step, asks again); a run that ends without taking it cancels it, git's
-    session killed (``harness/invocation.Invocation.run``)."""
+    session killed (``harness/invocation.Harness.run``)."""
     continues: Mapping[str, Any] | None = None
     """When this run continues an earlier run's conversation (``--continue-from``): which session
     and run, from which artifact, and what the runs before it cost (``harness/continuation.py``);

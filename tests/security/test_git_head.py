@@ -130,3 +130,35 @@ def test_a_run_refused_while_it_starts_leaves_no_git_behind(tmp_path: Path) -> N
         for pid in _gits_in(workspace):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_a_query_cancelled_before_git_started_kills_git_as_it_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by review: ``cancel`` knew only the gits already started; one the thread started
+    after it ran to git's own timeout (10 s) while the run's end waited for the thread."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=workspace, check=True)
+    (workspace / ".git" / "HEAD").unlink()
+    os.mkfifo(workspace / ".git" / "HEAD")
+    real = git_head.head_commit
+    go = threading.Event()
+
+    def late(where: Path, started: git_head.spawn.Started | None = None) -> str | None:
+        assert go.wait(10)
+        return real(where, started=started)
+
+    monkeypatch.setattr(git_head, "head_commit", late)
+    query = HeadCommitQuery(workspace)
+    threading.Timer(0.2, go.set).start()  # git starts while cancel() below waits for the thread
+    began = time.monotonic()
+    try:
+        query.cancel()
+        assert time.monotonic() - began < git_head.TIMEOUT_S / 2, "cancel waited for git's own timeout"
+        assert _gits_in(workspace) == [], "git outlived the run that asked it"
+    finally:
+        go.set()
+        for pid in _gits_in(workspace):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

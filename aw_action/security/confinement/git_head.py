@@ -72,14 +72,25 @@ class HeadCommitQuery:
         self._answer: list[str | None] = []
         self._failure: list[BaseException] = []
         self._git: list[spawn.Running] = []
+        self._cancelled = False
+        self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._ask, args=(workspace,), name="aw-git-head")
         self._thread.start()
 
     def _ask(self, workspace: Path) -> None:
+        with self._lock:
+            if self._cancelled:
+                return
         try:
-            self._answer.append(head_commit(workspace, started=self._git.append))
+            self._answer.append(head_commit(workspace, started=self._started))
         except Exception as failed:  # raised again where the answer is read, as it was in line
             self._failure.append(failed)
+
+    def _started(self, git: spawn.Running) -> None:
+        with self._lock:
+            self._git.append(git)
+            if self._cancelled:  # cancelled while git was being started
+                _kill(git)
 
     def answer(self) -> str | None:
         """``HEAD``'s commit id when the query was made, or None; what ``head_commit`` raised."""
@@ -89,9 +100,17 @@ class HeadCommitQuery:
         return self._answer[0] if self._answer else None
 
     def cancel(self) -> None:
-        """Kill git's session if it still runs, and wait for the thread (it ends once git does)."""
-        for git in self._git:
-            if git.poll() is None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(git.pid, signal.SIGKILL)
+        """Kill git's session if it runs (or once it starts), and wait for the thread (it ends
+        once git does)."""
+        with self._lock:
+            self._cancelled = True
+            for git in self._git:
+                _kill(git)
         self._thread.join()
+
+
+def _kill(git: spawn.Running) -> None:
+    """SIGKILL git's session unless git was reaped (until then its id is still git's)."""
+    if git.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(git.pid, signal.SIGKILL)
