@@ -39,8 +39,12 @@ class TlsContext:
             with contextlib.suppress(Exception):
                 made._made.append(httpcore2.default_ssl_context())
 
-        made._thread = threading.Thread(target=make, name="aw-tls-context", daemon=True)
-        made._thread.start()
+        thread = threading.Thread(target=make, name="aw-tls-context", daemon=True)
+        try:
+            thread.start()
+        except RuntimeError:  # no thread to be had (the process's task limit): the client makes its own
+            return made
+        made._thread = thread
         return made
 
     def get(self) -> ssl.SSLContext | bool:

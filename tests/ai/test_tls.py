@@ -65,3 +65,11 @@ def test_a_context_that_cannot_be_made_leaves_the_client_its_default(
 ) -> None:
     monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "missing.pem"))
     assert TlsContext.start().get() is True
+
+
+def test_without_a_thread_to_be_had_the_client_makes_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_thread(_self: object) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr("threading.Thread.start", no_thread)
+    assert TlsContext.start().get() is True

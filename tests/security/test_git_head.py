@@ -162,3 +162,14 @@ def test_a_query_cancelled_before_git_started_kills_git_as_it_starts(
         for pid in _gits_in(workspace):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_without_a_thread_to_be_had_the_query_asks_in_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_thread(_self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(git_head, "head_commit", lambda _workspace, started=None: "c" * 40)
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    query = HeadCommitQuery(tmp_path)
+    query.cancel()  # nothing runs: returns at once
+    assert query.answer() == "c" * 40

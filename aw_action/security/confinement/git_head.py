@@ -75,7 +75,10 @@ class HeadCommitQuery:
         self._cancelled = False
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._ask, args=(workspace,), name="aw-git-head")
-        self._thread.start()
+        try:
+            self._thread.start()
+        except RuntimeError:  # no thread to be had (the process's task limit): asked in line
+            self._ask(workspace)
 
     def _ask(self, workspace: Path) -> None:
         with self._lock:
@@ -94,7 +97,8 @@ class HeadCommitQuery:
 
     def answer(self) -> str | None:
         """``HEAD``'s commit id when the query was made, or None; what ``head_commit`` raised."""
-        self._thread.join()
+        if self._thread.ident is not None:
+            self._thread.join()
         if self._failure:
             raise self._failure[0]
         return self._answer[0] if self._answer else None
@@ -106,7 +110,8 @@ class HeadCommitQuery:
             self._cancelled = True
             for git in self._git:
                 _kill(git)
-        self._thread.join()
+        if self._thread.ident is not None:
+            self._thread.join()
 
 
 def _kill(git: spawn.Running) -> None:
