@@ -9,6 +9,7 @@ import ssl
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpcore2
 import pytest
 
 from aw_action.ai.tls import TlsContext
@@ -36,7 +37,10 @@ def test_the_context_verifies_like_httpx2s_own(monkeypatch: pytest.MonkeyPatch) 
     made = TlsContext.start().get()
     assert isinstance(made, ssl.SSLContext)
     assert made.verify_mode == ssl.CERT_REQUIRED and made.check_hostname
-    assert made.cert_store_stats()["x509_ca"] > 0, "the system's CA bundle was not read"
+    own = httpcore2.default_ssl_context()  # what httpx2 makes itself for verify=True
+    assert made.cert_store_stats() == own.cert_store_stats(), "not the system's CA bundle as httpx2 reads it"
+    settings = ("options", "minimum_version", "verify_flags", "protocol")
+    assert [getattr(made, name) for name in settings] == [getattr(own, name) for name in settings]
 
 
 async def test_a_server_the_process_trusts_answers_over_https(
