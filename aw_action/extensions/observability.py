@@ -23,19 +23,21 @@ import functools
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aw_action.agent.events import AfterProviderResponseEvent, AgentEvent, RequestEnd, ToolExecutionEnd, TurnEnd
 from aw_action.environment.runner import STEP_SUMMARY_VAR
 from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 from aw_action.run.mode import run_mode
-from aw_action.run.result import RunResult
 from aw_action.sinks import genai
 from aw_action.sinks.jsonl_stream import EventStream
 from aw_action.sinks.otel import OtelSink, otlp_timeout, resolve_targets
 from aw_action.sinks.record_files import writers_for
 from aw_action.sinks.record_writer import BookedRequest, RecordWriter, SessionInfo, WriterContext
+
+if TYPE_CHECKING:
+    from aw_action.run.result import RunResult
 
 FILE_HINT = f"check that the output dir ({OUTPUT_DIR.name}) is writable and has free space"
 HINTS = {

@@ -12,11 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from aw_action.ai.inert_line import one_line
 from aw_action.exits import InvocationError
-from aw_action.run.result import RunResult
+
+if TYPE_CHECKING:
+    pass
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -39,6 +41,9 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         line = f"{one_line(message)} (usage: {self.usage_line or self.prog})"
         sys.stderr.write(f"{self.prog}: error: {line}\n")
+        # when used, not at start (tests/cli/test_first_request_imports.py)
+        from aw_action.run.result import RunResult
+
         result = RunResult.invocation_error(InvocationError(line), "unknown").to_json()
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
         sys.stdout.flush()

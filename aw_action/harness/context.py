@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aw_action.agent.session import AgentSession
 from aw_action.agent.tools import ToolContext
@@ -43,13 +44,15 @@ from aw_action.run.budget_kinds import resolve_limits
 from aw_action.run.config import RunConfig
 from aw_action.run.record import PromptRecord
 from aw_action.run.redact import Redactor
-from aw_action.run.result import RunResult, error_stop_reason
 from aw_action.run.state import RunState
 from aw_action.security.confinement import spawn
 from aw_action.security.confinement.sandbox import UNCONFINED
 from aw_action.security.records.record_manifest import write_manifest
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.tools.processes import kill_all_agent_processes
+
+if TYPE_CHECKING:
+    from aw_action.run.result import RunResult
 
 TRANSCRIPT_FILE = FILE_NAME
 SYSTEM_PROMPT = (
@@ -193,6 +196,9 @@ class RunContext:
             return PromptOutcome(index, reason, session.signal.reason)
         if end.error:
             kind = next((m.error_kind for m in reversed(end.messages) if isinstance(m, AssistantMessage)), None)
+            # when used, not at start (tests/cli/test_first_request_imports.py)
+            from aw_action.run.result import error_stop_reason
+
             return PromptOutcome(index, error_stop_reason(kind), end.error)
         return PromptOutcome(index, "completed")
 
@@ -221,6 +227,9 @@ class RunContext:
         transcript = session.transcript
         if transcript is not None and transcript.error:
             state.journal.degrade("transcript", transcript.error, "check the output dir's free space")
+        # when used, not at start (tests/cli/test_first_request_imports.py)
+        from aw_action.run.result import RunResult
+
         result = RunResult.ended(stop, state.model, state, error)
         try:
             await self.runner.emit_named("session_shutdown", result)

@@ -35,7 +35,6 @@ from aw_action.run.prompt_files import ResolvedImport, assemble_prompt, load_pro
 from aw_action.run.provenance import record_appendix, record_inputs
 from aw_action.run.record import Reporting
 from aw_action.run.redact import Redactor, run_redactor
-from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.security.confinement.git_head import HeadCommitQuery
 from aw_action.sinks.jsonl import JsonlSink
@@ -43,6 +42,7 @@ from aw_action.tools.processes import kill_all_agent_processes
 
 if TYPE_CHECKING:
     from aw_action.harness.continuation import Continuation
+    from aw_action.run.result import RunResult
 
 
 class Harness:
@@ -117,6 +117,9 @@ class Harness:
             kill_all_agent_processes(deadline_s=1.0)  # with guards, their seal ends the processes first
         state = self.state
         model = state.model if state else "unknown"
+        # when used, not at start (tests/cli/test_first_request_imports.py)
+        from aw_action.run.result import RunResult
+
         result = RunResult.ended(reason, model, state, error)
         if state is not None:
             if guards is not None:
@@ -149,6 +152,9 @@ class Harness:
         """The invocation cannot run: its records (the JSONL ``error``, the failure summary) and
         its result (exit 2), whose closing line says what is wrong once (``sinks/closing.py``).
         Entry points that fail before ``run()`` use it too."""
+        # when used, not at start (tests/cli/test_first_request_imports.py)
+        from aw_action.run.result import RunResult
+
         result = RunResult.invocation_error(exc, model, self.state)
         # when used, not at start (tests/cli/test_first_request_imports.py)
         from aw_action.sinks.invocation_failure import report_invocation_error

@@ -18,14 +18,16 @@ import os
 import sys
 import threading
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from aw_action.harness.invocation import Harness
 from aw_action.run.cancel import CancelClock, StopSignals, settle
 from aw_action.run.config import RunConfig
-from aw_action.run.result import RunResult
 from aw_action.run.time_budget import TimeBudget, run_start
 from aw_action.security.confinement.stdout_guard import reserved_stdout
+
+if TYPE_CHECKING:
+    from aw_action.run.result import RunResult
 
 DEADLINE_GRACE_S = 1.0
 """How long after the soft deadline the watchdog waits for steering to stop the run itself."""
@@ -60,6 +62,9 @@ async def supervise(harness: Harness, stops: StopSignals, wind_down_s: float) ->
     if exc is not None:  # Harness.run() never raises; if a bug makes it, the record still gets out
         state = harness.state
         error = f"internal error: {type(exc).__name__}: {exc}"
+        # when used, not at start (tests/cli/test_first_request_imports.py)
+        from aw_action.run.result import RunResult
+
         return RunResult.ended("error", state.model if state else "unknown", state, error)
     return task.result()
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aw_action.agent.events import (
     AgentEvent,
@@ -37,7 +37,6 @@ from aw_action.agent.events import (
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.ai.types import AssistantMessage, ThinkingContent, UserMessage
 from aw_action.run import record_table
-from aw_action.run.result import RunResult
 from aw_action.sinks import unified_records
 from aw_action.sinks.agent_session import (
     AgentSessionWriter,
@@ -51,6 +50,9 @@ from aw_action.sinks.agent_session import (
     now_iso,
 )
 from aw_action.sinks.record_writer import JsonlRecordWriter, SessionInfo, WriterContext
+
+if TYPE_CHECKING:
+    from aw_action.run.result import RunResult
 
 MAX_MESSAGE_CHARS = 16_000
 MAX_TOOL_CHARS = 4_000

@@ -14,14 +14,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.inert_line import tool_label
 from aw_action.ai.types import AssistantMessage
 from aw_action.run import human
 from aw_action.run.ledger import RequestRecord, TurnRecord
-from aw_action.run.result import ResultRecord
+
+if TYPE_CHECKING:
+    from aw_action.run.result import ResultRecord
 
 
 def human_turn_line(

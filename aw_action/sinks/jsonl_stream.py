@@ -9,6 +9,8 @@ The stream never raises (``JsonlSink`` swallows a closed stderr).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from aw_action.agent.events import (
     AgentEnd,
     AgentEvent,
@@ -21,11 +23,13 @@ from aw_action.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.sinks import jsonl_records
 from aw_action.sinks.jsonl import JsonlSink
 from aw_action.sinks.record_writer import BookedRequest
+
+if TYPE_CHECKING:
+    from aw_action.run.result import RunResult
 
 
 class EventStream:

@@ -8,12 +8,14 @@ incrementally: ``sync`` appends the entries added since the last call.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aw_action.agent.events import AgentEvent, TurnEnd
 from aw_action.run import record_table
-from aw_action.run.result import RunResult
 from aw_action.sinks.record_writer import JsonlRecordWriter, SessionInfo
+
+if TYPE_CHECKING:
+    from aw_action.run.result import RunResult
 
 FILE_NAME = record_table.PROVENANCE.name
 FIELDS = ("timestamp", "source", "path", "tokens", "cumulative_tokens", "role")

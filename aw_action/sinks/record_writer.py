@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from aw_action.agent.events import AgentEvent
 from aw_action.ai.types import Model
@@ -33,10 +33,12 @@ from aw_action.run.ledger import RequestRecord
 from aw_action.run.mode import RunMode
 from aw_action.run.record_table import RecordFile
 from aw_action.run.redact import Redactor
-from aw_action.run.result import RunResult
 from aw_action.run.state import RunState
 from aw_action.security.records.record_guard import RecordWrites
 from aw_action.sinks.files import JsonlFile
+
+if TYPE_CHECKING:
+    from aw_action.run.result import RunResult
 
 
 @dataclass(frozen=True)

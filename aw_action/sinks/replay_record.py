@@ -22,13 +22,13 @@ import importlib.metadata
 import shlex
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aw_action.agent.events import AgentEvent, HarnessEvent, MessageEnd, RequestEnd
 from aw_action.ai.types import UserMessage
 from aw_action.environment.runner import RunnerFacts
 from aw_action.run import record_table
 from aw_action.run.record import ReplayCommands
-from aw_action.run.result import RunResult
 from aw_action.security.confinement.git_head import head_commit
 from aw_action.sinks.record_writer import JsonlRecordWriter, SessionInfo, WriterContext
 from aw_action.sinks.replay_format import (
@@ -45,6 +45,9 @@ from aw_action.sinks.replay_format import (
     Reply,
     varying,
 )
+
+if TYPE_CHECKING:
+    from aw_action.run.result import RunResult
 
 FILE_NAME = record_table.REPLAY.name
 

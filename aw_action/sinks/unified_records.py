@@ -5,11 +5,13 @@ for the stop reason, limits and degraded sinks."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aw_action.environment.runner import RunnerFacts
-from aw_action.run.result import ResultRecord
 from aw_action.run.state import RunState
+
+if TYPE_CHECKING:
+    from aw_action.run.result import ResultRecord
 
 
 def workflow_info(requested_model: str, runner: RunnerFacts) -> dict[str, Any]:

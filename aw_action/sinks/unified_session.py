@@ -11,16 +11,18 @@ the transcript holds content; this file holds facts.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aw_action.agent import transcript
 from aw_action.agent.events import AgentEvent, HarnessEvent, ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart
 from aw_action.run import record_table
 from aw_action.run.ledger import RequestRecord
-from aw_action.run.result import RunResult
 from aw_action.sinks import token_usage, unified_records
 from aw_action.sinks.record_writer import BookedRequest, JsonlRecordWriter, SessionInfo, WriterContext
 from aw_action.timestamps import utc_iso, utc_now
+
+if TYPE_CHECKING:
+    from aw_action.run.result import RunResult
 
 FILE_NAME = record_table.UNIFIED_SESSION.name
 COLLECTED_PATH = f"usage/{FILE_NAME}"

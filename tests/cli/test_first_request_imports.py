@@ -53,6 +53,7 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "aw_action.run.explanation",
     "aw_action.security.untrusted_text.sanitize",  # text from outside, rendered: at the end
     "aw_action.config.gh_aw_limits",  # gh-aw's limits: a gh-aw run's
+    "aw_action.run.result",  # the run's result: at its end, or a refusal's
 )
 """Module name prefixes (a trailing dot: that package's modules) a plain anthropic run with no MCP
 server, no OTLP endpoint, no workflow, no safe outputs and no bash policy has no use for before its first request."""
