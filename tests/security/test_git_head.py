@@ -79,6 +79,15 @@ def test_the_query_answers_the_real_commit_and_none_outside_a_repository(tmp_pat
     assert HeadCommitQuery(workspace).answer() == real
 
 
+def _fifo_head_repository(workspace: Path) -> Path:
+    """A repository whose ``HEAD`` is a FIFO: git waits on it for a writer that never comes."""
+    workspace.mkdir()
+    subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=workspace, check=True)
+    (workspace / ".git" / "HEAD").unlink()
+    os.mkfifo(workspace / ".git" / "HEAD")
+    return workspace
+
+
 def _gits_in(workspace: Path) -> list[int]:
     """Live git processes whose working directory is ``workspace``."""
     found = []
@@ -96,11 +105,7 @@ def _gits_in(workspace: Path) -> list[int]:
 
 
 def test_a_run_that_ends_before_reading_the_query_leaves_no_git_behind(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=workspace, check=True)
-    (workspace / ".git" / "HEAD").unlink()
-    os.mkfifo(workspace / ".git" / "HEAD")  # git waits for a writer that never comes
+    workspace = _fifo_head_repository(tmp_path / "ws")
     query = HeadCommitQuery(workspace)
     deadline = time.monotonic() + 10
     while not _gits_in(workspace) and time.monotonic() < deadline:
@@ -116,11 +121,7 @@ def test_a_run_that_ends_before_reading_the_query_leaves_no_git_behind(tmp_path:
 def test_a_run_refused_while_it_starts_leaves_no_git_behind(tmp_path: Path) -> None:
     """The query starts before the run's assembly; a run refused there (no key for its model)
     never writes its replay header, and its git, waiting on a FIFO ``HEAD``, ends with it."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=workspace, check=True)
-    (workspace / ".git" / "HEAD").unlink()
-    os.mkfifo(workspace / ".git" / "HEAD")
+    workspace = _fifo_head_repository(tmp_path / "ws")
     cfg, prompt = write_run_files(tmp_path, {"engine": {"id": "aw", "model": "claude-sonnet-4.6"}}, "Say hi.")
     try:
         run = run_cli(["--config", str(cfg), "--prompt", str(prompt)], base_env(tmp_path), cwd=workspace)
@@ -137,11 +138,7 @@ def test_a_query_cancelled_before_git_started_kills_git_as_it_starts(
 ) -> None:
     """Found by review: ``cancel`` knew only the gits already started; one the thread started
     after it ran to git's own timeout (10 s) while the run's end waited for the thread."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=workspace, check=True)
-    (workspace / ".git" / "HEAD").unlink()
-    os.mkfifo(workspace / ".git" / "HEAD")
+    workspace = _fifo_head_repository(tmp_path / "ws")
     real = git_head.head_commit
     go = threading.Event()
 
