@@ -12,13 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from aw_action.ai.inert_line import one_line
 from aw_action.exits import InvocationError
-
-if TYPE_CHECKING:
-    pass
 
 
 class OneLineParser(argparse.ArgumentParser):
