@@ -43,37 +43,38 @@ def _fence_after(opener: str | None, marker: str, rest: str) -> str | None:
     return None if closes else opener
 
 
-def outside_fences(text: str) -> str:
-    """``text`` (``\n`` line endings) without its code fences' lines: what the page parses as
-    Markdown and HTML rather than shows as code."""
-    kept: list[str] = []
+def _by_fences(text: str) -> tuple[list[tuple[str, bool]], bool]:
+    """``text``'s lines (``\n`` endings), each with True when the page parses it as Markdown and
+    HTML (neither a fence line nor inside a fence); True when a fence is left open at the end."""
+    lines: list[tuple[str, bool]] = []
     opener: str | None = None
     for line in text.split("\n"):
         fence = _FENCE.match(line)
         if fence:
             opener = _fence_after(opener, fence.group(1), fence.group(2))
-        elif opener is None:
-            kept.append(line)
-    return "\n".join(kept)
+        lines.append((line, not fence and opener is None))
+    return lines, opener is not None
+
+
+def outside_fences(text: str) -> str:
+    """``text`` (``\n`` line endings) without its code fences' lines: what the page parses as
+    Markdown and HTML rather than shows as code."""
+    return "\n".join(line for line, markdown in _by_fences(text)[0] if markdown)
 
 
 def _demote(match: re.Match[str]) -> str:
     return match.group(1) + "#" * min(6, len(match.group(2)) + HEADING_SHIFT)
 
 
+def _shaped(line: str) -> str:
+    return _SETEXT.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", _ATX.sub(_demote, line))
+
+
 def shape_blocks(text: str) -> tuple[str, bool]:
     """``text`` (``\\n`` line endings) with its headings moved down and its Setext underlines
     made text outside code fences; True when a fence is left open at its end."""
-    out: list[str] = []
-    opener: str | None = None
-    for line in text.split("\n"):
-        fence = _FENCE.match(line)
-        if fence:
-            opener = _fence_after(opener, fence.group(1), fence.group(2))
-        elif opener is None:
-            line = _SETEXT.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", _ATX.sub(_demote, line))
-        out.append(line)
-    return "\n".join(out), opener is not None
+    lines, left_open = _by_fences(text)
+    return "\n".join(_shaped(line) if markdown else line for line, markdown in lines), left_open
 
 
 def quoted(text: str) -> str:
