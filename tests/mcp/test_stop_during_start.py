@@ -8,6 +8,8 @@ while it hung in its start left its line for the job's next steps."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import socket
 import subprocess
@@ -22,6 +24,7 @@ import pytest
 
 from tests.cli.test_stops import STOP_BOUND_S, finish
 from tests.conftest import base_env, write_run_files
+from tests.security.test_git_head import fifo_head_repository, gits_in
 
 
 class _SilentStream:
@@ -165,3 +168,21 @@ def test_the_deadline_while_a_server_starts_ends_the_run_and_says_which_extensio
     assert "Time limit reached" in first_screen
     assert "while it was still starting (setting up `mcp-servers`), before its first request" in first_screen
     assert "Find out why `mcp-servers` did not finish starting" in first_screen
+
+
+def test_a_signal_while_the_start_waits_on_git_and_a_server_ends_both(tmp_path: Path) -> None:
+    """The run asks git for its workspace's commit as it starts (``git_head.HeadCommitQuery``);
+    here ``HEAD`` is a FIFO, so that git never answers, and an MCP server never finishes starting.
+    SIGTERM: the run ends at once, cancelled, and no git is left waiting behind it (the stop's
+    sweep of the harness's children ends it; a run refused while it starts, with no sweep, cancels
+    the query: ``tests/security/test_git_head.py``)."""
+    workspace = fifo_head_repository(tmp_path / "ws")
+    (tmp_path / "hung.py").write_text(HUNG_SERVER)
+    servers = {"hung": {"command": sys.executable, "args": [str(tmp_path / "hung.py")], "startup-timeout": 120}}
+    try:
+        stopped_while_starting(tmp_path, servers, lambda: bool(gits_in(workspace)))
+        assert gits_in(workspace) == [], "git outlived the stopped run"
+    finally:
+        for pid in gits_in(workspace):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

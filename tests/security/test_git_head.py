@@ -79,7 +79,7 @@ def test_the_query_answers_the_real_commit_and_none_outside_a_repository(tmp_pat
     assert HeadCommitQuery(workspace).answer() == real
 
 
-def _fifo_head_repository(workspace: Path) -> Path:
+def fifo_head_repository(workspace: Path) -> Path:
     """A repository whose ``HEAD`` is a FIFO: git waits on it for a writer that never comes."""
     workspace.mkdir()
     subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=workspace, check=True)
@@ -88,7 +88,7 @@ def _fifo_head_repository(workspace: Path) -> Path:
     return workspace
 
 
-def _gits_in(workspace: Path) -> list[int]:
+def gits_in(workspace: Path) -> list[int]:
     """Live git processes whose working directory is ``workspace``."""
     found = []
     for entry in Path("/proc").iterdir():
@@ -105,30 +105,30 @@ def _gits_in(workspace: Path) -> list[int]:
 
 
 def test_a_run_that_ends_before_reading_the_query_leaves_no_git_behind(tmp_path: Path) -> None:
-    workspace = _fifo_head_repository(tmp_path / "ws")
+    workspace = fifo_head_repository(tmp_path / "ws")
     query = HeadCommitQuery(workspace)
     deadline = time.monotonic() + 10
-    while not _gits_in(workspace) and time.monotonic() < deadline:
+    while not gits_in(workspace) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert _gits_in(workspace), "git never started"
+    assert gits_in(workspace), "git never started"
     started = time.monotonic()
     query.cancel()
     assert time.monotonic() - started < git_head.TIMEOUT_S / 2, "cancel waited for git's own timeout"
-    assert _gits_in(workspace) == [], "git outlived the run that asked it"
+    assert gits_in(workspace) == [], "git outlived the run that asked it"
     assert query.answer() is None
 
 
 def test_a_run_refused_while_it_starts_leaves_no_git_behind(tmp_path: Path) -> None:
     """The query starts before the run's assembly; a run refused there (no key for its model)
     never writes its replay header, and its git, waiting on a FIFO ``HEAD``, ends with it."""
-    workspace = _fifo_head_repository(tmp_path / "ws")
+    workspace = fifo_head_repository(tmp_path / "ws")
     cfg, prompt = write_run_files(tmp_path, {"engine": {"id": "aw", "model": "claude-sonnet-4.6"}}, "Say hi.")
     try:
         run = run_cli(["--config", str(cfg), "--prompt", str(prompt)], base_env(tmp_path), cwd=workspace)
         assert run.returncode == 2 and "ANTHROPIC_API_KEY" in run.stderr, run.stderr
-        assert _gits_in(workspace) == [], "git outlived the run that asked it"
+        assert gits_in(workspace) == [], "git outlived the run that asked it"
     finally:
-        for pid in _gits_in(workspace):
+        for pid in gits_in(workspace):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
 
@@ -138,7 +138,7 @@ def test_a_query_cancelled_before_git_started_kills_git_as_it_starts(
 ) -> None:
     """Found by review: ``cancel`` knew only the gits already started; one the thread started
     after it ran to git's own timeout (10 s) while the run's end waited for the thread."""
-    workspace = _fifo_head_repository(tmp_path / "ws")
+    workspace = fifo_head_repository(tmp_path / "ws")
     real = git_head.head_commit
     go = threading.Event()
 
@@ -153,10 +153,10 @@ def test_a_query_cancelled_before_git_started_kills_git_as_it_starts(
     try:
         query.cancel()
         assert time.monotonic() - began < git_head.TIMEOUT_S / 2, "cancel waited for git's own timeout"
-        assert _gits_in(workspace) == [], "git outlived the run that asked it"
+        assert gits_in(workspace) == [], "git outlived the run that asked it"
     finally:
         go.set()
-        for pid in _gits_in(workspace):
+        for pid in gits_in(workspace):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
 
