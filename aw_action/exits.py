@@ -6,8 +6,9 @@ One place (``harness.run`` / ``cli.main``) maps these to the process exit code:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from aw_action.lazy_dataclass import dataclass
 
 SettingKind = Literal["input", "config", "variable", "file", "argument"]
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import AssistantMessage, TextContent, ThinkingContent, ToolCall, ToolResultMessage, UserMessage
 from aw_action.ai.usage import estimate_tokens
+from aw_action.lazy_dataclass import dataclass
 
 SOURCE = "compaction"
 RESULT_CHARS = 2000

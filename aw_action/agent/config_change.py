@@ -14,11 +14,11 @@ new messages are new objects, so a provider's per-message conversion memo sees t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from aw_action.agent.events import AnyMessage, HarnessEvent
 from aw_action.agent.transcript import Transcript
 from aw_action.ai.types import AssistantMessage, Model, StreamOptions, ThinkingContent
+from aw_action.lazy_dataclass import dataclass
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ compaction, warning, error, ...): extensions emit them with ``api.emit`` and sin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from aw_action.ai.types import (
@@ -22,6 +22,7 @@ from aw_action.ai.types import (
     ToolSpec,
     UserMessage,
 )
+from aw_action.lazy_dataclass import dataclass
 
 AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
 

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
 from aw_action.agent.events import AnyMessage
 from aw_action.agent.hooks import SessionHooks
 from aw_action.agent.tools import AgentTool, ToolContext
 from aw_action.ai.types import AbortSignal, Model, Provider, StreamOptions, UserMessage
+from aw_action.lazy_dataclass import dataclass
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,6 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from aw_action.agent.config_change import AppliedConfig, apply_change
@@ -55,6 +54,7 @@ from aw_action.agent.loop import run_loop
 from aw_action.agent.tools import AgentTool, ToolContext
 from aw_action.agent.transcript import Transcript
 from aw_action.ai.types import AbortSignal, Model, Provider, StreamOptions, UserMessage
+from aw_action.lazy_dataclass import dataclass
 
 Phase = Literal["idle", "turn", "compaction", "retry"]
 ProviderResolver = Callable[[Model], Provider]

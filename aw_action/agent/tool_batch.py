@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from aw_action.agent.events import (
@@ -39,6 +38,7 @@ from aw_action.agent.tool_arguments import argument_error
 from aw_action.agent.tools import AgentTool, ToolInvocation, ToolResult
 from aw_action.ai.text import clean_text, clean_value
 from aw_action.ai.types import AbortSignal, AssistantMessage, TextContent, ToolCall, ToolResultMessage
+from aw_action.lazy_dataclass import dataclass
 
 if TYPE_CHECKING:
     from aw_action.agent.host import LoopHost, TurnSnapshot

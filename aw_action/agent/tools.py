@@ -17,11 +17,12 @@ extension API adapts such a tool when it is registered (``extensions/pi_tools.py
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Protocol
 
 from aw_action.ai.types import AbortSignal, TextContent, ToolSpec
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import Confinement, ToolSandbox
 from aw_action.security.records.record_guard import RecordWrites

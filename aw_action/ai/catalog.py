@@ -20,12 +20,13 @@ import difflib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from aw_action.ai.types import Model
+from aw_action.lazy_dataclass import dataclass
 
 
 class UnknownModelError(ValueError):

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 
 from aw_action.ai.catalog import catalog_data, provider_specs
 from aw_action.ai.types import Model
 from aw_action.exits import MissingCredentialsError
+from aw_action.lazy_dataclass import dataclass
 
 CREDENTIAL_NAME = re.compile(
     r"(API_?KEY|TOKEN(?!S)|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|AUTHORIZATION|OTLP.*HEADERS)",

@@ -35,10 +35,10 @@ import email.utils
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from aw_action.ai.types import ErrorKind
+from aw_action.lazy_dataclass import dataclass
 
 TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 AUTH_STATUS = frozenset({401, 403})

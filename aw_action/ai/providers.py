@@ -29,7 +29,7 @@ provider meets later (what a credentials file holds, the access tokens a cloud's
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from aw_action.ai import awf_reflect
@@ -44,6 +44,7 @@ from aw_action.ai.types import Model, Provider
 from aw_action.environment.runner import RunnerFacts
 from aw_action.environment.tuning import PROVIDER_TIMEOUT_S
 from aw_action.exits import InvocationError
+from aw_action.lazy_dataclass import dataclass
 
 TIMEOUT_ENV = PROVIDER_TIMEOUT_S.name
 

@@ -17,10 +17,10 @@ Vertex, Azure OpenAI) is a transport row, a provider row and its credential rows
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aw_action.exits import SdkLoadError
+from aw_action.lazy_dataclass import dataclass
 
 if TYPE_CHECKING:
     from aw_action.ai.catalog import ProviderSpec

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
 
 from aw_action.ai.types import (
     AbortSignal,
@@ -31,6 +30,7 @@ from aw_action.ai.types import (
     StreamStart,
     now_ms,
 )
+from aw_action.lazy_dataclass import dataclass
 
 API = "replay"
 

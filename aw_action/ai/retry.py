@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import TypeVar
 
 from tenacity import (
@@ -32,6 +31,7 @@ from aw_action.ai.errors import Classified, ProviderError
 from aw_action.ai.types import AbortSignal
 from aw_action.environment import tuning
 from aw_action.environment.tuning import Tunable, TuningError
+from aw_action.lazy_dataclass import dataclass
 
 T = TypeVar("T")
 Report = Callable[[int, int | None, float, str], Awaitable[None]]

@@ -35,7 +35,7 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import pydantic_core
@@ -63,6 +63,7 @@ from aw_action.ai.types import (
 )
 from aw_action.ai.warm_up import warm_up
 from aw_action.ai.wire import Wire
+from aw_action.lazy_dataclass import dataclass
 
 DEFAULT_TIMEOUT_S = 300.0
 """Per-read timeout: a stream silent this long is treated as dead (Pi's idle timeout)."""

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from aw_action.ai.credentials import Credential
 from aw_action.ai.registry import import_sdk
 from aw_action.ai.settings import MissingSettingError
+from aw_action.lazy_dataclass import dataclass
 
 CONNECT_TIMEOUT_S = 10.0
 NO_KEY = "EMPTY"

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from aw_action.lazy_dataclass import dataclass
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 """Why an assistant message ended. ``error`` and ``aborted`` carry ``error_message``."""

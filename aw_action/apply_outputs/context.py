@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from aw_action.environment.event_file import EventFileUnreadable, read_event_file
 from aw_action.environment.runner import EVENT_PATH_VAR, REPOSITORY_VAR, RunnerFacts
+from aw_action.lazy_dataclass import dataclass
 
 _REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 DRY_RUN_REPOSITORY = "OWNER/REPO"

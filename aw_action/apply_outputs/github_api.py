@@ -13,11 +13,12 @@ from __future__ import annotations
 import email.utils
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from github import Auth, Github, GithubException
 from tenacity import RetryCallState, Retrying, retry_if_exception
+
+from aw_action.lazy_dataclass import dataclass
 
 T = TypeVar("T")
 

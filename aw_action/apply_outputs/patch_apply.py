@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.safe_outputs.patch import PatchError, git, git_env
 
 GITLINK = "160000"

@@ -15,11 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aw_action.apply_outputs.context import ApplyContext
+from aw_action.lazy_dataclass import dataclass
 from aw_action.safe_outputs import fields
 from aw_action.safe_outputs.config import SafeOutputsConfig
 from aw_action.safe_outputs.kinds import KINDS

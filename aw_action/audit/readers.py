@@ -17,10 +17,10 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from aw_action.environment.strict_json import MAX_JSON_DEPTH, TooDeep, parse_json
+from aw_action.lazy_dataclass import dataclass
 
 USAGE_TYPES = frozenset({"firewall.token_usage", "usage.report"})
 ET_WEIGHTS = {"input": 1.0, "cache_read": 0.1, "output": 4.0, "reasoning": 4.0, "cache_write": 1.0}

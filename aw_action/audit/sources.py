@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import stat
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.records.archive_read import ArchiveError, ReadBudget
 from aw_action.sinks.previous_run import PREVIOUS_RUNS_DIR
 from aw_action.sinks.record_files import ProvenanceFile, TokenUsageFile, UnifiedSession

@@ -23,10 +23,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from aw_action.environment.tuning import AGENT_START_FILE
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import MAX_TIMEOUT_MINUTES
 from aw_action.run.mode import gh_aw_mode

@@ -23,7 +23,6 @@ the override, so the action can name its input.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from aw_action.ai.catalog import UnknownModelError, resolve_model
 from aw_action.ai.types import Model
 from aw_action.config.document import ConfigError, check_top_level_keys, fix_settings, read_document, validate
 from aw_action.config.environment import apply_environment, qualified_model
+from aw_action.lazy_dataclass import dataclass
 from aw_action.mcp.config import CONFIG_KEY, check_servers
 from aw_action.run.config import RunConfig
 

@@ -11,10 +11,11 @@ API URLs, the output folder) are applied in one place each, here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
 from aw_action.environment.tuning import DEFAULT_OUTPUT_DIR, OUTPUT_DIR
+from aw_action.lazy_dataclass import dataclass
 
 DEFAULT_SERVER_URL = "https://github.com"
 DEFAULT_API_URL = "https://api.github.com"

@@ -17,10 +17,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Literal
 
 from aw_action.exits import InvocationError, Setting
+from aw_action.lazy_dataclass import dataclass
 
 Kind = Literal["seconds", "milliseconds", "whole", "text"]
 OnBad = Literal["error", "warning"]

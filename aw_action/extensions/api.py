@@ -12,7 +12,7 @@ importable from here).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from aw_action.config.resolve import switch_model
 from aw_action.environment.runner import RunnerFacts
 from aw_action.extensions.pi_tools import FunctionTool, PiExecute, as_agent_tool
 from aw_action.extensions.registry import Handler, Registry
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.budget_kinds import Limit
 from aw_action.run.config import RunConfig
 from aw_action.run.redact import Redactor

@@ -19,11 +19,11 @@ even hold one tool call with a path, so the request would only be cut and wasted
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Protocol
 
 from aw_action.ai.pricing import cost_usd
 from aw_action.ai.types import Model, Usage
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.effective_tokens import USD_PER_CREDIT, WEIGHTS
 
 MIN_ANSWER_TOKENS = 256

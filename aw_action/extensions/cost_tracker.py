@@ -39,7 +39,6 @@ A request refused by a budget enforced outside the harness (AWF's api-proxy 403
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from aw_action.agent.events import (
@@ -58,6 +57,7 @@ from aw_action.ai.types import AssistantMessage, Model
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 from aw_action.extensions.budget_rules import MIN_ANSWER_TOKENS, Charge, CreditCharge, EffectiveTokenCharge
 from aw_action.extensions.request_size import RequestSizer, SizeEstimate
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.budget_kinds import KINDS_BY_NAME, Limit
 from aw_action.run.effective_tokens import MULTIPLIER_ENV, Multipliers, credits, effective_tokens, parse_overrides
 from aw_action.run.external_budget import refusal

@@ -13,11 +13,11 @@ the caller decides when to try again (``Failure``) and spaces its writes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from aw_action.environment.event_file import EventFileUnreadable, read_event_file
 from aw_action.environment.runner import DEFAULT_API_URL, EVENT_PATH_VAR, REPOSITORY_VAR, RunnerFacts
+from aw_action.lazy_dataclass import dataclass
 
 TIMEOUT_S = 10
 PERMANENT = frozenset({401, 403, 404, 410, 422})

@@ -25,7 +25,6 @@ import importlib.util
 import inspect
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
@@ -34,6 +33,7 @@ from typing import Any
 from aw_action.exits import BuiltinExtensionError, InvocationError
 from aw_action.extensions.api import ExtensionAPI, HostServices
 from aw_action.extensions.registry import Handler
+from aw_action.lazy_dataclass import dataclass
 
 Setup = Callable[[ExtensionAPI], Any]
 ENTRY_POINT_GROUP = "aw_harness.extensions"

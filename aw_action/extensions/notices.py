@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Literal
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.budget_kinds import SteeringType
 from aw_action.run.time_budget import TimeBudget
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from aw_action.agent.tools import AgentTool, ToolContext, ToolInvocation, ToolResult, UpdateCallback
 from aw_action.ai.types import AbortSignal
+from aw_action.lazy_dataclass import dataclass
 
 PiExecute = Callable[[str, dict[str, Any], AbortSignal, UpdateCallback, ToolContext], Awaitable[ToolResult]]
 """Pi's ``execute(tool_call_id, args, signal, on_update, ctx)``."""

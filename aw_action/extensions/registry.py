@@ -8,11 +8,12 @@ remove them; ``tampering`` names what one changed anyway, so the loader can undo
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from aw_action.agent.tools import AgentTool
 from aw_action.ai.types import Provider
+from aw_action.lazy_dataclass import dataclass
 
 STREAMING_DELTAS = frozenset({"message_update", "tool_execution_update"})
 """The events sent at token rate while a message or a tool's output streams in."""

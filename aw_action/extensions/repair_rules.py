@@ -22,12 +22,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from aw_action.agent.compaction import is_live
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+from aw_action.lazy_dataclass import dataclass
 from aw_action.tools import FILE_WRITERS
 
 INTERRUPTED = "Tool call was interrupted before it produced a result."

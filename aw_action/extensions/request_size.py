@@ -24,12 +24,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from aw_action.agent.compaction import is_live, message_tokens
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import AssistantMessage, ToolSpec, Usage
 from aw_action.ai.usage import estimate_tokens
+from aw_action.lazy_dataclass import dataclass
 
 PER_MESSAGE_TOKENS = 8
 TOOLS_PREAMBLE_TOKENS = 400

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from aw_action.environment.runner import RunnerFacts
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.mode import gh_aw_mode
 
 FLAG_ENV = "AWF_ENABLE_TOKEN_STEERING"

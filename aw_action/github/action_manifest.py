@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from aw_action.github.action_inputs import env_name
+from aw_action.lazy_dataclass import dataclass
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 CANDIDATES = (_PACKAGE / "action.yml", _PACKAGE.parent / "action.yml")

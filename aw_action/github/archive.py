@@ -18,8 +18,9 @@ import os
 import shutil
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from aw_action.lazy_dataclass import dataclass
 
 _READ_CHUNK = 1024 * 1024
 

@@ -22,7 +22,6 @@ import binascii
 import json
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -32,6 +31,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait
 
 from aw_action.environment.runner import RUNTIME_TOKEN_VAR, RunnerFacts
 from aw_action.github.archive import ZipArchive, zip_directory
+from aw_action.lazy_dataclass import dataclass
 
 SERVICE_PATH = "/twirp/github.actions.results.api.v1.ArtifactService/"
 BLOCK_SIZE = 8 * 1024 * 1024

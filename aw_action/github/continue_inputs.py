@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from aw_action.environment.runner import REPOSITORY_VAR, RunnerFacts
 from aw_action.github.action_inputs import ActionInputError, ActionInputs
 from aw_action.github.paths import container_path
 from aw_action.github.run_origin import approvals_withheld
+from aw_action.lazy_dataclass import dataclass
 
 INPUT = "continue-from"
 ARTIFACT_INPUT = "continue-from-artifact"

@@ -9,11 +9,12 @@ adds nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from aw_action.environment.event_file import EventFileUnreadable, read_event_file
 from aw_action.environment.runner import RunnerFacts
+from aw_action.lazy_dataclass import dataclass
 
 
 @dataclass(frozen=True)

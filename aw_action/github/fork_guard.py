@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.confinement.git_head import workspace_git
 
 PR_EVENTS = frozenset({"pull_request", "pull_request_target", "pull_request_review", "pull_request_review_comment"})

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ from aw_action.github.fork_files import ForkFiles
 from aw_action.github.paths import container_credential_files, default_output_dir, keep_out_of_git
 from aw_action.github.run_origin import approvals_withheld
 from aw_action.github.workflow_inputs import require_workflow, workflow_request
+from aw_action.lazy_dataclass import dataclass
 from aw_action.mcp.config import CONFIG_KEY
 from aw_action.run.budget_kinds import BUDGET_KINDS, BudgetKind
 from aw_action.run.config import RunConfig

@@ -23,11 +23,11 @@ docs/workflows.md, "Which resumes are trusted", says the same for people.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from aw_action.environment.runner import REPOSITORY_VAR, RunnerFacts
 from aw_action.github.trigger_guard import default_client
+from aw_action.lazy_dataclass import dataclass
 
 FORK_CONTROLLED = {
     "pull_request_target": "a pull_request_target run, which a fork's pull request starts and often builds",

@@ -19,10 +19,10 @@ Checks:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from aw_action.environment.runner import EVENT_NAME_VAR
+from aw_action.lazy_dataclass import dataclass
 
 Check = Literal["none", "sender", "fork", "run"]
 

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from aw_action.environment.runner import ACTOR_VAR, REPOSITORY_VAR, RunnerFacts
 from aw_action.github.fork_guard import fork_pull_request
 from aw_action.github.trigger_events import rule_for
+from aw_action.lazy_dataclass import dataclass
 
 BASE_ROLES = ("admin", "maintain", "write", "triage", "read")
 DEFAULT_ROLES = frozenset({"admin", "maintain", "write"})

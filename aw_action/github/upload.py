@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from aw_action.environment.runner import ARTIFACT_RUNTIME_VARS, RunnerFacts
 from aw_action.environment.tuning import ARTIFACT_STAGE
 from aw_action.github.log import WorkflowLog
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.cancel import CancelClock, settle
 
 TITLE = "aw-harness: artifact upload"

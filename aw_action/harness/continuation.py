@@ -25,7 +25,6 @@ first request re-sends all of it).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from aw_action.agent.compaction import messages_tokens
@@ -34,6 +33,7 @@ from aw_action.agent.events import AnyMessage
 from aw_action.agent.session import AgentSession
 from aw_action.ai.types import Model, UserMessage
 from aw_action.ai.usage import estimate_tokens
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.config import RunConfig
 from aw_action.run.ledger import UsageLedger
 from aw_action.sinks.markdown import code, integer, table, usd

@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from aw_action.agent.events import HarnessEvent
@@ -44,6 +44,7 @@ from aw_action.environment.runner import RunnerFacts
 from aw_action.environment.tuning import OUTPUT_DIR
 from aw_action.exits import InvocationError, Setting
 from aw_action.harness.sandbox_setup import announce, confine
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run import record_table
 from aw_action.run.config import RunConfig
 from aw_action.run.journal import Journal

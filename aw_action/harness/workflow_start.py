@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from aw_action.agent.events import AnyMessage
 from aw_action.agent.history import history_problem
 from aw_action.exits import InvocationError
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run import record_table
 from aw_action.security.records.record_manifest import file_problem
 from aw_action.workflows.checkpoint import MAX_CHECKPOINT_BYTES, messages_from_json, read_checkpoint

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from mcp.client._transport import TransportStreams
 from mcp.client.session import ClientRequestContext, ClientSession
 
 from aw_action.ai.types import AbortSignal
+from aw_action.lazy_dataclass import dataclass
 from aw_action.mcp.config import McpServer, resolve_values
 from aw_action.mcp.transport import StderrTail, stdio_transport
 from aw_action.security.confinement import spawn

@@ -10,10 +10,10 @@ replay record read them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from aw_action.agent.tools import ToolError, ToolInvocation, ToolResult
+from aw_action.lazy_dataclass import dataclass
 from aw_action.mcp.client import Connection, McpError
 from aw_action.mcp.results import for_model, result_text
 

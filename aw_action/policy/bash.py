@@ -20,11 +20,11 @@ prefix never hides an option inside a cluster.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.policy import bash_rules
 from aw_action.policy.options import Normalised, Token
 from aw_action.policy.program_checks import PROGRAMS, Program

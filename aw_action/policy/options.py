@@ -20,8 +20,10 @@ Safety does not rest on a table being complete:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
+
+from aw_action.lazy_dataclass import dataclass
 
 
 class Arity(Enum):

@@ -7,9 +7,9 @@ as written.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.policy import option_tables as tables
 from aw_action.policy.git_options import read_git
 from aw_action.policy.options import Normalised, OptionSpec, Token, normalise

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.ai.text import clean_value
 from aw_action.ai.types import ToolResultMessage, UserMessage
 from aw_action.environment.strict_json import parse_json
+from aw_action.lazy_dataclass import dataclass
 from aw_action.replay.source import RecordingError, read_source
 from aw_action.sinks.replay_format import FORMAT, REPLAYED_SOURCES, End, Header, ModelSwitch, Reply
 from aw_action.sinks.replay_record import FILE_NAME as REPLAY_FILE

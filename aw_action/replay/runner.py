@@ -21,7 +21,6 @@ replayed commands get none, whatever the recorded run granted), but the live mod
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -34,6 +33,7 @@ from aw_action.extensions.loader import ExtensionSpec
 from aw_action.harness.context import RunContext
 from aw_action.harness.invocation import Harness
 from aw_action.harness.output_schema import enforce_output_schema
+from aw_action.lazy_dataclass import dataclass
 from aw_action.replay.confine import check_kernel, confine
 from aw_action.replay.recording import Recording
 from aw_action.replay.source import RecordingError

@@ -14,11 +14,11 @@ naming the file and the reason (``aw-harness replay`` exits 2).
 from __future__ import annotations
 
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT
 from aw_action.exits import InvocationError
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.records.archive_read import ArchiveError, ReadBudget, checked_members, read_member, read_regular
 from aw_action.security.records.record_manifest import MANIFEST_FILE, digest_problem, parse_manifest
 from aw_action.sinks.previous_run import PREVIOUS_RUNS_DIR

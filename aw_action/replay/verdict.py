@@ -15,9 +15,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.replay.recording import Recording
 from aw_action.replay.watch import EXTERNAL_STOPS, STOP_DIVERGED, STOP_RECORDING_ENDED, Divergence, ReplayWatch
 from aw_action.run.result import Outcome

@@ -26,7 +26,7 @@ sandbox, the budgets and the records are the run's as always. It
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from aw_action.agent.events import MessageEnd, ToolCallEvent, TurnEnd
@@ -36,6 +36,7 @@ from aw_action.ai.replay import Live, RecordedReply, ReplayProvider
 from aw_action.ai.types import AssistantMessage, Model, ToolCall, ToolResultMessage
 from aw_action.extensions.api import ExtensionAPI, ExtensionContext
 from aw_action.extensions.loader import ExtensionSpec
+from aw_action.lazy_dataclass import dataclass
 from aw_action.mcp.names import server_of
 from aw_action.replay.compare import Normaliser, Substitution, difference, rendered
 from aw_action.replay.recording import Recording

@@ -16,9 +16,9 @@ order of the paths, each folder's artifacts sorted by name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.records.record_manifest import MANIFEST_FILE
 from aw_action.sinks.previous_run import PREVIOUS_RUNS_DIR
 from aw_action.sinks.record_files import file_names

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from aw_action.audit.readers import duration_ms, parse_record
 from aw_action.environment.runner import DEFAULT_SERVER_URL
 from aw_action.exits import InvocationError
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.explain import explain
 from aw_action.run.result import RESULT_FILE, RunResult
 from aw_action.sinks.unified_session import HEADER

@@ -21,11 +21,11 @@ Gates (who enforces what, and when):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.config import RunConfig
 
 if TYPE_CHECKING:

@@ -10,11 +10,11 @@ name a setting the way whoever started the run sets it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Literal
 
 from aw_action.environment.tuning import HARNESS_CONFIG
 from aw_action.exits import Setting
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.budget_kinds import BudgetKind
 from aw_action.run.record import Audience
 from aw_action.run.result import RunResult

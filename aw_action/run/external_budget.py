@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+
+from aw_action.lazy_dataclass import dataclass
 
 _NUMBER = r"([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
 _STATED = re.compile(rf"exceeded \({_NUMBER} / {_NUMBER}\)")

@@ -13,8 +13,10 @@ once a session runs, written at once before that). A sink reporting its own fail
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from aw_action.lazy_dataclass import dataclass
 
 Announce = Callable[[str, dict[str, Any]], None]
 

@@ -8,10 +8,11 @@ record will be checked against.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from aw_action.ai.types import Usage
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.effective_tokens import credits
 from aw_action.timestamps import utc_iso
 

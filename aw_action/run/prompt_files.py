@@ -5,10 +5,10 @@ Every failure raises ``InvocationError`` with one line that names the file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from aw_action.exits import InvocationError
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.config import RunConfig
 from aw_action.run.input_files import InputFileProblem, read_input_text, read_text_or_problem
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.timestamps import utc_now
 
 if TYPE_CHECKING:

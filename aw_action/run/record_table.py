@@ -25,10 +25,10 @@ the report read the names from the writers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from aw_action.agent.transcript import FILE_NAME as TRANSCRIPT_NAME
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.mode import RunMode
 from aw_action.security.records.record_manifest import MANIFEST_FILE
 

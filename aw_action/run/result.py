@@ -13,10 +13,11 @@ final answer never matched ``output-schema``).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any
 
 from aw_action.exits import InvocationError, Setting
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run import record_table
 from aw_action.run.record import StructuredOutput
 from aw_action.run.state import RunState

@@ -11,8 +11,9 @@ Each part changes only through its own methods; the docstring of each part names
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.journal import Journal
 from aw_action.run.ledger import UsageLedger
 from aw_action.run.record import RunRecord

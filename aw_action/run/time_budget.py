@@ -19,8 +19,9 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from dataclasses import dataclass
 from typing import Protocol
+
+from aw_action.lazy_dataclass import dataclass
 
 MAX_MARGIN_S = 30.0
 MARGIN_FRACTION = 0.10

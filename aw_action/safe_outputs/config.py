@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, StrictInt, TypeAdapter, ValidationError
 
 from aw_action.config.document import ConfigError, read_document
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run import record_table
 from aw_action.safe_outputs.kinds import BY_TYPE, KINDS
 from aw_action.safe_outputs.kinds.base import KindConfig

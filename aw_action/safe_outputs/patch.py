@@ -38,10 +38,10 @@ import shutil
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from aw_action.environment.runner import RunnerFacts
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.confinement import spawn
 from aw_action.security.confinement.git_safe import harness_argv, harness_env
 from aw_action.security.confinement.identity import ToolIdentity

@@ -10,11 +10,11 @@ no file.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aw_action.environment.runner import RunnerFacts
+from aw_action.lazy_dataclass import dataclass
 from aw_action.safe_outputs.config import SafeOutputsConfig
 from aw_action.safe_outputs.kinds import NOTHING_TO_DO
 from aw_action.safe_outputs.kinds.base import GitUser, Recording, RequestError

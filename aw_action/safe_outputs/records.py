@@ -21,11 +21,11 @@ import json
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aw_action.environment.strict_json import parse_json
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run import record_table
 from aw_action.security.records.record_guard import RecordWrites, open_record
 

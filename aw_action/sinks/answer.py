@@ -10,8 +10,7 @@ result is separated from what follows by a blank line (a lazy paragraph line can
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.untrusted_text.public_text import DEFAULT_ALLOWED_DOMAINS, sanitize_body
 
 

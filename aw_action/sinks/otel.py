@@ -24,11 +24,12 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from aw_action.environment.tuning import OTLP_TIMEOUT_S
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.redact import Redactor
 from aw_action.sinks import genai

@@ -28,11 +28,11 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.records.record_dir import RecordDir
 
 PREVIOUS_RUNS_DIR = "previous-runs"

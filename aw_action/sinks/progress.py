@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run import human
 from aw_action.run.budget_kinds import BUDGET_KINDS, Limit
 from aw_action.run.explain import explain

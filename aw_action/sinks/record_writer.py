@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from aw_action.agent.events import AgentEvent
 from aw_action.ai.types import Model
 from aw_action.environment.runner import RunnerFacts
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run.config import RunConfig
 from aw_action.run.ledger import RequestRecord
 from aw_action.run.mode import RunMode

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from aw_action.agent.events import AnyMessage
 from aw_action.ai.types import AssistantMessage, ToolResultMessage
+from aw_action.lazy_dataclass import dataclass
 from aw_action.mcp.names import server_of
 from aw_action.run import human
 from aw_action.security.untrusted_text.sanitize import strip_invisible

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aw_action.environment.strict_json import TooDeep, parse_json
+from aw_action.lazy_dataclass import dataclass
 from aw_action.run import record_table
 from aw_action.security.records.record_guard import RecordWrites, write_record
 

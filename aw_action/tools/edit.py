@@ -23,11 +23,11 @@ import itertools
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aw_action.agent.tools import ToolError, ToolInvocation, ToolResult
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import Confinement
 from aw_action.tools.fs import open_for_read, open_for_write, refuse_if_read_only, write_all

@@ -18,11 +18,11 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aw_action.agent.tools import ToolError, ToolInvocation, ToolResult
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import Confinement
 from aw_action.tools.fs import open_for_read

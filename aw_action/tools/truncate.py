@@ -10,8 +10,9 @@ the sum of its lines plus one byte per separating newline.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from aw_action.lazy_dataclass import dataclass
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024

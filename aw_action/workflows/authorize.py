@@ -9,9 +9,9 @@ every handler that may rewrite arguments, so the arguments it approves are the o
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.mcp.names import server_of
 from aw_action.mcp.names import tool_name as mcp_tool_name
 from aw_action.policy import check_command

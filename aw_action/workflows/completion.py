@@ -13,10 +13,10 @@ tool call of its assistant message. ``completion_batch_rejections`` expresses th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from aw_action.agent.tools import ToolError, ToolInvocation, ToolResult
+from aw_action.lazy_dataclass import dataclass
 
 COMPLETION_TOOL = "workflow_complete_step"
 BATCH_REASON = f"{COMPLETION_TOOL} must be the only tool call in its message; call it alone"

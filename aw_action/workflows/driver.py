@@ -15,9 +15,9 @@ then, or when the prompt failed (error, budget, deadline, cancel), the run pause
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.workflows.authorize import StepGuard
 from aw_action.workflows.completion import COMPLETION_TOOL, CompleteStepTool, StepCompletion
 from aw_action.workflows.engine import check_completion, complete_step, pause_run, step_prompt

@@ -10,12 +10,12 @@ import hashlib
 import json
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.workflows import features
 from aw_action.workflows.errors import UnsupportedFeatureError, WorkflowLoadError
 from aw_action.workflows.graph import graph_issues

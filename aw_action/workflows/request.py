@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.workflows.resume import GateDecision
 
 

@@ -18,8 +18,9 @@ checkpoint's step digests with the reloaded workflow:
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.workflows.engine import decide_gate, resume_run
 from aw_action.workflows.errors import CheckpointError, EngineError
 from aw_action.workflows.loader import LoadedWorkflow

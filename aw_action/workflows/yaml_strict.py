@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -28,6 +28,8 @@ from ruamel.yaml.events import (
     SequenceEndEvent,
     SequenceStartEvent,
 )
+
+from aw_action.lazy_dataclass import dataclass
 
 MAX_DEPTH = 32
 MAX_ALIASES = 64

@@ -22,7 +22,9 @@ def _imports(folder: str) -> set[str]:
 
 
 def test_policy_is_a_leaf_package() -> None:
-    assert {name for name in _imports("policy") if not name.startswith("aw_action.policy")} == set()
+    """Nothing of the harness's but itself and the bottom layer's dataclass decorator."""
+    outside = {name for name in _imports("policy") if not name.startswith("aw_action.policy")}
+    assert outside - {"aw_action.lazy_dataclass"} == set()
 
 
 @pytest.mark.parametrize("upper", ["extensions", "sinks", "github", "harness", "cli", "action", "inputs", "config"])

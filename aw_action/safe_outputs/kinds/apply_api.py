@@ -9,10 +9,11 @@ check (only items this job's own login wrote count), sanitising, the report.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.safe_outputs.kinds.review_diff import FileDiff, ReviewComment
 
 T = TypeVar("T")

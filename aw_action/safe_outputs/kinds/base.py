@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from aw_action.environment.runner import RunnerFacts
+from aw_action.lazy_dataclass import dataclass
 from aw_action.safe_outputs.kinds.apply_api import Applied, Attachment, GitHub, PlannedItem, Planning
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.records.record_guard import RecordWrites

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.spawn import SERVER_ENV, Launch, helper_python, run
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from aw_action.lazy_dataclass import dataclass
 
 
 @dataclass(frozen=True)

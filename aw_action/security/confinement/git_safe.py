@@ -16,7 +16,8 @@ that this git runs as the tools' user, with the tools' environment, inside the k
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from aw_action.lazy_dataclass import dataclass
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,10 @@ import os
 import pwd
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from aw_action.lazy_dataclass import dataclass
 
 AGENT_USER = "aw-agent"
 """The unprivileged user the image names for tools when the workspace is root's."""

@@ -29,11 +29,12 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from aw_action.exits import InvocationError
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.confinement import containment
 from aw_action.security.confinement.identity import IdentityDecision, ToolIdentity, decide_tool_identity, reachable
 from aw_action.security.confinement.sandbox import (

@@ -25,7 +25,8 @@ import ctypes
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from aw_action.lazy_dataclass import dataclass
 
 PR_GET_DUMPABLE = 3
 PR_SET_DUMPABLE = 4

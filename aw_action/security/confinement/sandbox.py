@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal, get_args
 
 from aw_action.environment.tuning import SANDBOX_ABI_LIMIT
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.confinement import landlock, seccomp
 
 SandboxMode = Literal["read-only", "workspace-write", "full"]

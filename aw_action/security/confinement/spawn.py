@@ -39,12 +39,13 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
 from aw_action.ai.credentials import withheld_variables
 from aw_action.environment.tool_env_table import NEVER_PREFIXES
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.confinement import landlock, seccomp, spawn_server
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import Confinement

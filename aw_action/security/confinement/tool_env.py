@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from aw_action.ai.credentials import github_access_variables, is_credential_name
 from aw_action.environment.tool_env_table import (
@@ -46,6 +45,7 @@ from aw_action.environment.tool_env_table import (
     TOOLCHAIN_PATTERN,
     WITHHELD_PREFIXES,
 )
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.untrusted_text.secret_shapes import shaped_secrets
 
 GITHUB_TOKEN_VARS = github_access_variables()

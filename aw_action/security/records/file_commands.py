@@ -24,10 +24,10 @@ import contextlib
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from aw_action.environment.runner import FILE_COMMANDS
+from aw_action.lazy_dataclass import dataclass
 
 
 @dataclass(frozen=True)

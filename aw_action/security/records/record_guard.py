@@ -31,10 +31,11 @@ import contextlib
 import hashlib
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Protocol
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.records.record_dir import FILE_MODE, RecordDir
 
 DIR_MODE = 0o755

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from aw_action.lazy_dataclass import dataclass
 from aw_action.security.untrusted_text.fence import Fence
 from aw_action.security.untrusted_text.sanitize import sanitize
 
