@@ -1,29 +1,29 @@
-"""``dataclass`` made when a class is first used, not when it is defined (issue 36, bench/PROFILE.md).
+"""``dataclass`` whose ``__repr__``, ``__eq__`` and ``__hash__`` are written at their first use
+(issue 36, bench/PROFILE.md).
 
-On Python 3.11, ``dataclasses.dataclass`` compiles each method it writes (``__init__``,
-``__repr__``, ``__eq__``, and for a frozen class ``__hash__``, ``__setattr__`` and
-``__delattr__``) with an ``exec`` of its own: ~0.4 ms a frozen class. A run's start imports about
-130 of the harness's record classes; half of them have no instance before the first request.
+On Python 3.11, ``dataclasses.dataclass`` compiles each method it writes with an ``exec`` of its
+own: ~0.45 ms a frozen class (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``,
+``__setattr__``, ``__delattr__``), and a run's start defines ~130 of the harness's record
+classes. Of those, a whole run compares or hashes instances of five and prints none: ``__repr__``,
+``__eq__`` and ``__hash__`` are ~45 % of the work, almost all of it never used.
 
-``dataclass`` here takes the standard decorator's arguments and leaves the class exactly as the
-standard decorator makes it, only later: the standard decorator runs on the class (the same class
-object; its dataclass bases first) the first time any of these happens:
+``dataclass`` here takes the standard decorator's arguments and makes the class with it at once,
+as a dataclass in every respect (``__init__``, fields, ``fields()``, ``replace``, pydantic, frozen
+``__setattr__``, ``__match_args__``, the docstring, ``__dataclass_params__``), except that the
+three comparison and printing methods it would write stand as descriptors until one of them is
+first looked up (``repr(x)``, ``x == y``, ``hash(x)``, ``cls.__eq__``): then the standard decorator
+writes all three, for a subclass that adds nothing, and they replace the descriptors on the class.
+The methods it writes depend on an instance's class, never on the class they were written for
+(``other.__class__ is self.__class__``, ``self.__class__.__qualname__``), so they are the
+standard decorator's methods for this class. A thread that looks one up while another writes them
+waits for the lock; a descriptor is replaced, never removed, so no lookup misses.
 
-- the class is instantiated (its ``__init__`` until then is a stand-in that does the work, then
-  calls the real one; a plain subclass inherits the stand-in);
-- its dataclass fields are asked for: ``dataclasses.fields``, ``is_dataclass``, ``replace``,
-  ``asdict``, a subclass being made a dataclass, pydantic building a schema of it (each reads
-  ``__dataclass_fields__``, a stand-in descriptor until then).
-
-What stays the standard decorator's at once: ``slots=True`` and ``weakref_slot=True`` (it returns
-a new class) and a class that defines its own ``__init__``. Until a class is made, reading a
-``field(default=...)`` off the class itself gives the ``Field``, and ``inspect.signature(cls)``
-shows ``(*args, **kwargs)``; an error in a definition (a field without a default after one with)
-is raised where the class is first used: ``tests/test_lazy_dataclass.py`` makes every class of
-the package. Two threads using a class for the first time make it once (a lock).
-
-mypy reads ``dataclass`` as the standard decorator. Every dataclass of ``aw_action`` is declared
-with this one (a test keeps it so).
+What stays the standard decorator's at once: a class that defines its own ``__repr__``, ``__eq__``
+or ``__hash__`` (the decorator keeps or replaces them by rules read off the class's own body),
+``order=True`` or ``unsafe_hash=True``, ``slots=True`` or ``weakref_slot=True`` (a new class), and
+a class whose bases define ``__init_subclass__`` (the subclass the methods are written for would
+run it). ``tests/architecture/test_lazy_dataclass.py`` checks each against the standard decorator
+and keeps every dataclass of ``aw_action`` on this one. mypy reads it as the standard decorator.
 """
 
 from __future__ import annotations
@@ -32,63 +32,63 @@ import dataclasses
 import threading
 from typing import TYPE_CHECKING, Any
 
-_FIELDS = "__dataclass_fields__"
-_OPTIONS = "__aw_dataclass_options__"
-_EAGER = ("slots", "weakref_slot")
-
+_WRITTEN_LATER = ("__repr__", "__eq__", "__hash__")
 _lock = threading.RLock()
 
 
-class _Fields:
-    """Stands in ``__dataclass_fields__`` of a class not yet made: reading it makes the class."""
+class _Later:
+    """Stands in one of the class's methods until first looked up; then writes them all."""
 
-    __slots__ = ("_cls",)
+    __slots__ = ("_cls", "_name", "_options")
 
-    def __init__(self, cls: type) -> None:
-        self._cls = cls
+    def __init__(self, cls: type, name: str, options: dict[str, Any]) -> None:
+        self._cls, self._name, self._options = cls, name, options
 
     def __get__(self, instance: object, owner: type | None = None) -> Any:
-        make(self._cls)
-        return getattr(self._cls, _FIELDS)
+        method = _write(self._cls, self._options)[self._name]
+        return method.__get__(instance, owner)
 
 
-def _stand_in_init(cls: type) -> Any:
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        make(cls)
-        cls.__init__(self, *args, **kwargs)  # type: ignore[misc]  # the real one now
-
-    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
-    return __init__
-
-
-def make(cls: type) -> None:
-    """Run the standard decorator on ``cls`` now if it waits for its first use (else nothing)."""
+def _write(cls: type, options: dict[str, Any]) -> dict[str, Any]:
+    """The methods the standard decorator writes for ``cls`` with ``options``, put on ``cls`` in
+    place of their stand-ins (once; later calls return what is there)."""
     with _lock:
-        options = cls.__dict__.get(_OPTIONS)
-        if options is None:
-            return
-        stand_ins = {name: cls.__dict__[name] for name in ("__init__", _FIELDS, _OPTIONS)}
-        for name in stand_ins:
-            delattr(cls, name)
-        try:
-            dataclasses.dataclass(cls, **options)
-        except BaseException:
-            for name, value in stand_ins.items():
-                setattr(cls, name, value)
-            raise
+        present = {name: cls.__dict__.get(name) for name in _WRITTEN_LATER}
+        if not any(isinstance(value, _Later) for value in present.values()):
+            return present
+        subclass = type(
+            cls.__name__,
+            (cls,),
+            {"__module__": cls.__module__, "__qualname__": cls.__qualname__, "__doc__": cls.__doc__},
+        )
+        dataclasses.dataclass(subclass, init=False, match_args=False, **options)
+        for name, value in present.items():
+            if isinstance(value, _Later):
+                setattr(cls, name, subclass.__dict__[name])
+        return {name: cls.__dict__.get(name) for name in _WRITTEN_LATER}
 
 
-def pending(cls: type) -> bool:
-    """Whether ``cls`` (itself, not a base) still waits for its first use."""
-    return _OPTIONS in cls.__dict__
+def _at_once(cls: type, options: dict[str, Any]) -> bool:
+    own = any(name in cls.__dict__ for name in _WRITTEN_LATER)
+    flags = any(options.get(name) for name in ("order", "unsafe_hash", "slots", "weakref_slot"))
+    subclass_hook = any("__init_subclass__" in vars(base) for base in cls.__mro__[1:-1])
+    return own or flags or subclass_hook
 
 
-def _defer(cls: type, options: dict[str, Any]) -> type:
-    if any(options.get(name) for name in _EAGER) or "__init__" in cls.__dict__:
+def _define(cls: type, options: dict[str, Any]) -> type:
+    if _at_once(cls, options):
         return dataclasses.dataclass(cls, **options)
-    setattr(cls, _OPTIONS, options)
-    setattr(cls, _FIELDS, _Fields(cls))
-    cls.__init__ = _stand_in_init(cls)  # type: ignore[misc]
+    wants_repr, wants_eq, frozen = options.get("repr", True), options.get("eq", True), options.get("frozen", False)
+    dataclasses.dataclass(cls, **{**options, "repr": False, "eq": False})
+    params = cls.__dataclass_params__  # type: ignore[attr-defined]
+    params.repr, params.eq = wants_repr, wants_eq  # what was asked for, as the standard decorator records it
+    later = {"repr": wants_repr, "eq": wants_eq, "frozen": frozen}
+    if wants_repr:
+        cls.__repr__ = _Later(cls, "__repr__", later)  # type: ignore[assignment,method-assign]
+    if wants_eq:
+        cls.__eq__ = _Later(cls, "__eq__", later)  # type: ignore[assignment,method-assign]
+        # the standard decorator's hash: written from the fields when frozen, else none (unhashable)
+        cls.__hash__ = _Later(cls, "__hash__", later) if frozen else None  # type: ignore[assignment,method-assign]
     return cls
 
 
@@ -97,7 +97,8 @@ if TYPE_CHECKING:
 else:
 
     def dataclass(cls=None, /, **options):
-        """``dataclasses.dataclass``, run on the class at its first use (the module's docstring)."""
+        """``dataclasses.dataclass``, its ``__repr__``, ``__eq__`` and ``__hash__`` written at first
+        use (the module's docstring)."""
         if cls is None:
-            return lambda cls: _defer(cls, options)
-        return _defer(cls, options)
+            return lambda cls: _define(cls, options)
+        return _define(cls, options)

@@ -1,17 +1,20 @@
-"""``aw_action.lazy_dataclass``: the standard decorator's class, made at the class's first use.
+"""``aw_action.lazy_dataclass``: the standard decorator's class, its ``__repr__``, ``__eq__`` and
+``__hash__`` written at their first use.
 
 Each behaviour is checked against the standard decorator on a twin class; the last tests keep
-every dataclass of the package on this decorator and make every one of them (a definition error
-would otherwise surface only where the class is first used).
+every dataclass of the package on this decorator and write every one's methods (an error there
+would otherwise show only where an instance is first compared or printed).
 """
 
 from __future__ import annotations
 
 import ast
+import collections.abc
 import dataclasses
 import importlib
 import inspect
 import pkgutil
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -20,9 +23,10 @@ import pydantic
 import pytest
 
 import aw_action
-from aw_action.lazy_dataclass import dataclass, make, pending
+from aw_action.lazy_dataclass import _Later, dataclass
 
 PACKAGE = Path(aw_action.__file__).resolve().parent
+LATER = ("__repr__", "__eq__", "__hash__")
 
 
 def _twins(**options: Any) -> tuple[type, type]:
@@ -35,6 +39,7 @@ def _twins(**options: Any) -> tuple[type, type]:
 
             x: int
             y: int = 0
+            label: str = dataclasses.field(default="", repr=False, compare=False)
             tags: list[str] = dataclasses.field(default_factory=list, hash=False)
 
         return Point
@@ -42,130 +47,185 @@ def _twins(**options: Any) -> tuple[type, type]:
     return body(dataclasses.dataclass), body(dataclass)
 
 
-def test_a_class_waits_for_its_first_instance_then_is_the_standard_decorators() -> None:
+def _waiting(cls: type) -> list[str]:
+    return [name for name in LATER if isinstance(cls.__dict__.get(name), _Later)]
+
+
+def _behaviour(cls: type) -> tuple[object, ...]:
+    """What a person or a program sees of a class's instances: text, equality, hashing."""
+    a, b, c = cls(1, 2, "a"), cls(1, 2, "b"), cls(1, 3)
+    hashes: object
+    try:
+        hashes = (hash(a) == hash(b), hash(a) == hash(c))
+    except TypeError as error:
+        hashes = str(error)
+    text = re.sub(r" at 0x[0-9a-f]+", "", repr(a))  # object's own repr, where the class asks for none
+    return text, a == b, a == c, a != c, a == "x", hashes, isinstance(a, collections.abc.Hashable)
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"frozen": True}, {"eq": False}, {"repr": False}, {"frozen": True, "eq": False}]
+)
+def test_instances_behave_as_the_standard_decorators_and_the_methods_wait_for_their_first_use(
+    options: dict[str, Any],
+) -> None:
+    standard, lazy = _twins(**options)
+    assert _waiting(lazy) == [name for name in LATER if inspect.isfunction(standard.__dict__.get(name))]
+    assert repr(lazy.__dataclass_params__) == repr(standard.__dataclass_params__)
+    assert _behaviour(lazy) == _behaviour(standard)
+    assert _waiting(lazy) == []
+    assert sorted(vars(lazy)) == sorted(vars(standard))
+    for name in LATER:
+        written, theirs = lazy.__dict__.get(name), standard.__dict__.get(name)
+        assert (written is None) == (theirs is None), name
+        if written is not None:
+            assert written.__qualname__ == theirs.__qualname__, name
+
+
+def test_the_class_is_a_dataclass_from_its_definition() -> None:
     standard, lazy = _twins(frozen=True)
-    assert pending(lazy) and "__dataclass_params__" not in lazy.__dict__
-    point = lazy(1, y=2)
-    assert not pending(lazy)
-    assert repr(point) == repr(standard(1, y=2)) == "_twins.<locals>.body.<locals>.Point(x=1, y=2, tags=[])"
-    assert point == lazy(1, 2) and hash(point) == hash(lazy(1, 2)) and point != lazy(1, 3)
+    assert _waiting(lazy) == list(LATER)
+    assert [f.name for f in dataclasses.fields(lazy)] == ["x", "y", "label", "tags"]
+    assert inspect.signature(lazy) == inspect.signature(standard) and lazy.__doc__ == standard.__doc__
+    assert lazy.__match_args__ == standard.__match_args__
+    point = lazy(1)
     with pytest.raises(dataclasses.FrozenInstanceError):
         point.x = 5  # type: ignore[misc]
-    assert [f.name for f in dataclasses.fields(lazy)] == [f.name for f in dataclasses.fields(standard)]
-    assert inspect.signature(lazy) == inspect.signature(standard)
-    assert lazy.__match_args__ == standard.__match_args__ == ("x", "y", "tags")
-    with pytest.raises(TypeError, match="missing 1 required positional argument: 'x'"):
-        lazy()
+    assert dataclasses.asdict(dataclasses.replace(point, y=4)) == {"x": 1, "y": 4, "label": "", "tags": []}
+    assert _waiting(lazy) == list(LATER)  # none of it compared or printed anything
 
 
-def test_asking_for_its_fields_makes_a_class() -> None:
-    for ask in (dataclasses.fields, dataclasses.is_dataclass):
-        _, lazy = _twins()
-        assert pending(lazy)
-        assert ask(lazy)
-        assert not pending(lazy)
+def test_a_class_without_a_docstring_gets_the_standard_one() -> None:
+    def bare(decorator: Any) -> type:
+        @decorator(frozen=True)
+        class Bare:
+            a: int
+            b: str = "x"
+
+        return Bare
+
+    assert bare(dataclass).__doc__ == bare(dataclasses.dataclass).__doc__ == "Bare(a: 'int', b: 'str' = 'x')"
 
 
-def test_a_field_default_factory_gives_each_instance_its_own_value() -> None:
-    _, lazy = _twins()
-    first, second = lazy(1), lazy(2)
-    first.tags.append("a")
-    assert (first.tags, second.tags) == (["a"], [])
-    assert dataclasses.replace(first, x=3) == lazy(3, 0, ["a"])
-    assert dataclasses.asdict(second) == {"x": 2, "y": 0, "tags": []}
+def test_subclasses_compare_and_print_as_the_standard_decorators_do() -> None:
+    def family(decorator: Any) -> tuple[type, type, type, type]:
+        @decorator(frozen=True)
+        class Base:
+            a: int
+
+        @decorator(frozen=True)
+        class Child(Base):
+            b: str = "b"
+
+        @dataclasses.dataclass(frozen=True)
+        class Standard(Base):
+            c: int = 0
+
+        class Plain(Base):
+            pass
+
+        return Base, Child, Standard, Plain
+
+    def seen(classes: tuple[type, type, type, type]) -> tuple[object, ...]:
+        base, child, standard, plain = classes
+        return (
+            repr(child(1)),
+            repr(standard(1)),
+            repr(plain(1)),
+            child(1) == child(1),
+            child(1) == base(1),
+            plain(1) == base(1),
+            plain(1) == plain(1),
+            hash(child(1)) == hash(child(1)),
+            hash(plain(2)) == hash(base(2)),
+        )
+
+    assert seen(family(dataclass)) == seen(family(dataclasses.dataclass))
 
 
-def test_a_subclass_is_made_with_its_bases_fields_in_order() -> None:
+@pytest.mark.parametrize(
+    "options", [{"order": True}, {"unsafe_hash": True}, {"slots": True}], ids=["order", "unsafe_hash", "slots"]
+)
+def test_what_the_standard_decorator_decides_from_more_than_the_fields_is_written_at_once(
+    options: dict[str, Any],
+) -> None:
+    standard, lazy = _twins(**options)
+    assert _waiting(lazy) == [] and _behaviour(lazy) == _behaviour(standard)
+
+
+def test_a_class_with_its_own_comparison_or_a_subclass_hook_is_written_at_once() -> None:
     @dataclass(frozen=True)
-    class Base:
-        a: int
-
-    @dataclass(frozen=True)
-    class Child(Base):
-        b: str = "b"
-
-    assert pending(Base) and pending(Child)
-    child = Child(1)
-    assert (child.a, child.b, [f.name for f in dataclasses.fields(Child)]) == (1, "b", ["a", "b"])
-    assert not pending(Base)
-    assert Base(2) == Base(2) and Base(2) != Child(2)
-
-
-def test_a_plain_subclass_and_a_standard_subclass_of_a_waiting_class() -> None:
-    @dataclass
-    class Base:
-        a: int
-
-    class Plain(Base):
-        def twice(self) -> int:
-            return 2 * self.a
-
-    assert Plain(4).twice() == 8
-    assert not pending(Base)
-
-    @dataclass
-    class Base2:
-        a: int
-
-    @dataclasses.dataclass
-    class Standard(Base2):
-        b: int = 1
-
-    assert (Standard(3).a, Standard(3).b) == (3, 1)
-
-
-def test_a_definition_error_is_raised_at_each_first_use_as_the_standard_decorator_raises_it() -> None:
-    @dataclass(frozen=True)
-    class Frozen:
-        a: int
-
-    @dataclass
-    class Thawed(Frozen):
-        b: int = 0
-
-    for _ in range(2):
-        with pytest.raises(TypeError, match="cannot inherit non-frozen dataclass from a frozen one"):
-            Thawed(1)
-        assert pending(Thawed)
-
-
-def test_slots_and_an_own_init_are_made_at_once() -> None:
-    @dataclass(slots=True)
-    class Slotted:
-        a: int
-
     class Own:
         a: int
 
-        def __init__(self, a: int) -> None:
-            self.a = a * 2
+        def __eq__(self, other: object) -> bool:
+            return True
 
-    made = dataclass(Own)
-    assert Slotted.__slots__ == ("a",) and not pending(Slotted)
-    assert not pending(made) and made(2).a == 4 and repr(made(1)).endswith("Own(a=2)")
+    class Hooked:
+        def __init_subclass__(cls, **kwargs: Any) -> None:
+            super().__init_subclass__(**kwargs)
+            seen.append(cls.__name__)
+
+    seen: list[str] = []
+
+    @dataclass(frozen=True)
+    class Registered(Hooked):
+        a: int
+
+    assert _waiting(Own) == [] and Own(1) == Own(2) and hash(Own(1)) != hash(Own(2))  # the standard's own rules
+    assert _waiting(Registered) == [] and seen == ["Registered"]
 
 
-def test_pydantic_validates_into_a_waiting_class() -> None:
+def test_pydantic_validates_into_the_class() -> None:
     _, lazy = _twins(frozen=True)
     model = pydantic.create_model("Holder", point=(lazy, ...))
     assert model.model_validate({"point": {"x": 1, "y": 2}}).point == lazy(1, 2)  # type: ignore[attr-defined]
 
 
-def test_threads_making_a_class_at_once_make_it_once() -> None:
-    made: list[int] = []
+def test_a_comparison_while_another_thread_writes_the_methods_waits_for_them() -> None:
+    """The stand-ins are replaced, never removed: a thread comparing instances while another writes
+    the methods waits for the lock and gets the standard answer."""
+    _, lazy = _twins(frozen=True)
+    entered, release = threading.Event(), threading.Event()
+    real_dataclass = dataclasses.dataclass
+
+    def slow(cls: type, **options: Any) -> type:
+        if cls.__mro__[1] is lazy:
+            entered.set()
+            release.wait(10)
+        return real_dataclass(cls, **options)
+
+    answers: list[object] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dataclasses, "dataclass", slow)
+        writer = threading.Thread(target=lambda: repr(lazy(1)))
+        writer.start()
+        assert entered.wait(10)
+        comparer = threading.Thread(target=lambda: answers.append((lazy(1) == lazy(1), hash(lazy(2)) == hash(lazy(2)))))
+        comparer.start()
+        comparer.join(0.3)
+        assert comparer.is_alive() and answers == []  # waiting for the lock, not failed
+        release.set()
+        writer.join(10)
+        comparer.join(10)
+    assert answers == [(True, True)] and _waiting(lazy) == []
+
+
+def test_threads_writing_the_methods_at_once_write_them_once() -> None:
+    _, lazy = _twins(frozen=True)
+    written: list[int] = []
     real_dataclass = dataclasses.dataclass
 
     def counting(cls: type, **options: Any) -> type:
-        made.append(1)
+        written.extend([1] if cls.__mro__[1] is lazy else [])
         return real_dataclass(cls, **options)
 
-    _, lazy = _twins(frozen=True)
     barrier = threading.Barrier(8)
     results: list[object] = []
 
     def first_use() -> None:
         barrier.wait()
-        results.append(lazy(7))
+        results.append(repr(lazy(7)))
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(dataclasses, "dataclass", counting)
@@ -174,20 +234,16 @@ def test_threads_making_a_class_at_once_make_it_once() -> None:
             thread.start()
         for thread in threads:
             thread.join(timeout=10)
-    assert made == [1] and results == [lazy(7)] * 8
+    assert written == [1] and len(results) == 8 and len(set(results)) == 1
 
 
 def _names(node: ast.expr, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _package_sources() -> list[Path]:
-    return sorted(PACKAGE.rglob("*.py"))
-
-
 def test_every_dataclass_of_the_package_is_declared_with_the_lazy_decorator() -> None:
     standard = []
-    for path in _package_sources():
+    for path in sorted(PACKAGE.rglob("*.py")):
         if path.name == "lazy_dataclass.py":
             continue
         for node in ast.walk(ast.parse(path.read_text())):
@@ -198,11 +254,7 @@ def test_every_dataclass_of_the_package_is_declared_with_the_lazy_decorator() ->
     assert standard == []
 
 
-def _declared(cls: type) -> bool:
-    return pending(cls) or "__dataclass_fields__" in cls.__dict__
-
-
-def test_every_class_of_the_package_is_made_without_error() -> None:
+def test_every_dataclass_of_the_package_gets_its_methods_written() -> None:
     declared: list[type] = []
     for module in pkgutil.walk_packages([str(PACKAGE)], prefix="aw_action."):
         if module.name.endswith("__main__"):
@@ -210,9 +262,10 @@ def test_every_class_of_the_package_is_made_without_error() -> None:
         for value in vars(importlib.import_module(module.name)).values():
             if not (isinstance(value, type) and value.__module__ == module.name):
                 continue
-            inner = [cls for cls in vars(value).values() if isinstance(cls, type) and _declared(cls)]
-            declared += [value] * _declared(value) + inner
+            inner = [cls for cls in vars(value).values() if isinstance(cls, type) and dataclasses.is_dataclass(cls)]
+            declared += [value] * dataclasses.is_dataclass(value) + inner
     assert len(declared) > 150  # the walk sees the package's dataclasses
     for cls in declared:
-        make(cls)
-        assert dataclasses.fields(cls) is not None and not pending(cls), cls
+        for name in _waiting(cls):
+            assert callable(getattr(cls, name)), (cls, name)
+        assert _waiting(cls) == [], cls
