@@ -21,8 +21,8 @@ waits for the lock; a descriptor is replaced, never removed, so no lookup misses
 What stays the standard decorator's at once: a class that defines its own ``__repr__``, ``__eq__``
 or ``__hash__`` (the decorator keeps or replaces them by rules read off the class's own body),
 ``order=True`` or ``unsafe_hash=True``, ``slots=True`` or ``weakref_slot=True`` (a new class), and
-a class whose bases define ``__init_subclass__`` (the subclass the methods are written for would
-run it). ``tests/architecture/test_lazy_dataclass.py`` checks each against the standard decorator
+a class that defines ``__init_subclass__`` or whose bases do (the subclass the methods are
+written for would run it). ``tests/architecture/test_lazy_dataclass.py`` checks each against the standard decorator
 and keeps every dataclass of ``aw_action`` on this one. mypy reads it as the standard decorator.
 """
 
@@ -71,7 +71,7 @@ def _write(cls: type, options: dict[str, Any]) -> dict[str, Any]:
 def _at_once(cls: type, options: dict[str, Any]) -> bool:
     own = any(name in cls.__dict__ for name in _WRITTEN_LATER)
     flags = any(options.get(name) for name in ("order", "unsafe_hash", "slots", "weakref_slot"))
-    subclass_hook = any("__init_subclass__" in vars(base) for base in cls.__mro__[1:-1])
+    subclass_hook = any("__init_subclass__" in vars(base) for base in cls.__mro__[:-1])  # the class's own too
     return own or flags or subclass_hook
 
 

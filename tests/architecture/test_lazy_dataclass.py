@@ -172,8 +172,17 @@ def test_a_class_with_its_own_comparison_or_a_subclass_hook_is_written_at_once()
     class Registered(Hooked):
         a: int
 
+    @dataclass(frozen=True)
+    class Registry:
+        a: int
+
+        def __init_subclass__(cls, **kwargs: Any) -> None:
+            super().__init_subclass__(**kwargs)
+            seen.append(cls.__name__)
+
     assert _waiting(Own) == [] and Own(1) == Own(2) and hash(Own(1)) != hash(Own(2))  # the standard's own rules
-    assert _waiting(Registered) == [] and seen == ["Registered"]
+    assert _waiting(Registered) == [] and _waiting(Registry) == []
+    assert (Registry(1) == Registry(1), seen) == (True, ["Registered"])
 
 
 def test_pydantic_validates_into_the_class() -> None:
