@@ -4,7 +4,7 @@
 On Python 3.11, ``dataclasses.dataclass`` compiles each method it writes with an ``exec`` of its
 own: ~0.45 ms a frozen class (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``,
 ``__setattr__``, ``__delattr__``), and a run's start defines ~130 of the harness's record
-classes. Of those, a whole run compares or hashes instances of five and prints none: ``__repr__``,
+classes. Of those, a whole run compares or hashes instances of four and prints none: ``__repr__``,
 ``__eq__`` and ``__hash__`` are ~45 % of the work, almost all of it never used.
 
 ``dataclass`` here takes the standard decorator's arguments and makes the class with it at once,
