@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import base_env, write_run_files
+from tests.procfs import processes
 from tests.servers import anthropic as wire
 from tests.servers.wire import Reply, WireServer
 
@@ -201,19 +202,7 @@ def _run(
 def leftovers(case: str) -> list[int]:
     """Live processes (zombies excluded) that carry this case's marker."""
     marker = f"AW_FAULT_CASE={case}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            if stat[stat.rfind(")") + 2] == "Z":
-                continue
-            if marker in (entry / "environ").read_bytes().split(b"\0"):
-                found.append(int(entry.name))
-        except (OSError, IndexError):
-            continue
-    return found
+    return [p.pid for p in processes() if marker in (p.read("environ") or b"").split(b"\0")]
 
 
 def wait_no_leftovers(case: str, within_s: float = 5.0) -> list[int]:

@@ -19,6 +19,7 @@ import pytest
 
 from aw_action.security.confinement.identity import SECRET_HOLDER_UID, ToolIdentity
 from tests.conftest import base_env, run_cli, write_run_files
+from tests.procfs import processes
 
 RAW = Path(__file__).with_name("raw_server.py")
 SECRET = "docs-secret-value-98765"
@@ -57,16 +58,10 @@ def test_a_server_given_secrets_runs_as_another_user_the_agent_cannot_read(
 def _lingering(token: str) -> list[str]:
     """``pid uid`` of every live process whose argv holds ``token``."""
     found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        if token.encode() in argv and "\nState:\tZ" not in status:
-            found.append(f"{entry.name} uid {entry.stat().st_uid}")
+    for process in processes():
+        with contextlib.suppress(OSError):
+            if token.encode() in process.argv():
+                found.append(f"{process.pid} uid {process.path.stat().st_uid}")
     return found
 
 

@@ -18,6 +18,7 @@ import pytest
 from aw_action.security.confinement import git_head
 from aw_action.security.confinement.git_head import HeadCommitQuery, head_commit
 from tests.conftest import base_env, run_cli, write_run_files
+from tests.procfs import processes
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
 
@@ -91,16 +92,10 @@ def fifo_head_repository(workspace: Path) -> Path:
 def gits_in(workspace: Path) -> list[int]:
     """Live git processes whose working directory is ``workspace``."""
     found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if os.readlink(entry / "cwd") == str(workspace) and b"git" in (entry / "cmdline").read_bytes():
-                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-                if state != "Z":
-                    found.append(int(entry.name))
-        except OSError:
-            continue
+    for process in processes():
+        with contextlib.suppress(OSError):
+            if os.readlink(process.path / "cwd") == str(workspace) and b"git" in (process.read("cmdline") or b""):
+                found.append(process.pid)
     return found
 
 

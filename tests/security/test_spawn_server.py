@@ -23,6 +23,7 @@ from aw_action.security.confinement import landlock, spawn
 from aw_action.security.confinement.identity import ToolIdentity
 from aw_action.security.confinement.sandbox import UNCONFINED, Confinement
 from aw_action.security.confinement.served import ServedProcess, SpawnServer
+from tests.procfs import processes
 
 KERNEL_ABI = landlock.kernel_abi()
 PATH = {"PATH": "/usr/bin:/bin"}
@@ -239,17 +240,7 @@ def test_a_served_command_keeps_the_socket_filter(tmp_path: Path) -> None:
 
 def _children(pid: int) -> list[tuple[int, str]]:
     """(pid, state) of the processes whose parent is ``pid``."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                text = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = text[text.rfind(")") + 2 :].split()
-            if int(fields[1]) == pid:
-                out.append((int(entry.name), fields[0]))
-    return out
+    return [(p.pid, p.state) for p in processes(zombies=True) if p.ppid == pid]
 
 
 def test_orphans_are_reaped_by_the_server_as_they_die_and_every_exit_is_still_reported(tmp_path: Path) -> None:

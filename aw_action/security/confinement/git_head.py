@@ -11,10 +11,8 @@ that goes wrong (no git, not a repository, too slow, a malformed ABI cap) is ``N
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
 import threading
 from pathlib import Path
 
@@ -93,7 +91,7 @@ class HeadCommitQuery:
         with self._lock:
             self._git.append(git)
             if self._cancelled:  # cancelled while git was being started
-                _kill(git)
+                spawn.kill_session(git)
 
     def answer(self) -> str | None:
         """``HEAD``'s commit id when the query was made, or None; what ``head_commit`` raised."""
@@ -109,13 +107,6 @@ class HeadCommitQuery:
         with self._lock:
             self._cancelled = True
             for git in self._git:
-                _kill(git)
+                spawn.kill_session(git)
         if self._thread.ident is not None:
             self._thread.join()
-
-
-def _kill(git: spawn.Running) -> None:
-    """SIGKILL git's session unless git was reaped (until then its id is still git's)."""
-    if git.returncode is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(git.pid, signal.SIGKILL)

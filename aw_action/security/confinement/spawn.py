@@ -275,6 +275,14 @@ def _start_server(identity: ToolIdentity | None, confinement: Confinement) -> Sp
     return SpawnServer(proc, ours)
 
 
+def kill_session(proc: Running) -> None:
+    """SIGKILL the session ``proc`` leads (``new_session``: a filter or hook it started included),
+    unless ``proc`` was reaped: until then its id, the session's, is still its own."""
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
 def run(
     argv: Sequence[str],
     launch: Launch,
@@ -295,8 +303,7 @@ def run(
     try:
         out, err = proc.communicate(input, timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        kill_session(proc)
         out, err = proc.communicate()
         return Finished(proc.returncode, out or b"", err or b"", timed_out=True)
     return Finished(proc.returncode, out or b"", err or b"")
